@@ -1,0 +1,74 @@
+# luabpfprof: build, install dependencies, demo, tests.
+# Runs as root on Debian 12; never calls sudo itself.
+
+OUT       := .output
+BPFTOOL   ?= bpftool
+CLANG     ?= clang
+CC        ?= cc
+PKGS      := libbpf libelf zlib libcurl
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -I$(OUT) -Iuser -Ibpf
+LDLIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lcurl)
+
+ifeq ($(SANITIZE),1)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_x86 -Ivmlinux -Ibpf -Wall -Werror
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+LIB_OBJS  := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps test-deps demo test unit bench clean
+.DELETE_ON_ERROR:
+
+all: luabpfprof
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(OUT)/user/%.o: user/%.c user/*.h bpf/sampler.h $(SKELS) | $(OUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+luabpfprof: $(USER_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(OUT)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+$(OUT):
+	mkdir -p $(OUT)/user $(OUT)/tests
+
+# Debian packages: installed only when missing, so repeated runs stay fast.
+deps:
+	@tests/install-deps.sh core
+
+test-deps:
+	@tests/install-deps.sh test
+
+demo: deps all
+	@tests/demo.sh
+
+test: deps test-deps all unit
+	@tests/run.sh
+
+bench: deps test-deps all
+	@bench/run.sh
+
+clean:
+	rm -rf $(OUT) luabpfprof

@@ -1,0 +1,115 @@
+/* Types shared by the BPF sampler and the user-space loader.
+ *
+ * Everything here is plain data with fixed-width fields, so that the same
+ * struct means the same bytes on both sides of the map.
+ */
+#ifndef LBP_SAMPLER_H
+#define LBP_SAMPLER_H
+
+#define LBP_MAX_FRAMES	256	/* Lua frames walked per sample, top first */
+#define LBP_MAX_VMS	4	/* LuaJIT universes tracked per process */
+#define LBP_MAX_ZONE	16	/* jit.zone stack slots inspected */
+
+/* Byte offsets into LuaJIT objects for one build variant.  The loader fills
+ * this from its table of layouts (user/layout.c); BPF never hard-codes one.
+ */
+struct lj_offsets {
+	__u8 gc64;		/* 8-byte GCRef/MRef and two-slot frames (LJ_FR2) */
+	__u8 pad0;
+	__u16 sizeof_proto;	/* bytecode starts right after GCproto */
+	/* global_State */
+	__u16 g_vmstate;
+	__u16 g_cur_L;
+	__u16 g_jit_base;
+	__u16 g_trace;		/* &J->trace, relative to g */
+	__u16 g_sizetrace;	/* &J->sizetrace, relative to g */
+	/* lua_State */
+	__u16 L_base;
+	__u16 L_stack;
+	__u16 L_stacksize;
+	__u16 L_cframe;
+	/* C frame of a VM activation */
+	__u16 cframe_pc;
+	/* GCfunc */
+	__u16 fn_ffid;
+	__u16 fn_pc;
+	/* GCproto */
+	__u16 pt_sizebc;
+	/* GCtab */
+	__u16 tab_array;
+	__u16 tab_asize;
+	/* GCtrace */
+	__u16 tr_nsnap;
+	__u16 tr_snap;
+	__u16 tr_snapmap;
+	__u16 tr_szmcode;
+	__u16 tr_mcode;
+	__u16 pad1;
+};
+
+/* One LuaJIT universe in a traced process. */
+struct vm_slot {
+	__u64 g;		/* global_State address in the target */
+	__u64 zone_tab;		/* jit.zone's GCtab, 0 until the module is loaded */
+	__u64 vm_lo, vm_hi;	/* interpreter code range (lj_vm_asm_begin ...) */
+	struct lj_offsets off;
+};
+
+/* Value of the procs map, keyed by tgid. */
+struct proc_info {
+	__u32 nvms;
+	__u32 pad;
+	struct vm_slot vm[LBP_MAX_VMS];
+};
+
+/* A walked frame: the GCfunc and the PC current in it (0 when unknown).
+ * The PC follows LuaJIT's convention for saved PCs: it points just after the
+ * instruction being executed.
+ */
+struct lua_frame {
+	__u64 fn;
+	__u64 pc;
+};
+
+#define STACK_TRUNCATED	(1u << 0)	/* walk stopped at LBP_MAX_FRAMES */
+#define STACK_BAD_FRAME	(1u << 1)	/* walk stopped at a frame that failed validation */
+#define STACK_READ_FAULT (1u << 2)	/* walk stopped at an unreadable slot */
+
+/* Value of the stacks map, keyed by a hash of the frames. */
+struct stack_trace {
+	__u64 g;		/* the universe the frames belong to */
+	__u32 nframes;
+	__u32 flags;		/* STACK_* */
+	struct lua_frame frames[LBP_MAX_FRAMES];
+};
+
+#define SAMPLE_HOST	(1u << 0)	/* thread ran no Lua: counted as [host] */
+
+/* Key of the counts map: one aggregated sample class. */
+struct sample_key {
+	__u32 pid;
+	__u32 tid;
+	__s32 vmstate;		/* g->vmstate at the sample instant */
+	__u32 flags;		/* SAMPLE_* */
+	__u64 zone;		/* GCstr of the jit.zone top, 0 for none */
+	__u64 stack_id;		/* key into the stacks map, 0 for none */
+};
+
+/* Error counters, one per-CPU array slot each. */
+enum lbp_counter {
+	CNT_SAMPLES,		/* samples of traced processes */
+	CNT_HOST,		/* samples outside any Lua activation */
+	CNT_NO_VM,		/* traced process without a known VM yet */
+	CNT_BAD_FRAME,		/* walk stopped at an invalid frame */
+	CNT_TRUNCATED,		/* deeper than LBP_MAX_FRAMES */
+	CNT_READ_FAULT,		/* bpf_probe_read_user failed */
+	CNT_STACK_MAP_FULL,	/* stacks map had no room */
+	CNT_COUNT_MAP_FULL,	/* counts map had no room */
+	CNT_BASE_REGS,		/* frame base taken from BASE/PC registers */
+	CNT_BASE_JIT,		/* frame base taken from g->jit_base */
+	CNT_BASE_L,		/* frame base taken from L->base */
+	CNT_TRACE_PC,		/* top PC recovered from a trace snapshot */
+	CNT__MAX
+};
+
+#endif

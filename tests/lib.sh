@@ -1,0 +1,59 @@
+# Shared helpers for the shell tests.  Each test prints "PASS: name" or
+# "FAIL: name: why"; tests/run.sh counts those lines.
+# shellcheck shell=bash
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+PROF=${PROF:-$TOP/luabpfprof}
+WL=$TOP/tests/workloads
+TMP=${TMP:-$(mktemp -d /tmp/lbp-test.XXXXXX)}
+LUAJIT=${LUAJIT:-/usr/bin/luajit}
+CHILDREN=()
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: $2"; }
+
+# check NAME COND-COMMAND...: pass when the command succeeds.
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+cleanup_children() {
+	local pid
+	for pid in "${CHILDREN[@]}"; do kill "$pid" 2>/dev/null; done
+	for pid in "${CHILDREN[@]}"; do wait "$pid" 2>/dev/null; done
+	CHILDREN=()
+}
+trap cleanup_children EXIT
+
+# start_bg CMD...: starts a command in the background; sets BGPID.
+start_bg() {
+	"$@" &
+	BGPID=$!
+	CHILDREN+=("$BGPID")
+}
+
+# share FILE KEY: the percentage jit.p's text view printed for KEY at the
+# top level (first match), or empty.
+share() {
+	awk -v k="$2" '
+		/^ ?[0-9]+%  / {
+			p = $0; sub(/^ */, "", p); sub(/%.*/, "", p)
+			name = $0; sub(/^ ?[0-9]+%  /, "", name)
+			if (name == k) { print p; exit }
+		}' "$1"
+}
+
+# near GOT WANT TOL: |GOT - WANT| <= TOL (integers)
+near() {
+	[ -n "$1" ] || return 1
+	local d=$(( $1 - $2 )); [ $d -lt 0 ] && d=$(( -d ))
+	[ $d -le "$3" ]
+}
+
+# check_share NAME FILE KEY WANT TOL
+check_share() {
+	local got; got=$(share "$2" "$3")
+	if near "$got" "$4" "$5"; then pass "$1 ($3=${got}%)"
+	else fail "$1" "$3 got '${got}' want $4±$5; report: $(tr '\n' '|' < "$2")"; fi
+}
