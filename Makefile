@@ -31,6 +31,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps test-deps demo test unit bench clean
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: luabpfprof
 

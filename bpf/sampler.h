@@ -20,6 +20,7 @@ struct lj_offsets {
 	/* global_State */
 	__u16 g_vmstate;
 	__u16 g_cur_L;
+	__u16 g_mainthref;
 	__u16 g_jit_base;
 	__u16 g_trace;		/* &J->trace, relative to g */
 	__u16 g_sizetrace;	/* &J->sizetrace, relative to g */
@@ -44,7 +45,6 @@ struct lj_offsets {
 	__u16 tr_snapmap;
 	__u16 tr_szmcode;
 	__u16 tr_mcode;
-	__u16 pad1;
 };
 
 /* One LuaJIT universe in a traced process. */
@@ -84,6 +84,7 @@ struct stack_trace {
 };
 
 #define SAMPLE_HOST	(1u << 0)	/* thread ran no Lua: counted as [host] */
+#define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 
 /* Key of the counts map: one aggregated sample class. */
 struct sample_key {

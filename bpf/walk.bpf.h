@@ -1,0 +1,160 @@
+/* The LuaJIT frame walker, run inside the perf_event program while the
+ * sampled thread is stopped (luajit-internals §2.4).
+ *
+ * Frames are walked from the top (the base the sampler chose) down to the
+ * bottom of the Lua stack.  Each step reads the frame's function slot and
+ * link, validates them and records (GCfunc, current PC).  The walk stops at
+ * the stack bottom, at LBP_MAX_FRAMES, or at the first frame that fails
+ * validation.
+ */
+#ifndef LBP_WALK_BPF_H
+#define LBP_WALK_BPF_H
+
+/* Frame link types (low bits of the link, src/lj_frame.h). */
+#define FRAME_LUA	0
+#define FRAME_C		1
+#define FRAME_CONT	2
+#define FRAME_VARG	3
+#define FRAME_TYPE	3
+#define FRAME_TYPEP	7
+
+#define GC64_PTR_MASK	((1ull << 47) - 1)
+#define GC64_ITYPE_FUNC	0xfffffff7u	/* ~LJ_TFUNC as itype */
+#define GCT_FUNC	8		/* ~LJ_TFUNC as stored in GCHeader.gct */
+#define GC64_GCT_OFF	9
+#define GC32_GCT_OFF	5
+
+struct walk_ctx {
+	struct lj_offsets off;	/* a copy: keeps the callback's pointers simple */
+	struct stack_trace *st;
+	__u64 L;		/* the lua_State being walked */
+	__u64 frame;		/* address of the current frame's link slot */
+	__u64 bottom;		/* frames must stay above this */
+	__u64 stack_end;	/* and below this */
+	__u64 pc;		/* PC current in the frame being recorded */
+	__u64 hash;
+	__u32 n;
+	__u32 max;		/* frames to record before declaring truncation */
+	__u32 flags;
+};
+
+static __always_inline __u64 mix_hash(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+/* Reads the function slot and the link of the frame at ctx->frame.
+ * GC64: [func TValue][link] in two slots; otherwise one slot holding the
+ * 32-bit GCRef in its low half and the link in its high half.  Returns -1
+ * on a read fault, 1 when the slot holds neither a function nor L (a dummy
+ * frame), 0 otherwise.
+ */
+static __always_inline int read_frame(struct walk_ctx *c, __u64 *fn, __s64 *link)
+{
+	if (c->off.gc64) {
+		__u64 slots[2];
+
+		if (bpf_probe_read_user(slots, sizeof(slots), (void *)(c->frame - 8)))
+			return -1;
+		*fn = slots[0] & GC64_PTR_MASK;
+		*link = (__s64)slots[1];
+		if (*fn != c->L && (__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
+			return 1;
+	} else {
+		__u32 slot[2];
+		__u8 gct = 0;
+
+		if (bpf_probe_read_user(slot, sizeof(slot), (void *)c->frame))
+			return -1;
+		*fn = slot[0];
+		/* The non-GC64 link is the high word: a 32-bit PC or type|delta. */
+		*link = (__s64)slot[1];
+		if (*fn == c->L)
+			return 0;
+		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + GC32_GCT_OFF)))
+			return -1;
+		if (gct != GCT_FUNC)
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline void record(struct walk_ctx *c, __u64 fn)
+{
+	__u32 i = c->n;
+
+	if (i >= LBP_MAX_FRAMES)
+		return;
+	c->st->frames[i].fn = fn;
+	c->st->frames[i].pc = c->pc;
+	c->hash = mix_hash(mix_hash(c->hash, fn), c->pc);
+	c->n = i + 1;
+}
+
+static long walk_step(__u32 idx, void *arg)
+{
+	struct walk_ctx *c = arg;
+	__u64 fn = 0, next_pc = 0;
+	__s64 link = 0;
+	__u32 caller_ins = 0;
+	int err;
+
+	if (c->frame <= c->bottom)
+		return 1;			/* reached the bottom */
+	if (c->frame >= c->stack_end) {
+		c->flags |= STACK_BAD_FRAME;
+		return 1;
+	}
+	if (c->n >= c->max) {
+		c->flags |= STACK_TRUNCATED;
+		return 1;
+	}
+	err = read_frame(c, &fn, &link);
+	if (err) {
+		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
+		return 1;
+	}
+	if ((link & FRAME_TYPEP) == FRAME_VARG) {
+		/* Upper copy of a vararg frame: the lower copy holds the real
+		 * link and is the one level LuaJIT counts. */
+		c->frame -= link & ~(__s64)FRAME_TYPEP;
+		return 0;
+	}
+	if (fn != c->L)			/* a dummy frame holds L: not a level */
+		record(c, fn);
+
+	if ((link & FRAME_TYPE) == FRAME_LUA) {
+		/* Called from Lua: link is the caller's PC, just after its CALL;
+		 * the CALL's A operand gives the caller's frame size. */
+		if (bpf_probe_read_user(&caller_ins, 4, (void *)(link - 4))) {
+			c->flags |= STACK_READ_FAULT;
+			return 1;
+		}
+		next_pc = (__u64)link;
+		c->frame -= 8 * (1 + c->off.gc64 + ((caller_ins >> 8) & 0xff));
+	} else {
+		if ((link & FRAME_TYPEP) == FRAME_CONT) {
+			/* Metamethod continuation: the Lua caller's PC sits two
+			 * slots below (GC64) or in the slot below (non-GC64). */
+			if (c->off.gc64) {
+				bpf_probe_read_user(&next_pc, 8, (void *)(c->frame - 16));
+			} else {
+				__u32 cont[2] = {};
+
+				bpf_probe_read_user(cont, 8, (void *)(c->frame - 8));
+				next_pc = cont[1];
+			}
+		}
+		if ((link & ~(__s64)FRAME_TYPEP) <= 0) {
+			c->flags |= STACK_BAD_FRAME;
+			return 1;
+		}
+		c->frame -= link & ~(__s64)FRAME_TYPEP;
+	}
+	c->pc = next_pc;
+	return 0;
+}
+
+#endif
