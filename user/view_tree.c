@@ -203,6 +203,8 @@ static int node_cmp_self(const void *a, const void *b)
 
 static void sort_kids(struct tree_node *n, enum tree_sort sort)
 {
+	if (n->nkids < 2)
+		return;
 	qsort(n->kids, n->nkids, sizeof(*n->kids),
 	      sort == TREE_SORT_SELF ? node_cmp_self : node_cmp_total);
 }
