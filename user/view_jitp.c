@@ -290,6 +290,10 @@ static void write_top(FILE *out, const struct keymap *km, uint64_t total,
 	free(v);
 }
 
+/* Lines beyond this are not kept: a garbled line number must not make us
+ * allocate gigabytes, and no source file is that long. */
+#define ANN_MAX_LINE	(1u << 24)
+
 /* One annotated file: the shown value per line, -1 when not hot. */
 struct ann_file {
 	char *name;
@@ -310,6 +314,8 @@ static long long ann_hot(const struct ann_file *f, size_t line)
 
 static void ann_set(struct ann_file *f, size_t line, long long val)
 {
+	if (line > ANN_MAX_LINE)
+		return;
 	if (line >= f->nlines) {
 		size_t n = line + 1;
 
@@ -332,6 +338,10 @@ static size_t split_file_line(const char *key, size_t *line)
 	*line = 0;
 	if (i == len || i == 0 || key[i - 1] != ':')
 		return len;
+	if (len - i > 9) {
+		*line = ANN_MAX_LINE + 1;	/* cannot be a real line */
+		return i - 1;
+	}
 	for (size_t j = len; j > i; j--, mul *= 10)
 		val += (size_t)(key[j - 1] - '0') * mul;
 	*line = val;
