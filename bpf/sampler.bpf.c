@@ -18,6 +18,7 @@ const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 const volatile __u64 cframe_max_dist = 1 << 20;
 
 #define VMSTATE_INTERP	(-1)
+#define USER_ADDR_END	0x800000000000ull
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -88,7 +89,9 @@ struct uregs {
 
 static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
 {
-	if (ctx->regs.cs & 3) {
+	/* User mode iff the IP is a user-space address (below the canonical
+	 * hole); reading cs would need its exact width in this kernel. */
+	if (ctx->regs.ip < USER_ADDR_END) {
 		r->ip = ctx->regs.ip;
 		r->sp = ctx->regs.sp;
 		r->dx = ctx->regs.dx;

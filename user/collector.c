@@ -126,8 +126,10 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	e = sampler_bpf__load(c->skel);
 	if (e) {
 		e = -e;
-		if (e == EPERM || e == EACCES)
+		if (e == EPERM || (e == EACCES && geteuid() != 0))
 			snprintf(err, errlen, "loading BPF: permission denied (needs root, or CAP_BPF and CAP_PERFMON)");
+		else if (e == EACCES || e == EINVAL)
+			snprintf(err, errlen, "the kernel's BPF verifier rejected the sampler (-v shows its log)");
 		else
 			snprintf(err, errlen, "loading the BPF sampler failed: %s (-v for the verifier log)",
 				 strerror(e));

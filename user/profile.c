@@ -264,7 +264,8 @@ int profile_add(struct profile *p, const struct sample *in)
 	dst = &p->samples[p->nsamples];
 	*dst = s;
 	dst->frames = xcalloc(s.nframes, sizeof(*dst->frames));
-	memcpy(dst->frames, s.frames, s.nframes * sizeof(*s.frames));
+	if (s.nframes)
+		memcpy(dst->frames, s.frames, s.nframes * sizeof(*s.frames));
 	ix->slots[j] = (uint32_t)++p->nsamples;
 	p->total += s.count;
 	return 0;

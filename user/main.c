@@ -1,0 +1,305 @@
+/* luabpfprof: options and orchestration only.  Collect with BPF, drain
+ * into the profile model about once a second, render at the end. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "export.h"
+#include "jpmode.h"
+#include "log.h"
+#include "options.h"
+#include "output.h"
+#include "profile.h"
+#include "targets.h"
+#include "view_jitp.h"
+#include "view_tree.h"
+
+#define TICK_NS		100000000ull	/* main loop period */
+#define DRAIN_NS	1000000000ull	/* kernel maps drained this often */
+#define EXIT_USAGE	2
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Root, or the capabilities BPF, perf events and reading memory need. */
+static bool privileged(void)
+{
+	static const int need[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE };
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (geteuid() == 0)
+		return true;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!(data[need[i] / 32].effective & (1u << (need[i] % 32))))
+			return false;
+	return true;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Forks COMMAND held at a pipe until the parent is ready to sample it. */
+static pid_t launch(char **command, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		close(fds[0]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(command[0], command);
+		fprintf(stderr, "luabpfprof: cannot run %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return -1;
+	}
+	*go_fd = fds[1];
+	return pid;
+}
+
+static void show_progress(const struct profile *p, double elapsed)
+{
+	const struct profile_stats *st = &p->stats;
+	uint64_t lost = st->stack_map_full + st->count_map_full + st->read_fault + st->bad_frame;
+
+	fprintf(stderr, "\r[%6.1fs] %llu samples, %.0f/s, %llu dropped ", elapsed,
+		(unsigned long long)st->samples, elapsed > 0 ? (double)st->samples / elapsed : 0.0,
+		(unsigned long long)lost);
+}
+
+static void print_summary(const struct profile *p, unsigned hz)
+{
+	const struct profile_stats *st = &p->stats;
+
+	fprintf(stderr,
+		"luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); "
+		"unwind: %llu bad frame, %llu truncated, %llu read fault; "
+		"lost: %llu stack map full, %llu count map full, %llu no VM yet, %llu unknown frames\n",
+		(unsigned long long)st->samples, (double)p->duration_ns / 1e9, hz,
+		(unsigned long long)st->host, (unsigned long long)st->bad_frame,
+		(unsigned long long)st->truncated, (unsigned long long)st->read_fault,
+		(unsigned long long)st->stack_map_full, (unsigned long long)st->count_map_full,
+		(unsigned long long)st->no_vm, (unsigned long long)st->sym_unknown);
+}
+
+static int render(FILE *out, const struct profile *p, const struct options *o,
+		  const struct jp_mode *jp, enum out_format fmt, struct targets *ts)
+{
+	struct export_opts eo = {
+		.scope = jp->user_scope ? jp->user_scope : 'F',
+		.pathstrip = !jp->full_path,
+		.vmstate_frames = o->vmstate_frames,
+		.zone_frames = o->zone_frames,
+		.icicle = o->icicle,
+	};
+	struct view_jitp_opts vo = { .open_source = targets_open_source, .ctx = ts };
+	struct view_tree_opts to;
+	char err[200];
+
+	switch (fmt) {
+	case FMT_FOLDED:
+		return export_folded(out, p, &eo);
+	case FMT_SVG:
+		return export_svg(out, p, &eo);
+	case FMT_PPROF:
+		return export_pprof(out, p, &eo);
+	case FMT_SPEEDSCOPE:
+		return export_speedscope(out, p, &eo);
+	case FMT_TEXT:
+		break;
+	}
+	if (!o->tree)
+		return view_jitp_write_opts(out, p, jp, &vo);
+	view_tree_opts_init(&to);
+	view_tree_opts_from_jp(&to, jp);
+	if (view_tree_parse_arg(o->tree, &to, err, sizeof(err))) {
+		log_error("%s", err);
+		return -1;
+	}
+	to.max_depth = o->tree_depth;
+	to.focus = o->focus;
+	return view_tree_write(out, p, &to);
+}
+
+/* Samples until the duration ends, a signal arrives or every target
+ * exits; drains the kernel maps about once a second. */
+static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
+	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
+	struct timespec tick = { 0, TICK_NS };
+
+	while (!stop_signal) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (o->duration > 0 && (double)(now - start) / 1e9 >= o->duration)
+			break;
+		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
+			break;
+		if (!targets_poll(ts, now)) {
+			for (int i = 0; i < ts->n && child <= 0; i++)
+				fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
+					(int)ts->t[i].pid, ts->t[i].comm);
+			break;
+		}
+		if (now >= next_drain) {
+			targets_drain(ts);
+			next_drain = now + DRAIN_NS;
+			if (progress)
+				show_progress(ts->prof, (double)(now - start) / 1e9);
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (progress)
+		fputc('\n', stderr);
+	ts->prof->duration_ns = now_ns(CLOCK_MONOTONIC) - start;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct jp_mode jp;
+	struct targets ts = { 0 };
+	struct collector_opts co;
+	struct collector *col = NULL;
+	struct output out = { 0 };
+	enum out_format fmt = FMT_TEXT;
+	char err[256];
+	pid_t child = -1;
+	int go_fd = -1, rc = 1;
+
+	switch (options_parse(argc, argv, &o)) {
+	case OPTIONS_EXIT_OK:
+		return 0;
+	case OPTIONS_ERROR:
+		return EXIT_USAGE;
+	case OPTIONS_OK:
+		break;
+	}
+	log_is_verbose = o.verbose;
+	if (jp_mode_parse(o.jp, &jp, err, sizeof(err))) {
+		log_error("%s", err);
+		return EXIT_USAGE;
+	}
+	jp.vmstate_detail = o.vmstate_detail;
+	if (jp.interval_ms)
+		o.hz = jp.interval_ms >= 1000 ? 1 : 1000 / jp.interval_ms;
+	if (o.format) {
+		if (out_format_parse(o.format, &fmt)) {
+			log_error("unknown format '%s': use text, folded, svg, pprof or speedscope", o.format);
+			return EXIT_USAGE;
+		}
+	} else if (o.output) {
+		fmt = out_format_from_path(o.output);
+	}
+	if (!privileged()) {
+		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+		return 1;
+	}
+	install_signals();
+	if (output_open(&out, o.output, err, sizeof(err))) {
+		log_error("%s", err);
+		return 1;
+	}
+	ts.prof = profile_new(o.hz);
+	ts.lua_only = o.lua_only;
+	if (!ts.prof)
+		goto cleanup;
+	ts.prof->start_ns = now_ns(CLOCK_REALTIME);
+	for (int i = 0; i < o.npids; i++) {
+		if (targets_add(&ts, o.pids[i], true, err, sizeof(err))) {
+			log_error("%s", err);
+			goto cleanup;
+		}
+	}
+	co = (struct collector_opts){ .hz = o.hz, .max_stacks = o.max_stacks,
+				      .max_counts = o.max_counts, .max_frames = o.max_frames };
+	col = collector_open(&co, err, sizeof(err));
+	if (!col) {
+		log_error("%s", err);
+		goto cleanup;
+	}
+	targets_attach(&ts, col);
+	if (o.command) {
+		child = launch(o.command, &go_fd);
+		if (child < 0 || targets_add(&ts, child, false, err, sizeof(err))) {
+			log_error("cannot launch %s: %s", o.command[0], child < 0 ? strerror(errno) : err);
+			goto cleanup;
+		}
+		/* Release the child only once its samples are being counted. */
+		if (write(go_fd, "g", 1) != 1)
+			log_warn("cannot start %s", o.command[0]);
+		close(go_fd);
+		go_fd = -1;
+	}
+	sample_loop(&ts, &o, child);
+	targets_drain(&ts);
+	if (render(out.f, ts.prof, &o, &jp, fmt, &ts) && errno != EPIPE) {
+		log_error("writing the report failed: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (output_commit(&out, err, sizeof(err))) {
+		if (errno != EPIPE)
+			log_error("%s", err);
+		goto cleanup;
+	}
+	print_summary(ts.prof, o.hz);
+	rc = 0;
+cleanup:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	output_abort(&out);
+	collector_close(col);
+	targets_free(&ts);
+	profile_free(ts.prof);
+	return rc;
+}

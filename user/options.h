@@ -1,0 +1,44 @@
+/* Command-line options: parsing and validation only. */
+#ifndef LBP_OPTIONS_H
+#define LBP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MAX_PIDS 256
+
+struct options {
+	pid_t pids[MAX_PIDS];
+	int npids;
+	double duration;	/* seconds; 0 = until Ctrl-C / SIGTERM / exit */
+	unsigned hz;
+	bool hz_given;
+	const char *output;	/* NULL = stdout */
+	const char *format;	/* NULL = from the output name, else text */
+	const char *jp;		/* jit.p mode string */
+	bool lua_only;
+	bool verbose;
+	bool vmstate_detail;
+	bool vmstate_frames;	/* folded/svg: a VM state frame at the leaf */
+	bool zone_frames;	/* folded/svg: a zone frame under the root */
+	bool icicle;
+	const char *tree;	/* NULL = no tree, else the --tree argument ("" for none) */
+	int tree_depth;
+	const char *focus;
+	uint32_t max_stacks, max_counts, max_frames;
+	char **command;		/* -- COMMAND ARGS, NULL-terminated */
+};
+
+enum options_result { OPTIONS_OK, OPTIONS_EXIT_OK, OPTIONS_ERROR };
+
+/* Parses argv; prints usage for -h and a one-line error otherwise. */
+enum options_result options_parse(int argc, char **argv, struct options *o);
+
+/* Strict number parsing shared with tests: the whole string must be a
+ * number in [min, max]. */
+int parse_uint(const char *s, unsigned long long min, unsigned long long max,
+	       unsigned long long *out);
+int parse_seconds(const char *s, double *out);
+
+#endif

@@ -1,0 +1,496 @@
+/* Profiled processes: discovery, rescans, exits and sample conversion. */
+#define _GNU_SOURCE
+#include "targets.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "hashfn.h"
+#include "log.h"
+#include "luaobj.h"
+#include "memory.h"
+#include "procmaps.h"
+#include "symbolize.h"
+
+#define PF_KTHREAD		0x00200000u
+#define RESCAN_FAST_NS		200000000ull	/* while waiting for a VM */
+#define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
+#define ZONE_NAME_MAX		256
+
+/* Per-drain memo: stacks shared by several sample classes are symbolized
+ * once. */
+struct stack_memo {
+	uint64_t id;
+	uint32_t nframes;
+	const struct frame_sym **frames;
+};
+
+struct drain_state {
+	struct targets *ts;
+	struct stack_memo *memo;
+	size_t memo_mask, memo_used;
+	struct frame_sym scratch[LBP_MAX_FRAMES];
+};
+
+static struct target *find_target(struct targets *ts, pid_t pid)
+{
+	for (int i = 0; i < ts->n; i++)
+		if (ts->t[i].pid == pid)
+			return &ts->t[i];
+	return NULL;
+}
+
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+static int read_stat(pid_t pid, char *state, unsigned *flags)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may contain spaces and parentheses: parse after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
+		return -1;
+	return 0;
+}
+
+static void read_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(comm, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(comm, (int)len, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Whether any LuaJIT file is mapped: then a missing VM is worth waiting for. */
+static bool maps_luajit(pid_t pid)
+{
+	struct proc_maps maps;
+	bool found = false;
+
+	if (procmaps_read(pid, &maps))
+		return false;
+	for (int i = 0; i < maps.n && !found; i++)
+		found = strstr(maps.e[i].path, "luajit") != NULL;
+	procmaps_free(&maps);
+	return found;
+}
+
+static void push_to_kernel(struct targets *ts, struct target *t)
+{
+	struct vm_slot slots[LBP_MAX_VMS];
+
+	if (!ts->col)
+		return;
+	for (int i = 0; i < t->nvms; i++)
+		discover_vm_slot(&t->vms[i], &slots[i]);
+	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
+		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
+			 strerror(errno));
+}
+
+/* Adds newly found VMs (keeping known ones) and their symbolizers. */
+static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
+{
+	for (int i = 0; i < n && t->nvms < LBP_MAX_VMS; i++) {
+		bool known = false;
+
+		for (int j = 0; j < t->nvms; j++)
+			known |= t->vms[j].gg == found[i].gg;
+		if (known)
+			continue;
+		if (!t->have_vd && found[i].elf_path[0]) {
+			t->have_vd = !vmdef_find(t->pid, found[i].elf_path,
+						 found[i].layout->openresty, &t->vd);
+			if (t->have_vd)
+				log_verbose("PID %d: fast-function names from %s", (int)t->pid,
+					    t->vd.path);
+			else
+				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
+					 (int)t->pid);
+		}
+		t->vms[t->nvms] = found[i];
+		t->vms[t->nvms].zone_tab = discover_zone_table(t->mem, &found[i]);
+		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? &t->vd : NULL);
+		t->nvms++;
+	}
+}
+
+static enum discover_result scan(struct target *t, struct discover_report *rep)
+{
+	struct lj_vm found[LBP_MAX_VMS];
+	enum discover_result res = discover_vms(t->pid, t->mem, found, LBP_MAX_VMS, rep);
+
+	if (res == DISCOVER_FOUND)
+		adopt_vms(t, found, rep->nvms);
+	t->scans++;
+	return res;
+}
+
+int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen)
+{
+	struct target *t;
+	struct discover_report rep;
+	enum discover_result res;
+	unsigned flags = 0;
+	char state = 0;
+
+	if (find_target(ts, pid))
+		return 0;
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH) || read_stat(pid, &state, &flags)) {
+		snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		return -1;
+	}
+	if (flags & PF_KTHREAD) {
+		snprintf(err, errlen, "PID %d: is a kernel thread, not a LuaJIT process", (int)pid);
+		return -1;
+	}
+	if (state == 'Z' || state == 'X') {
+		snprintf(err, errlen, "PID %d: is a zombie (it has exited)", (int)pid);
+		return -1;
+	}
+	if (ts->n == ts->cap) {
+		int cap = ts->cap ? ts->cap * 2 : 8;
+		struct target *nt = realloc(ts->t, (size_t)cap * sizeof(*nt));
+
+		if (!nt) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		ts->t = nt;
+		ts->cap = cap;
+	}
+	t = &ts->t[ts->n];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	read_comm(pid, t->comm, sizeof(t->comm));
+	{
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+		n = readlink(link, t->cwd, sizeof(t->cwd) - 1);
+		t->cwd[n > 0 ? n : 0] = '\0';
+	}
+	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	t->mem = mem_open_pid(pid);
+	if (!t->mem) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	res = scan(t, &rep);
+	log_verbose("PID %d (%s): scanned %llu KiB, %d candidate(s), %d VM(s)", (int)pid, t->comm,
+		    (unsigned long long)(rep.bytes_scanned >> 10), rep.candidates, rep.nvms);
+	if (res == DISCOVER_GONE) {
+		snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		goto fail;
+	}
+	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {
+		snprintf(err, errlen, "PID %d (%s): cannot read its memory: %s", (int)pid, t->comm,
+			 geteuid() ? "permission denied (needs root)" : "process_vm_readv failed");
+		goto fail;
+	}
+	if (strict && res == DISCOVER_UNRECOGNISED) {
+		snprintf(err, errlen, "PID %d (%s): LuaJIT layout not recognised (-v for details)",
+			 (int)pid, t->comm);
+		goto fail;
+	}
+	if (strict && res == DISCOVER_NO_VM && !maps_luajit(pid)) {
+		snprintf(err, errlen, "PID %d (%s): no LuaJIT VM found", (int)pid, t->comm);
+		goto fail;
+	}
+	if (res != DISCOVER_FOUND) {
+		t->waiting = true;
+		if (strict)
+			log_warn("PID %d (%s): LuaJIT is loaded but no VM exists yet; waiting for one",
+				 (int)pid, t->comm);
+	}
+	profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+	push_to_kernel(ts, t);
+	ts->n++;
+	return 0;
+fail:
+	mem_close(t->mem);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	for (int i = 0; i < t->nvms; i++)
+		sym_free(t->sym[i]);
+	if (t->have_vd)
+		vmdef_free(&t->vd);
+	return -1;
+}
+
+void targets_attach(struct targets *ts, struct collector *col)
+{
+	ts->col = col;
+	for (int i = 0; i < ts->n; i++)
+		push_to_kernel(ts, &ts->t[i]);
+}
+
+FILE *targets_open_source(const char *path, void *ctx)
+{
+	struct targets *ts = ctx;
+	char full[1024];
+	FILE *f;
+
+	for (int i = 0; i < ts->n; i++) {
+		const struct target *t = &ts->t[i];
+
+		if (path[0] == '/')
+			snprintf(full, sizeof(full), "/proc/%d/root%s", (int)t->pid, path);
+		else if (t->cwd[0])
+			snprintf(full, sizeof(full), "%s/%s", t->cwd, path);
+		else
+			continue;
+		f = fopen(full, "re");
+		if (f)
+			return f;
+	}
+	return fopen(path, "re");
+}
+
+static bool has_exited(struct target *t)
+{
+	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+	char state;
+	unsigned flags;
+
+	if (t->pidfd >= 0)
+		return poll(&pfd, 1, 0) > 0;
+	return read_stat(t->pid, &state, &flags) || state == 'Z' || state == 'X';
+}
+
+int targets_poll(struct targets *ts, uint64_t now_ns)
+{
+	int running = 0;
+
+	for (int i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+		bool changed = false;
+
+		if (t->exited)
+			continue;
+		if (has_exited(t)) {
+			t->exited = true;
+			continue;
+		}
+		running++;
+		if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
+			struct discover_report rep;
+			int before = t->nvms;
+
+			scan(t, &rep);
+			t->waiting = t->nvms == 0;
+			changed = t->nvms != before;
+			t->next_scan_ns = now_ns + (t->waiting ? RESCAN_FAST_NS : RESCAN_SLOW_NS);
+		}
+		/* jit.zone may be required at any time after attach. */
+		for (int v = 0; v < t->nvms; v++) {
+			if (!t->vms[v].zone_tab) {
+				t->vms[v].zone_tab = discover_zone_table(t->mem, &t->vms[v]);
+				changed |= t->vms[v].zone_tab != 0;
+			}
+		}
+		if (changed)
+			push_to_kernel(ts, t);
+	}
+	return running;
+}
+
+static struct stack_memo *memo_find(struct stack_memo *memo, size_t mask, uint64_t id)
+{
+	size_t j = hash_u64(id, 0) & mask;
+
+	while (memo[j].id && memo[j].id != id)
+		j = (j + 1) & mask;
+	return &memo[j];
+}
+
+/* The memo slot for id, growing the table to stay at most half full. */
+static struct stack_memo *memo_slot(struct drain_state *ds, uint64_t id)
+{
+	if ((ds->memo_used + 1) * 2 > ds->memo_mask + 1) {
+		size_t mask = ds->memo_mask * 2 + 1;
+		struct stack_memo *memo = calloc(mask + 1, sizeof(*memo));
+
+		if (!memo)
+			return NULL;
+		for (size_t i = 0; i <= ds->memo_mask; i++)
+			if (ds->memo[i].id)
+				*memo_find(memo, mask, ds->memo[i].id) = ds->memo[i];
+		free(ds->memo);
+		ds->memo = memo;
+		ds->memo_mask = mask;
+	}
+	return memo_find(ds->memo, ds->memo_mask, id);
+}
+
+static const struct frame_sym *unknown_frame(struct profile *p)
+{
+	struct frame_sym f = { .kind = FRAME_UNKNOWN, .line = -1 };
+
+	return profile_frame(p, &f);
+}
+
+/* Symbolized, interned frames of a kernel stack (memoized per drain). */
+static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t,
+					  uint64_t id, const struct stack_trace *st)
+{
+	struct stack_memo *m = memo_slot(ds, id);
+	struct symbolizer *sym = NULL;
+	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
+
+	if (!m || m->id == id)
+		return m;
+	for (int v = 0; v < t->nvms; v++)
+		if (t->vms[v].g == st->g)
+			sym = t->sym[v];
+	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
+	if (!m->frames)
+		return NULL;
+	m->id = id;
+	m->nframes = n;
+	ds->memo_used++;
+	if (!sym) {
+		for (uint32_t i = 0; i < n; i++)
+			m->frames[i] = unknown_frame(ds->ts->prof);
+		return m;
+	}
+	sym_stack(sym, st->frames, n, ds->scratch);
+	for (uint32_t i = 0; i < n; i++)
+		m->frames[i] = profile_frame(ds->ts->prof, &ds->scratch[i]);
+	return m;
+}
+
+static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
+		       const struct stack_trace *st)
+{
+	struct drain_state *ds = ctx;
+	struct targets *ts = ds->ts;
+	struct target *t = find_target(ts, (pid_t)key->pid);
+	struct sample s = {
+		.pid = key->pid, .tid = key->tid, .vmstate = key->vmstate, .count = count,
+	};
+	const struct frame_sym *lost[1];
+	char zone[ZONE_NAME_MAX], trace[256];
+	struct stack_memo *m;
+
+	if (!t)
+		return;
+	if (key->flags & SAMPLE_HOST) {
+		if (ts->lua_only)
+			return;
+		s.flags = PSAMPLE_HOST;
+		profile_add(ts->prof, &s);
+		return;
+	}
+	if (!st || (key->flags & SAMPLE_NO_STACK)) {
+		ts->prof->stats.stack_lost += count;
+		lost[0] = unknown_frame(ts->prof);
+		s.frames = lost;
+		s.nframes = 1;
+		profile_add(ts->prof, &s);
+		return;
+	}
+	m = symbolize_stack(ds, t, key->stack_id, st);
+	if (!m)
+		return;
+	s.frames = m->frames;
+	s.nframes = m->nframes;
+	if (st->flags & STACK_TRUNCATED)
+		s.flags |= PSAMPLE_TRUNCATED;
+	for (int v = 0; v < t->nvms; v++) {
+		if (t->vms[v].g != st->g)
+			continue;
+		if (key->zone && !lj_read_str(t->mem, t->vms[v].layout, key->zone, zone, sizeof(zone)))
+			s.zone = zone;
+		if (key->vmstate >= 1 &&
+		    !sym_trace_start(t->sym[v], st->g, key->vmstate, trace, sizeof(trace)))
+			s.trace_start = trace;
+	}
+	profile_add(ts->prof, &s);
+}
+
+int targets_drain(struct targets *ts)
+{
+	struct drain_state *ds = calloc(1, sizeof(*ds));
+	uint64_t cnt[CNT__MAX];
+	struct profile_stats *st = &ts->prof->stats;
+	int err = -1;
+
+	if (!ds)
+		return -1;
+	ds->ts = ts;
+	ds->memo_mask = 4095;
+	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
+	if (!ds->memo)
+		goto cleanup;
+	for (int i = 0; i < ts->n; i++)
+		for (int v = 0; v < ts->t[i].nvms; v++)
+			sym_next_epoch(ts->t[i].sym[v]);
+	err = collector_drain(ts->col, on_drained, ds);
+	/* The kernel counters are cumulative: the profile shows the totals. */
+	collector_counters(ts->col, cnt);
+	st->samples = cnt[CNT_SAMPLES];
+	st->host = cnt[CNT_HOST];
+	st->no_vm = cnt[CNT_NO_VM];
+	st->bad_frame = cnt[CNT_BAD_FRAME];
+	st->truncated = cnt[CNT_TRUNCATED];
+	st->read_fault = cnt[CNT_READ_FAULT];
+	st->stack_map_full = cnt[CNT_STACK_MAP_FULL];
+	st->count_map_full = cnt[CNT_COUNT_MAP_FULL];
+	st->base_regs = cnt[CNT_BASE_REGS];
+	st->base_jit = cnt[CNT_BASE_JIT];
+	st->base_L = cnt[CNT_BASE_L];
+	st->trace_pc = cnt[CNT_TRACE_PC];
+	st->sym_unknown = 0;
+	for (int i = 0; i < ts->n; i++)
+		for (int v = 0; v < ts->t[i].nvms; v++)
+			st->sym_unknown += sym_unknown_count(ts->t[i].sym[v]);
+cleanup:
+	if (ds->memo)
+		for (size_t i = 0; i <= ds->memo_mask; i++)
+			free(ds->memo[i].frames);
+	free(ds->memo);
+	free(ds);
+	return err;
+}
+
+void targets_free(struct targets *ts)
+{
+	for (int i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+
+		for (int v = 0; v < t->nvms; v++)
+			sym_free(t->sym[v]);
+		if (t->have_vd)
+			vmdef_free(&t->vd);
+		mem_close(t->mem);
+		if (t->pidfd >= 0)
+			close(t->pidfd);
+	}
+	free(ts->t);
+	ts->t = NULL;
+	ts->n = ts->cap = 0;
+}
