@@ -1,0 +1,20 @@
+#!/bin/bash
+# Installs the npm test tools of tests/node from the committed lockfile
+# (npm ci), only when node_modules is missing or older than the lockfile,
+# so that later test runs work offline.  Install scripts are skipped: no
+# package needs one, and playwright-core drives Debian's chromium.
+set -euo pipefail
+cd "$(dirname "$0")/../node"
+
+stamp=node_modules/.lbp-lockfile
+if [ -f "$stamp" ] && cmp -s package-lock.json "$stamp"; then
+	exit 0
+fi
+if ! command -v npm >/dev/null; then
+	# Debian's nodejs comes without npm (NodeSource's includes it).
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+echo "tests/node: npm ci"
+npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+cp package-lock.json "$stamp"
