@@ -41,8 +41,11 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/user/%.o: user/%.c user/*.h bpf/sampler.h $(SKELS) | $(OUT)
+$(OUT)/user/%.o: user/%.c user/*.h bpf/sampler.h | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# Only the loader includes the generated skeleton.
+$(OUT)/user/collector.o: $(SKELS)
 
 luabpfprof: $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -317,15 +317,20 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	wc.bottom = stack + 8 * vm->off.gc64;
 	wc.stack_end = stack + 8ull * stacksize;
 
-	if (vmstate >= 1) {
+	if (vmstate != VMSTATE_INTERP) {
+		/* jit_base is non-zero only while a trace runs, including the C
+		 * calls it makes (which may switch vmstate to C while L->base
+		 * still names an older frame). */
 		base = read_ref(&vm->off, vm->g + vm->off.g_jit_base);
 		if (base) {
 			bump(CNT_BASE_JIT);
-			wc.pc = trace_pc(vm, vmstate, r.ip);
+			if (vmstate >= 1)
+				wc.pc = trace_pc(vm, vmstate, r.ip);
 			if (wc.pc)
 				bump(CNT_TRACE_PC);
 		}
-	} else if (vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
+	}
+	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
 		base = interp_base(&vm->off, stack, wc.stack_end, &r, &wc.pc);
 		if (base)
 			bump(CNT_BASE_REGS);

@@ -34,6 +34,7 @@ struct lj_offsets {
 	/* GCfunc */
 	__u16 fn_ffid;
 	__u16 fn_pc;
+	__u16 fn_cfunc;
 	/* GCproto */
 	__u16 pt_sizebc;
 	/* GCtab */
@@ -62,14 +63,25 @@ struct proc_info {
 	struct vm_slot vm[LBP_MAX_VMS];
 };
 
-/* A walked frame: the GCfunc and the PC current in it (0 when unknown).
- * The PC follows LuaJIT's convention for saved PCs: it points just after the
- * instruction being executed.
+/* A walked frame: what the function is, and the PC current in it (0 when
+ * unknown).  The PC follows LuaJIT's convention for saved PCs: it points
+ * just after the instruction being executed.
+ *
+ * The function is resolved at the sample instant and recorded by what
+ * outlives it: closures created per call (gmatch iterators, anonymous
+ * functions) are often freed before user space reads them, their
+ * prototypes and C functions are not.
  */
 struct lua_frame {
-	__u64 fn;
+	__u64 id;		/* FRAME_KIND_* in the top byte, the rest below */
 	__u64 pc;
 };
+
+#define FRAME_KIND_SHIFT	56
+#define FRAME_KIND_LUA		0ull	/* id: GCproto address */
+#define FRAME_KIND_C		1ull	/* id: lua_CFunction address */
+#define FRAME_KIND_FF		2ull	/* id: fast-function id */
+#define FRAME_ID_MASK		((1ull << FRAME_KIND_SHIFT) - 1)
 
 #define STACK_TRUNCATED	(1u << 0)	/* walk stopped at LBP_MAX_FRAMES */
 #define STACK_BAD_FRAME	(1u << 1)	/* walk stopped at a frame that failed validation */

@@ -81,16 +81,47 @@ static __always_inline int read_frame(struct walk_ctx *c, __u64 *fn, __s64 *link
 	return 0;
 }
 
-static __always_inline void record(struct walk_ctx *c, __u64 fn)
+/* What a GCfunc is: its prototype, C function or fast-function id, read
+ * from one span of its header (ffid .. the C function pointer). */
+static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u64 *id)
+{
+	__u8 hdr[48] = {};
+	__u32 span = (c->off.fn_cfunc + 8 - c->off.fn_ffid) & 47;
+	__u32 pc_at = (c->off.fn_pc - c->off.fn_ffid) & 31;
+	__u32 cf_at = (c->off.fn_cfunc - c->off.fn_ffid) & 31;
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.fn_ffid)))
+		return -1;
+	if (hdr[0] == 0) {		/* Lua: bytecode follows the GCproto */
+		__builtin_memcpy(&v, hdr + pc_at, 8);
+		if (!c->off.gc64)
+			v &= 0xffffffffull;
+		*id = ((v - c->off.sizeof_proto) & FRAME_ID_MASK) |
+		      (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
+	} else if (hdr[0] == 1) {	/* lua_CFunction */
+		__builtin_memcpy(&v, hdr + cf_at, 8);
+		*id = (v & FRAME_ID_MASK) | (FRAME_KIND_C << FRAME_KIND_SHIFT);
+	} else {			/* fast function */
+		*id = hdr[0] | (FRAME_KIND_FF << FRAME_KIND_SHIFT);
+	}
+	return 0;
+}
+
+static __always_inline int record(struct walk_ctx *c, __u64 fn)
 {
 	__u32 i = c->n;
+	__u64 id = 0;
 
 	if (i >= LBP_MAX_FRAMES)
-		return;
-	c->st->frames[i].fn = fn;
+		return 0;
+	if (resolve_func(c, fn, &id))
+		return -1;
+	c->st->frames[i].id = id;
 	c->st->frames[i].pc = c->pc;
-	c->hash = mix_hash(mix_hash(c->hash, fn), c->pc);
+	c->hash = mix_hash(mix_hash(c->hash, id), c->pc);
 	c->n = i + 1;
+	return 0;
 }
 
 static long walk_step(__u32 idx, void *arg)
@@ -122,8 +153,11 @@ static long walk_step(__u32 idx, void *arg)
 		c->frame -= link & ~(__s64)FRAME_TYPEP;
 		return 0;
 	}
-	if (fn != c->L)			/* a dummy frame holds L: not a level */
-		record(c, fn);
+	/* A dummy frame holds L: not a level. */
+	if (fn != c->L && record(c, fn)) {
+		c->flags |= STACK_READ_FAULT;
+		return 1;
+	}
 
 	if ((link & FRAME_TYPE) == FRAME_LUA) {
 		/* Called from Lua: link is the caller's PC, just after its CALL;

@@ -206,6 +206,7 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->cframe_pc = lay->cframe_pc;
 	off->fn_ffid = lay->fn_ffid;
 	off->fn_pc = lay->fn_pc;
+	off->fn_cfunc = lay->fn_cfunc;
 	off->pt_sizebc = lay->pt_sizebc;
 	off->tab_array = lay->tab_array;
 	off->tab_asize = lay->tab_asize;

@@ -14,10 +14,7 @@
 #include "memory.h"
 #include "vmdef.h"
 
-#define LJ_GCT_FUNC	8
 #define LJ_GCT_PROTO	7
-#define FF_LUA		0
-#define FF_C		1
 #define MAX_CHUNKNAME	(64 * 1024)
 #define MAX_SIZEBC	(1u << 24)
 #define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
@@ -510,26 +507,6 @@ static const char *call_site_name(struct symbolizer *s, struct proto_entry *call
 	}
 }
 
-/* Reads a GCfunc's header: ffid and either the prototype or C function. */
-static int read_func(struct symbolizer *s, uint64_t fn, uint8_t *ffid, uint64_t *target)
-{
-	const struct lj_layout *lay = s->lay;
-	uint8_t h[64];
-
-	if (mem_read(s->mem, fn, h, (size_t)lay->fn_cfunc + 8) || h[lay->gct] != LJ_GCT_FUNC)
-		return -1;
-	*ffid = h[lay->fn_ffid];
-	if (*ffid == FF_LUA) {
-		uint64_t pc = 0;
-
-		memcpy(&pc, h + lay->fn_pc, lay->gc64 ? 8 : 4);
-		*target = pc - lay->sizeof_proto;
-	} else {
-		memcpy(target, h + lay->fn_cfunc, 8);
-	}
-	return 0;
-}
-
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 	       struct frame_sym *out)
 {
@@ -539,32 +516,35 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 	for (uint32_t i = n; i-- > 0;) {
 		struct frame_sym *f = &out[i];
 		struct proto_entry *pt = NULL;
-		uint8_t ffid = 0;
-		uint64_t target = 0;
+		uint64_t id = frames[i].id & FRAME_ID_MASK;
 
 		memset(f, 0, sizeof(*f));
 		f->line = -1;
-		if (read_func(s, frames[i].fn, &ffid, &target)) {
-			f->kind = FRAME_UNKNOWN;
-			s->unknown++;
-		} else if (ffid == FF_LUA) {
-			pt = proto_get(s, target);
+		switch (frames[i].id >> FRAME_KIND_SHIFT) {
+		case FRAME_KIND_LUA:
+			pt = proto_get(s, id);
 			if (!pt) {
 				f->kind = FRAME_UNKNOWN;
 				s->unknown++;
-			} else {
-				f->kind = FRAME_LUA;
-				f->chunk = pt->chunk;
-				f->firstline = pt->firstline;
-				f->line = line_at(s, pt, pc_pos(s, pt, frames[i].pc));
+				break;
 			}
-		} else if (ffid == FF_C) {
+			f->kind = FRAME_LUA;
+			f->chunk = pt->chunk;
+			f->firstline = pt->firstline;
+			f->line = line_at(s, pt, pc_pos(s, pt, frames[i].pc));
+			break;
+		case FRAME_KIND_C:
 			f->kind = FRAME_C;
-			f->cfunc = target;
-		} else {
+			f->cfunc = id;
+			break;
+		case FRAME_KIND_FF:
 			f->kind = FRAME_FF;
-			f->ffid = ffid;
-			f->ffname = vmdef_ffname(s->vd, ffid);
+			f->ffid = (int)id;
+			f->ffname = vmdef_ffname(s->vd, (int)id);
+			break;
+		default:
+			f->kind = FRAME_UNKNOWN;
+			s->unknown++;
 		}
 		/* The caller's PC is this frame's call site when the caller is Lua
 		 * and called it from Lua (frames[i + 1].pc is 0 otherwise). */

@@ -1,4 +1,4 @@
-/* Walked frames (GCfunc + PC) to names, by LuaJIT's own rules
+/* Walked frames (prototype, C function or fast function + PC) to names, by LuaJIT's own rules
  * (luajit-internals §4, §4.1, §9).  Reads target memory through a
  * mem_reader; caches prototypes by address and revalidates them, since
  * prototypes are garbage-collected and their memory reused.
