@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "collector.h"
 #include "export.h"
 #include "jpmode.h"
@@ -20,6 +21,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile.h"
+#include "sysscan.h"
 #include "targets.h"
 #include "view_jitp.h"
 #include "view_tree.h"
@@ -130,7 +132,9 @@ static void print_summary(const struct profile *p, unsigned hz)
 static int render(FILE *out, const struct profile *p, const struct options *o,
 		  const struct jp_mode *jp, enum out_format fmt, struct targets *ts)
 {
+	char title[128];
 	struct export_opts eo = {
+		.title = title,
 		.scope = jp->user_scope ? jp->user_scope : 'F',
 		.pathstrip = !jp->full_path,
 		.vmstate_frames = o->vmstate_frames,
@@ -140,6 +144,10 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	struct view_jitp_opts vo = { .open_source = targets_open_source, .ctx = ts };
 	struct view_tree_opts to;
 	char err[200];
+
+	snprintf(title, sizeof(title), "luabpfprof: %s%s, %.1f s at %u Hz",
+		 p->nprocs == 1 ? p->procs[0].comm : "several processes",
+		 p->nprocs == 1 ? "" : "", (double)p->duration_ns / 1e9, p->hz);
 
 	switch (fmt) {
 	case FMT_FOLDED:
@@ -181,7 +189,9 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 			break;
 		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
 			break;
-		if (!targets_poll(ts, now)) {
+		if (o->all)
+			sysscan_poll(ts, now);
+		if (!targets_poll(ts, now) && !o->all) {
 			for (int i = 0; i < ts->n && child <= 0; i++)
 				fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
 					(int)ts->t[i].pid, ts->t[i].comm);
@@ -265,6 +275,12 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	targets_attach(&ts, col);
+	if (o.all)
+		sysscan_add_all(&ts);
+	if (o.continuous) {
+		rc = agent_run(&o, &ts, col, &stop_signal);
+		goto cleanup;
+	}
 	if (o.command) {
 		child = launch(o.command, &go_fd);
 		if (child < 0 || targets_add(&ts, child, false, err, sizeof(err))) {

@@ -16,7 +16,9 @@
 enum {
 	OPT_JP = 256, OPT_LUA_ONLY, OPT_VMSTATE_DETAIL, OPT_TREE, OPT_TREE_DEPTH, OPT_FOCUS,
 	OPT_MAX_STACKS, OPT_MAX_COUNTS, OPT_MAX_FRAMES, OPT_VMSTATE_FRAMES, OPT_ZONE_FRAMES,
-	OPT_ICICLE,
+	OPT_ICICLE, OPT_CONTINUOUS, OPT_EVERY, OPT_OUT_DIR, OPT_RETAIN_COUNT, OPT_RETAIN_SIZE,
+	OPT_PUSH, OPT_PUSH_API, OPT_SERVICE, OPT_LABEL, OPT_TENANT, OPT_AUTH_TOKEN_FILE,
+	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE,
 };
 
 static const struct option long_options[] = {
@@ -39,6 +41,22 @@ static const struct option long_options[] = {
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "max-counts", required_argument, NULL, OPT_MAX_COUNTS },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "all", no_argument, NULL, 'a' },
+	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "every", required_argument, NULL, OPT_EVERY },
+	{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
+	{ "retain-count", required_argument, NULL, OPT_RETAIN_COUNT },
+	{ "retain-size", required_argument, NULL, OPT_RETAIN_SIZE },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-api", required_argument, NULL, OPT_PUSH_API },
+	{ "service", required_argument, NULL, OPT_SERVICE },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "tenant", required_argument, NULL, OPT_TENANT },
+	{ "auth-token-file", required_argument, NULL, OPT_AUTH_TOKEN_FILE },
+	{ "basic-auth-file", required_argument, NULL, OPT_BASIC_AUTH_FILE },
+	{ "spool-dir", required_argument, NULL, OPT_SPOOL_DIR },
+	{ "spool-size", required_argument, NULL, OPT_SPOOL_SIZE },
+	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -69,6 +87,26 @@ static void usage(FILE *f)
 	      "      --max-stacks N    BPF stack map entries (default 4096)\n"
 	      "      --max-counts N    BPF count map entries (default 16384)\n"
 	      "      --max-frames N    Lua frames walked per sample (default and max 256)\n"
+	      "  -a, --all             every LuaJIT process on the host, including new ones\n"
+	      "\n"
+	      "Continuous mode (a node agent):\n"
+	      "      --continuous      profile until stopped, one delta profile per interval\n"
+	      "      --every SEC       interval length (default 10; also 10s, 1m)\n"
+	      "      --out-dir DIR     rolling gzip pprof files (default sink)\n"
+	      "      --retain-count N  keep at most N files in --out-dir (default 100)\n"
+	      "      --retain-size SZ  keep at most SZ bytes in --out-dir (e.g. 100M)\n"
+	      "      --push URL        send each interval to Pyroscope or Parca at URL\n"
+	      "      --push-api API    ingest (Pyroscope /ingest, default), push (Pyroscope\n"
+	      "                        Push API) or parca (/profiles/writeraw)\n"
+	      "      --service NAME    service name (default: the process name)\n"
+	      "      --label K=V       extra label on every profile (repeatable)\n"
+	      "      --tenant ID       X-Scope-OrgID header\n"
+	      "      --auth-token-file F    bearer token, read from F\n"
+	      "      --basic-auth-file F    user:password, read from F\n"
+	      "      --spool-dir DIR   keep undelivered profiles here while the backend is down\n"
+	      "      --spool-size SZ   spool limit (default 64M); beyond it drops are counted\n"
+	      "      --log-file F      log to F instead of stderr\n"
+	      "\n"
 	      "  -v, --verbose         explain discovery and show libbpf's messages\n"
 	      "  -h, --help            this help\n"
 	      "\n"
@@ -78,7 +116,8 @@ static void usage(FILE *f)
 	      "  sudo luabpfprof -p 1234 -d 10 --jp v         VM states: compiled, interpreted, C, GC, JIT\n"
 	      "  sudo luabpfprof -p 1234 -d 10 -o prof.svg    interactive flame graph\n"
 	      "  sudo luabpfprof -p 1234 -d 10 -o prof.pb.gz  pprof, for go tool pprof\n"
-	      "  sudo luabpfprof --tree -- luajit app.lua     launch and profile until it exits\n",
+	      "  sudo luabpfprof --tree -- luajit app.lua     launch and profile until it exits\n"
+	      "  sudo luabpfprof -a --continuous --every 10s --push http://pyroscope:4040\n",
 	      f);
 }
 
@@ -110,6 +149,50 @@ int parse_seconds(const char *s, double *out)
 	if (errno || *end || !isfinite(v) || v <= 0 || v > MAX_SECONDS)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "10", "10s", "2m", "1h" -> seconds. */
+static int parse_interval(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	double mult = 1;
+
+	if (!n || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == 's' || buf[n - 1] == 'm' || buf[n - 1] == 'h') {
+		mult = buf[n - 1] == 'h' ? 3600 : buf[n - 1] == 'm' ? 60 : 1;
+		buf[n - 1] = '\0';
+	}
+	if (parse_seconds(buf, out) || *out * mult > MAX_SECONDS)
+		return -1;
+	*out *= mult;
+	return 0;
+}
+
+/* "4096", "64K", "100M", "1G" -> bytes. */
+static int parse_size(const char *s, unsigned long long *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	unsigned long long mult = 1, v;
+
+	if (!n || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'K': case 'k': mult = 1ull << 10; break;
+	case 'M': case 'm': mult = 1ull << 20; break;
+	case 'G': case 'g': mult = 1ull << 30; break;
+	default: break;
+	}
+	if (mult > 1)
+		buf[n - 1] = '\0';
+	if (parse_uint(buf, 1, (1ull << 50) / mult, &v))
+		return -1;
+	*out = v * mult;
 	return 0;
 }
 
@@ -166,8 +249,12 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 	o->max_stacks = 4096;
 	o->max_counts = 16384;
 	o->max_frames = 256;
+	o->every = 10;
+	o->retain_count = 100;
+	o->push_api = "ingest";
+	o->spool_bytes = 64ull << 20;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:d:F:o:f:vh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:d:F:o:f:vha", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (add_pids(o, optarg))
@@ -250,6 +337,75 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 			if (size_option("--max-frames", optarg, 1, 256, &o->max_frames))
 				return OPTIONS_ERROR;
 			break;
+		case 'a':
+			o->all = true;
+			break;
+		case OPT_CONTINUOUS:
+			o->continuous = true;
+			break;
+		case OPT_EVERY:
+			if (parse_interval(optarg, &o->every) || o->every < 1) {
+				log_error("invalid --every '%s': expected an interval of at least 1s (10, 10s, 1m)", optarg);
+				return OPTIONS_ERROR;
+			}
+			break;
+		case OPT_OUT_DIR:
+			o->out_dir = optarg;
+			break;
+		case OPT_RETAIN_COUNT:
+			if (parse_uint(optarg, 1, 1000000, &v)) {
+				log_error("invalid --retain-count '%s': expected 1 to 1000000", optarg);
+				return OPTIONS_ERROR;
+			}
+			o->retain_count = (unsigned)v;
+			break;
+		case OPT_RETAIN_SIZE:
+			if (parse_size(optarg, &o->retain_bytes)) {
+				log_error("invalid --retain-size '%s': expected a size such as 100M", optarg);
+				return OPTIONS_ERROR;
+			}
+			break;
+		case OPT_PUSH:
+			o->push_url = optarg;
+			break;
+		case OPT_PUSH_API:
+			if (strcmp(optarg, "ingest") && strcmp(optarg, "push") && strcmp(optarg, "parca")) {
+				log_error("invalid --push-api '%s': use ingest, push or parca", optarg);
+				return OPTIONS_ERROR;
+			}
+			o->push_api = optarg;
+			break;
+		case OPT_SERVICE:
+			o->service = optarg;
+			break;
+		case OPT_LABEL:
+			if (!strchr(optarg, '=') || *optarg == '=' || o->nlabels == 32) {
+				log_error("invalid --label '%s': expected KEY=VALUE (at most 32)", optarg);
+				return OPTIONS_ERROR;
+			}
+			o->labels[o->nlabels++] = optarg;
+			break;
+		case OPT_TENANT:
+			o->tenant = optarg;
+			break;
+		case OPT_AUTH_TOKEN_FILE:
+			o->auth_token_file = optarg;
+			break;
+		case OPT_BASIC_AUTH_FILE:
+			o->basic_auth_file = optarg;
+			break;
+		case OPT_SPOOL_DIR:
+			o->spool_dir = optarg;
+			break;
+		case OPT_SPOOL_SIZE:
+			if (parse_size(optarg, &o->spool_bytes)) {
+				log_error("invalid --spool-size '%s': expected a size such as 64M", optarg);
+				return OPTIONS_ERROR;
+			}
+			break;
+		case OPT_LOG_FILE:
+			o->log_file = optarg;
+			break;
 		case ':':
 			log_error("option %s needs a value (see -h)", argv[optind - 1]);
 			return OPTIONS_ERROR;
@@ -269,12 +425,16 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 		}
 		o->command = &argv[optind];
 	}
-	if (!o->npids && !o->command) {
-		log_error("nothing to profile: give -p PID or -- COMMAND (see -h)");
+	if (!o->npids && !o->command && !o->all) {
+		log_error("nothing to profile: give -p PID, -a or -- COMMAND (see -h)");
 		return OPTIONS_ERROR;
 	}
-	if (o->npids && o->command) {
-		log_error("give either -p or -- COMMAND, not both");
+	if ((o->npids > 0) + (o->command != NULL) + o->all > 1) {
+		log_error("give only one of -p, -a and -- COMMAND");
+		return OPTIONS_ERROR;
+	}
+	if (!o->continuous && (o->push_url || o->out_dir)) {
+		log_error("--push and --out-dir need --continuous");
 		return OPTIONS_ERROR;
 	}
 	return OPTIONS_OK;

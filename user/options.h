@@ -28,6 +28,25 @@ struct options {
 	const char *focus;
 	uint32_t max_stacks, max_counts, max_frames;
 	char **command;		/* -- COMMAND ARGS, NULL-terminated */
+
+	/* System-wide and continuous profiling. */
+	bool all;		/* -a: every LuaJIT process on the host */
+	bool continuous;
+	double every;		/* seconds per interval (default 10) */
+	const char *out_dir;	/* rolling pprof files (default sink) */
+	unsigned retain_count;	/* files kept in out_dir (0 = no limit) */
+	unsigned long long retain_bytes;
+	const char *push_url;
+	const char *push_api;	/* "ingest" (default), "push" or "parca" */
+	const char *service;	/* service name; NULL = per process comm */
+	const char *labels[32];	/* "k=v" */
+	int nlabels;
+	const char *tenant;
+	const char *auth_token_file;
+	const char *basic_auth_file;
+	const char *spool_dir;
+	unsigned long long spool_bytes;
+	const char *log_file;
 };
 
 enum options_result { OPTIONS_OK, OPTIONS_EXIT_OK, OPTIONS_ERROR };

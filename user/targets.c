@@ -231,14 +231,35 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	ts->n++;
 	return 0;
 fail:
+	target_release(t);
+	return -1;
+}
+
+static void target_release(struct target *t)
+{
+	for (int v = 0; v < t->nvms; v++)
+		sym_free(t->sym[v]);
+	if (t->have_vd)
+		vmdef_free(&t->vd);
 	mem_close(t->mem);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
-	for (int i = 0; i < t->nvms; i++)
-		sym_free(t->sym[i]);
-	if (t->have_vd)
-		vmdef_free(&t->vd);
-	return -1;
+	t->nvms = 0;
+	t->have_vd = false;
+	t->mem = NULL;
+	t->pidfd = -1;
+}
+
+void targets_remove(struct targets *ts, pid_t pid)
+{
+	struct target *t = find_target(ts, pid);
+
+	if (!t)
+		return;
+	if (ts->col)
+		collector_del_proc(ts->col, pid);
+	target_release(t);
+	*t = ts->t[--ts->n];
 }
 
 void targets_attach(struct targets *ts, struct collector *col)
@@ -479,17 +500,8 @@ cleanup:
 
 void targets_free(struct targets *ts)
 {
-	for (int i = 0; i < ts->n; i++) {
-		struct target *t = &ts->t[i];
-
-		for (int v = 0; v < t->nvms; v++)
-			sym_free(t->sym[v]);
-		if (t->have_vd)
-			vmdef_free(&t->vd);
-		mem_close(t->mem);
-		if (t->pidfd >= 0)
-			close(t->pidfd);
-	}
+	for (int i = 0; i < ts->n; i++)
+		target_release(&ts->t[i]);
 	free(ts->t);
 	ts->t = NULL;
 	ts->n = ts->cap = 0;

@@ -48,6 +48,10 @@ struct targets {
  * one-line reason on failure. */
 int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen);
 
+/* Stops profiling pid and frees what it held (for exited processes in
+ * long runs; their samples already drained stay in the profile). */
+void targets_remove(struct targets *ts, pid_t pid);
+
 /* Hands every target to the collector (targets added before it existed). */
 void targets_attach(struct targets *ts, struct collector *col);
 
