@@ -1,0 +1,21 @@
+-- w631.lua [SECONDS]: CPU split 6:3:1 between the functions a, b and c.
+-- Ground truth by construction: a, b and c have identical bodies and are
+-- called with 6:3:1 iteration counts, so the split holds in the interpreter
+-- (-joff) and under the JIT (each inner loop becomes its own trace, rooted
+-- in a, b or c).  Each loop sits on one line so `l` keys are stable too.
+-- jit.p keys: f: a b c | F: w631.lua:a w631.lua:b w631.lua:c | l: w631.lua:9 :10 :11
+-- Runs until killed, or for SECONDS of CPU time.
+
+local function a(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x end
+local function b(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x end
+local function c(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x end
+
+local secs = tonumber(arg and arg[1])
+local K = 200000 -- one round (10 K iterations) is ~10 ms with the JIT on
+local x = 1
+while not secs or os.clock() < secs do
+	x = a(6 * K, x)
+	x = b(3 * K, x)
+	x = c(K, x)
+end
+return x
