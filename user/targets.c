@@ -137,6 +137,8 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 	}
 }
 
+static void target_release(struct target *t);
+
 static enum discover_result scan(struct target *t, struct discover_report *rep)
 {
 	struct lj_vm found[LBP_MAX_VMS];
