@@ -1,0 +1,20 @@
+#!/bin/bash
+# make demo: profile the bundled workload from outside, print the jit.p-style
+# report and write a flame graph next to it.
+set -eu
+cd "$(dirname "$0")/.."
+
+SECS=5
+luajit tests/workloads/demo.lua 60 >/dev/null &
+target=$!
+trap 'kill $target 2>/dev/null; wait $target 2>/dev/null || true' EXIT
+sleep 1	# let it warm up: luabpfprof attaches to a process already running
+
+echo "== luajit tests/workloads/demo.lua is running as PID $target"
+echo "== sudo ./luabpfprof -p $target -d $SECS"
+# The flame graph comes from a second profiler on the same target.
+./luabpfprof -p "$target" -d "$SECS" -o demo.svg 2>/dev/null &
+svg=$!
+./luabpfprof -p "$target" -d "$SECS"
+wait $svg
+echo "== flame graph: $PWD/demo.svg (open it in a browser)"
