@@ -127,7 +127,7 @@ int parse_uint(const char *s, unsigned long long min, unsigned long long max,
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	if (!s || *s < '0' || *s > '9')	/* no sign, no white space */
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -142,7 +142,9 @@ int parse_seconds(const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+	/* Decimal only: no sign, white space, hex, inf or nan. */
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') ||
+	    strspn(s, "0123456789.eE+-") != strlen(s))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
@@ -216,7 +218,7 @@ static int add_pids(struct options *o, const char *arg)
 			o->pids[o->npids++] = (pid_t)pid;
 		}
 	}
-	if (!err && *arg && (arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))) {
+	if (!err && (!*arg || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))) {
 		log_error("invalid PID list '%s'", arg);
 		err = -1;
 	}
@@ -254,7 +256,7 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 	o->push_api = "ingest";
 	o->spool_bytes = 64ull << 20;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:d:F:o:f:vha", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:F:o:f:vha", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (add_pids(o, optarg))
