@@ -41,27 +41,59 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CNT__MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+/* Error and path counters: one per-CPU block, looked up once a sample. */
+struct counter_block {
+	__u64 n[CNT__MAX];
+};
 
-/* The stack being built: too large for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct stack_trace);
+	__type(value, struct counter_block);
+} counters SEC(".maps");
+
+/* Blocks of target memory read in one go: each bpf_probe_read_user costs
+ * about as much as a dozen plain loads, so neighbouring fields are fetched
+ * together and picked out here. */
+#define G_BLOCK		256	/* from g->vmstate past g->jit_base */
+#define L_BLOCK		64	/* from L->base past L->stacksize */
+#define T_BLOCK		96	/* GCtrace up to mcode */
+#define SNAP_INLINE	16	/* snapshots searched in one read */
+#define SNAP_SIZE	12
+
+struct scratch {
+	struct stack_trace st;	/* the stack being built */
+	__u8 g[G_BLOCK];
+	__u8 l[LBP_MAX_VMS][L_BLOCK];
+	__u8 t[T_BLOCK];
+	__u8 snaps[SNAP_INLINE * SNAP_SIZE];
+};
+
+/* Too large for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-static __always_inline void bump(__u32 counter)
+static __always_inline void bump(struct counter_block *cb, __u32 counter)
 {
-	__u64 *v = bpf_map_lookup_elem(&counters, &counter);
+	if (cb && counter < CNT__MAX)
+		cb->n[counter]++;
+}
 
-	if (v)
-		(*v)++;
+/* Little-endian field of 4 or 8 bytes at a bounded offset of a block. */
+static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, __u32 size)
+{
+	__u64 v = 0;
+
+	off &= 0x1ff;
+	if (off > blk_size - 8)
+		return 0;
+	__builtin_memcpy(&v, blk + off, 8);
+	return size == 8 ? v : (v & 0xffffffffull);
 }
 
 /* Reads a GCRef/MRef: 8 bytes in GC64 builds, 4 otherwise. */
@@ -109,18 +141,25 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 	}
 }
 
-/* The lua_State running Lua on this thread for VM v, or 0.  Returns the
- * distance of its C frame above sp through *dist. */
-static __always_inline __u64 active_state(const struct vm_slot *v, __u64 sp, __u64 *dist)
+/* The lua_State running Lua on this thread for VM v, or 0, with its fields
+ * (L_BLOCK bytes from L->base) in lblk and the distance of its C frame
+ * above sp in *dist.  gblk holds G_BLOCK bytes from g->vmstate. */
+static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *gblk,
+					  __u8 *lblk, __u64 sp, __u64 *dist)
 {
-	__u64 L = read_ref(&v->off, v->g + v->off.g_cur_L);
-	__u64 cf = L ? read_u64(L + v->off.L_cframe) & ~3ull : 0;
+	const struct lj_offsets *off = &v->off;
+	__u32 ref = off->gc64 ? 8 : 4;
+	__u64 L, cf = 0;
 
+	L = field(gblk, G_BLOCK, off->g_cur_L - off->g_vmstate, ref);
+	if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
+		cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
 	if (!cf) {
 		/* A C function that resumed a coroutine leaves cur_L on the
 		 * suspended coroutine until it returns: try the main thread. */
-		L = read_ref(&v->off, v->g + v->off.g_mainthref);
-		cf = L ? read_u64(L + v->off.L_cframe) & ~3ull : 0;
+		L = field(gblk, G_BLOCK, off->g_mainthref - off->g_vmstate, ref);
+		if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
+			cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
 	}
 	if (!cf || cf < sp || cf - sp >= cframe_max_dist)
 		return 0;
@@ -163,50 +202,69 @@ static __always_inline __u64 interp_base(const struct lj_offsets *off, __u64 sta
 
 /* PC of the top frame of trace `traceno` at ip, from the snapshot covering
  * ip (what lj_trace_unwind does), or 0. */
-static __always_inline __u64 trace_pc(const struct vm_slot *v, __s32 traceno, __u64 ip)
+static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *sc,
+				      __s32 traceno, __u64 ip)
 {
 	const struct lj_offsets *off = &v->off;
-	__u64 traces, T, mcode, snap, snapmap, pc = 0;
-	__u32 sizetrace = 0, szmcode = 0, mapofs = 0, lo, hi, ofs;
-	__u16 nsnap = 0, mcofs;
-	__u8 nent = 0;
+	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc = 0;
+	__u32 sizetrace, szmcode, mapofs = 0, lo, hi, ofs;
+	__u16 nsnap, mcofs = 0;
 
-	traces = read_u64(v->g + off->g_trace);	/* a C pointer in every build */
-	bpf_probe_read_user(&sizetrace, 4, (void *)(v->g + off->g_sizetrace));
-	if (!traces || traceno <= 0 || (__u32)traceno >= sizetrace)
+	/* J->trace (a C pointer) and J->sizetrace are neighbours. */
+	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(v->g + off->g_trace)))
 		return 0;
-	T = read_ref(off, traces + (__u64)traceno * (off->gc64 ? 8 : 4));
-	if (!T)
+	sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
+	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)
 		return 0;
-	mcode = read_u64(T + off->tr_mcode);
-	bpf_probe_read_user(&szmcode, 4, (void *)(T + off->tr_szmcode));
+	bpf_probe_read_user(&T, off->gc64 ? 8 : 4, (void *)(tr[0] + (__u64)traceno * (off->gc64 ? 8 : 4)));
+	if (!T || bpf_probe_read_user(sc->t, T_BLOCK, (void *)T))
+		return 0;
+	mcode = field(sc->t, T_BLOCK, off->tr_mcode, 8);
+	szmcode = (__u32)field(sc->t, T_BLOCK, off->tr_szmcode, 4);
 	if (ip < mcode || ip >= mcode + szmcode)
 		return 0;	/* in a helper called from the trace */
 	ofs = ip - mcode;
-	bpf_probe_read_user(&nsnap, 2, (void *)(T + off->tr_nsnap));
-	snap = read_u64(T + off->tr_snap);
-	snapmap = read_u64(T + off->tr_snapmap);
+	nsnap = (__u16)field(sc->t, T_BLOCK, off->tr_nsnap, 4);
+	snap = field(sc->t, T_BLOCK, off->tr_snap, 8);
+	snapmap = field(sc->t, T_BLOCK, off->tr_snapmap, 8);
 	if (!nsnap || !snap || !snapmap)
 		return 0;
 	/* Rightmost snapshot whose machine-code offset is <= ofs. */
 	lo = 0;
 	hi = nsnap;
-	for (int i = 0; i < 16 && hi - lo > 1; i++) {
-		__u32 mid = (lo + hi) / 2;
+	if (nsnap <= SNAP_INLINE) {
+		if (bpf_probe_read_user(sc->snaps, (nsnap * SNAP_SIZE) & 0xff, (void *)snap))
+			return 0;
+		for (__u32 i = 1; i < SNAP_INLINE; i++) {
+			__u32 at = (i * SNAP_SIZE) & 0xff;
 
-		mcofs = 0xffff;
-		bpf_probe_read_user(&mcofs, 2, (void *)(snap + 12ull * mid + 6));
-		if (mcofs <= ofs)
-			lo = mid;
-		else
-			hi = mid;
+			if (i >= nsnap || at > sizeof(sc->snaps) - SNAP_SIZE)
+				break;
+			__builtin_memcpy(&mcofs, sc->snaps + at + 6, 2);
+			if (mcofs > ofs)
+				break;
+			lo = i;
+		}
+	} else {
+		for (int i = 0; i < 16 && hi - lo > 1; i++) {
+			__u32 mid = (lo + hi) / 2;
+
+			mcofs = 0xffff;
+			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + 6));
+			if (mcofs <= ofs)
+				lo = mid;
+			else
+				hi = mid;
+		}
 	}
-	bpf_probe_read_user(&mapofs, 4, (void *)(snap + 12ull * lo));
-	bpf_probe_read_user(&nent, 1, (void *)(snap + 12ull * lo + 10));
+	/* The chosen snapshot: mapofs at 0, nent at 10. */
+	if (bpf_probe_read_user(sc->snaps, SNAP_SIZE, (void *)(snap + SNAP_SIZE * (__u64)lo)))
+		return 0;
+	__builtin_memcpy(&mapofs, sc->snaps, 4);
+	mapofs += sc->snaps[10];
+	bpf_probe_read_user(&pc, off->gc64 ? 8 : 4, (void *)(snapmap + 4ull * mapofs));
 	if (off->gc64)
-		pc = read_u64(snapmap + 4ull * (mapofs + nent)) >> 8;
-	else
-		bpf_probe_read_user(&pc, 4, (void *)(snapmap + 4ull * (mapofs + nent)));
+		pc >>= 8;
 	/* A snapshot PC is the instruction to resume at; frame PCs point
 	 * just after the current instruction. */
 	return pc ? pc + 4 : 0;
@@ -248,7 +306,7 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 	return top;
 }
 
-static __always_inline void count_sample(struct sample_key *key)
+static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb)
 {
 	__u64 one = 1, *n;
 
@@ -262,7 +320,7 @@ static __always_inline void count_sample(struct sample_key *key)
 		if (n)
 			__sync_fetch_and_add(n, 1);
 		else
-			bump(CNT_COUNT_MAP_FULL);
+			bump(cb, CNT_COUNT_MAP_FULL);
 	}
 }
 
@@ -270,84 +328,98 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), L = 0, best = ~0ull, stack, base = 0;
-	__u32 tgid = id >> 32, zero = 0, stacksize = 0;
+	__u32 tgid = id >> 32, zero = 0, stacksize, chosen = 0;
 	struct sample_key key = { .pid = tgid, .tid = (__u32)id };
 	const struct vm_slot *vm = NULL;
+	const struct lj_offsets *off;
+	struct counter_block *cb;
 	struct proc_info *pi;
-	struct stack_trace *st;
+	struct scratch *sc;
 	struct walk_ctx wc = {};
 	struct uregs r;
-	__s32 vmstate = 0;
+	const __u8 *lblk;
+	__s32 vmstate;
 
 	pi = bpf_map_lookup_elem(&procs, &tgid);
 	if (!pi)
 		return 0;	/* the cheap early exit for every other process */
-	bump(CNT_SAMPLES);
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	bump(cb, CNT_SAMPLES);
 	get_uregs(ctx, &r);
 
-	for (int i = 0; i < LBP_MAX_VMS; i++) {
+	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
 		__u64 dist = 0, l;
 
 		if (i >= pi->nvms)
 			break;
-		l = active_state(&pi->vm[i], r.sp, &dist);
+		if (bpf_probe_read_user(sc->g, G_BLOCK, (void *)(pi->vm[i].g + pi->vm[i].off.g_vmstate)))
+			continue;
+		l = active_state(&pi->vm[i], sc->g, sc->l[i], r.sp, &dist);
 		if (l && dist < best) {
 			best = dist;
 			L = l;
 			vm = &pi->vm[i];
+			chosen = i;
 		}
 	}
 	if (!pi->nvms)
-		bump(CNT_NO_VM);
+		bump(cb, CNT_NO_VM);
 	if (!vm) {
-		bump(CNT_HOST);
+		bump(cb, CNT_HOST);
 		key.flags = SAMPLE_HOST;
-		count_sample(&key);
+		count_sample(&key, cb);
 		return 0;
 	}
+	off = &vm->off;
+	/* sc->g holds the last VM read; reread when another one was chosen. */
+	if (pi->nvms > 1 &&
+	    bpf_probe_read_user(sc->g, G_BLOCK, (void *)(vm->g + off->g_vmstate)))
+		return 0;
+	lblk = sc->l[chosen & (LBP_MAX_VMS - 1)];
 
-	bpf_probe_read_user(&vmstate, 4, (void *)(vm->g + vm->off.g_vmstate));
+	vmstate = (__s32)field(sc->g, G_BLOCK, 0, 4);
 	key.vmstate = vmstate;
 	key.zone = zone_top(vm);
 
-	stack = read_ref(&vm->off, L + vm->off.L_stack);
-	bpf_probe_read_user(&stacksize, 4, (void *)(L + vm->off.L_stacksize));
-	wc.off = vm->off;
+	stack = field(lblk, L_BLOCK, off->L_stack - off->L_base, off->gc64 ? 8 : 4);
+	stacksize = (__u32)field(lblk, L_BLOCK, off->L_stacksize - off->L_base, 4);
+	wc.off = *off;
 	wc.L = L;
-	wc.bottom = stack + 8 * vm->off.gc64;
+	wc.bottom = stack + 8 * off->gc64;
 	wc.stack_end = stack + 8ull * stacksize;
 
 	if (vmstate != VMSTATE_INTERP) {
 		/* jit_base is non-zero only while a trace runs, including the C
 		 * calls it makes (which may switch vmstate to C while L->base
 		 * still names an older frame). */
-		base = read_ref(&vm->off, vm->g + vm->off.g_jit_base);
+		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
 		if (base) {
-			bump(CNT_BASE_JIT);
+			bump(cb, CNT_BASE_JIT);
 			if (vmstate >= 1)
-				wc.pc = trace_pc(vm, vmstate, r.ip);
+				wc.pc = trace_pc(vm, sc, vmstate, r.ip);
 			if (wc.pc)
-				bump(CNT_TRACE_PC);
+				bump(cb, CNT_TRACE_PC);
 		}
 	}
 	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
-		base = interp_base(&vm->off, stack, wc.stack_end, &r, &wc.pc);
+		base = interp_base(off, stack, wc.stack_end, &r, &wc.pc);
 		if (base)
-			bump(CNT_BASE_REGS);
+			bump(cb, CNT_BASE_REGS);
 	}
 	if (!base) {
-		base = read_u64(L + vm->off.L_base);
-		bump(CNT_BASE_L);
+		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
+
+		base = field(lblk, L_BLOCK, 0, 8);
+		bump(cb, CNT_BASE_L);
 		/* SAVE_PC in the VM's C frame is the top Lua frame's PC when the
 		 * VM called out (C function, GC, helpers); validated later. */
-		wc.pc = read_ref(&vm->off, (read_u64(L + vm->off.L_cframe) & ~3ull) +
-				 vm->off.cframe_pc);
+		wc.pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
 	}
 
-	st = bpf_map_lookup_elem(&scratch, &zero);
-	if (!st)
-		return 0;
-	wc.st = st;
+	wc.st = &sc->st;
 	wc.frame = base - 8;
 	wc.hash = mix_hash(0x5bd1e995, vm->g);
 	wc.max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
@@ -357,23 +429,25 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	    wc.frame > wc.bottom && wc.frame < wc.stack_end)
 		wc.flags |= STACK_TRUNCATED;
 	if (wc.flags & STACK_TRUNCATED)
-		bump(CNT_TRUNCATED);
+		bump(cb, CNT_TRUNCATED);
 	if (wc.flags & STACK_BAD_FRAME)
-		bump(CNT_BAD_FRAME);
+		bump(cb, CNT_BAD_FRAME);
 	if (wc.flags & STACK_READ_FAULT)
-		bump(CNT_READ_FAULT);
+		bump(cb, CNT_READ_FAULT);
 
-	st->g = vm->g;
-	st->nframes = wc.n;
-	st->flags = wc.flags;
+	sc->st.g = vm->g;
+	sc->st.nframes = wc.n;
+	sc->st.flags = wc.flags;
 	key.stack_id = mix_hash(wc.hash, wc.n ^ ((__u64)wc.flags << 32)) | 1;
-	if (bpf_map_update_elem(&stacks, &key.stack_id, st, BPF_NOEXIST) &&
+	/* Most samples repeat a known stack: look up before inserting. */
+	if (!bpf_map_lookup_elem(&stacks, &key.stack_id) &&
+	    bpf_map_update_elem(&stacks, &key.stack_id, &sc->st, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&stacks, &key.stack_id)) {
-		bump(CNT_STACK_MAP_FULL);
+		bump(cb, CNT_STACK_MAP_FULL);
 		key.stack_id = 0;
 		key.flags |= SAMPLE_NO_STACK;
 	}
-	count_sample(&key);
+	count_sample(&key, cb);
 	return 0;
 }
 

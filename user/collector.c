@@ -314,14 +314,15 @@ void collector_counters(struct collector *c, uint64_t out[CNT__MAX])
 {
 	int fd = bpf_map__fd(c->skel->maps.counters);
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *per = calloc((size_t)ncpu, sizeof(*per));
+	uint64_t *per = calloc((size_t)ncpu * CNT__MAX, sizeof(*per));
+	__u32 key = 0;
 
-	for (__u32 k = 0; k < CNT__MAX; k++) {
-		out[k] = 0;
-		if (per && !bpf_map_lookup_elem(fd, &k, per))
-			for (int i = 0; i < ncpu; i++)
-				out[k] += per[i];
-	}
+	memset(out, 0, CNT__MAX * sizeof(*out));
+	/* One block of CNT__MAX counters per CPU. */
+	if (per && !bpf_map_lookup_elem(fd, &key, per))
+		for (int i = 0; i < ncpu; i++)
+			for (int k = 0; k < CNT__MAX; k++)
+				out[k] += per[(size_t)i * CNT__MAX + k];
 	free(per);
 }
 
