@@ -27,7 +27,10 @@
 #include "view_tree.h"
 
 #define TICK_NS		100000000ull	/* main loop period */
-#define DRAIN_NS	1000000000ull	/* kernel maps drained this often */
+/* Kernel maps are drained this often: symbolizing soon after sampling
+ * keeps short-lived targets and closures nameable. */
+#define DRAIN_NS	200000000ull
+#define PROGRESS_NS	1000000000ull
 #define EXIT_USAGE	2
 
 static volatile sig_atomic_t stop_signal;
@@ -45,22 +48,29 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Root, or the capabilities BPF, perf events and reading memory need. */
-static bool privileged(void)
+/* The first capability missing for BPF, perf events and reading target
+ * memory, or NULL.  Root counts only with its capabilities: a container or
+ * setpriv may have dropped them.  CAP_SYS_ADMIN stands in for CAP_BPF and
+ * CAP_PERFMON as on kernels before 5.8. */
+static const char *missing_capability(void)
 {
-	static const int need[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE };
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
+	bool admin;
 
-	if (geteuid() == 0)
-		return true;
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!(data[need[i] / 32].effective & (1u << (need[i] % 32))))
-			return false;
-	return true;
+		return "CAP_BPF";
+#define HAS_CAP(c) ((data[(c) / 32].effective & (1u << ((c) % 32))) != 0)
+	admin = HAS_CAP(CAP_SYS_ADMIN);
+	if (!admin && !HAS_CAP(CAP_BPF))
+		return "CAP_BPF";
+	if (!admin && !HAS_CAP(CAP_PERFMON))
+		return "CAP_PERFMON";
+	if (!HAS_CAP(CAP_SYS_PTRACE))
+		return "CAP_SYS_PTRACE";
+#undef HAS_CAP
+	return NULL;
 }
 
 static void install_signals(void)
@@ -74,34 +84,67 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Forks COMMAND held at a pipe until the parent is ready to sample it. */
-static pid_t launch(char **command, int *go_fd)
-{
-	int fds[2];
+/* A command held at a pipe until the parent is ready to sample it; a
+ * second, close-on-exec pipe carries errno back if exec fails. */
+struct launched {
 	pid_t pid;
+	int go_fd;
+	int err_fd;
+};
 
-	if (pipe2(fds, O_CLOEXEC))
+static int launch(char **command, struct launched *l)
+{
+	int go[2], err[2] = { -1, -1 };
+
+	if (pipe2(go, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
+	if (pipe2(err, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	l->pid = fork();
+	if (l->pid == 0) {
 		char c;
+		int e;
 
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(command[0], command);
-		fprintf(stderr, "luabpfprof: cannot run %s: %s\n", command[0], strerror(errno));
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
 		_exit(127);
 	}
-	close(fds[0]);
-	if (pid < 0) {
-		close(fds[1]);
+	close(go[0]);
+	close(err[1]);
+	if (l->pid < 0) {
+		close(go[1]);
+		close(err[0]);
 		return -1;
 	}
-	*go_fd = fds[1];
-	return pid;
+	l->go_fd = go[1];
+	l->err_fd = err[0];
+	return 0;
+}
+
+/* Releases the command; returns 0 once it runs, else its exec errno. */
+static int release(struct launched *l)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(l->go_fd, "g", 1) != 1)
+		e = EPIPE;
+	close(l->go_fd);
+	l->go_fd = -1;
+	n = read(l->err_fd, &e, sizeof(e));
+	close(l->err_fd);
+	l->err_fd = -1;
+	return n == sizeof(e) ? e : 0;
 }
 
 static void show_progress(const struct profile *p, double elapsed)
@@ -175,10 +218,11 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 }
 
 /* Samples until the duration ends, a signal arrives or every target
- * exits; drains the kernel maps about once a second. */
+ * exits, draining the kernel maps as it goes. */
 static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
+	uint64_t next_progress = start + PROGRESS_NS;
 	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
 	struct timespec tick = { 0, TICK_NS };
 
@@ -200,8 +244,10 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 		if (now >= next_drain) {
 			targets_drain(ts);
 			next_drain = now + DRAIN_NS;
-			if (progress)
-				show_progress(ts->prof, (double)(now - start) / 1e9);
+		}
+		if (progress && now >= next_progress) {
+			show_progress(ts->prof, (double)(now - start) / 1e9);
+			next_progress = now + PROGRESS_NS;
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -220,8 +266,10 @@ int main(int argc, char **argv)
 	struct output out = { 0 };
 	enum out_format fmt = FMT_TEXT;
 	char err[256];
-	pid_t child = -1;
-	int go_fd = -1, rc = 1;
+	struct launched cmd = { -1, -1, -1 };
+	int rc = 1, e;
+	const char *missing;
+	bool pipe_closed = false;
 
 	switch (options_parse(argc, argv, &o)) {
 	case OPTIONS_EXIT_OK:
@@ -247,8 +295,14 @@ int main(int argc, char **argv)
 	} else if (o.output) {
 		fmt = out_format_from_path(o.output);
 	}
-	if (!privileged()) {
+	missing = missing_capability();
+	if (missing && geteuid() != 0) {
 		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+		return 1;
+	}
+	if (missing) {
+		log_error("permission denied: running as root without %s (dropped by a container or setpriv?); luabpfprof needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
+			  missing);
 		return 1;
 	}
 	install_signals();
@@ -282,36 +336,51 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (o.command) {
-		child = launch(o.command, &go_fd);
-		if (child < 0 || targets_add(&ts, child, false, err, sizeof(err))) {
-			log_error("cannot launch %s: %s", o.command[0], child < 0 ? strerror(errno) : err);
+		if (launch(o.command, &cmd) ||
+		    targets_add(&ts, cmd.pid, false, err, sizeof(err))) {
+			log_error("cannot launch %s: %s", o.command[0],
+				  cmd.pid < 0 ? strerror(errno) : err);
 			goto cleanup;
 		}
 		/* Release the child only once its samples are being counted. */
-		if (write(go_fd, "g", 1) != 1)
-			log_warn("cannot start %s", o.command[0]);
-		close(go_fd);
-		go_fd = -1;
+		e = release(&cmd);
+		if (e) {
+			log_error("cannot run %s: %s", o.command[0], strerror(e));
+			rc = 127;
+			goto cleanup;
+		}
 	}
-	sample_loop(&ts, &o, child);
+	sample_loop(&ts, &o, cmd.pid);
 	targets_drain(&ts);
-	if (render(out.f, ts.prof, &o, &jp, fmt, &ts) && errno != EPIPE) {
-		log_error("writing the report failed: %s", strerror(errno));
-		goto cleanup;
+	/* A reader that stops early (| head) is not an error: say so, keep
+	 * the summary and exit 0. */
+	if (render(out.f, ts.prof, &o, &jp, fmt, &ts)) {
+		if (errno != EPIPE) {
+			log_error("writing %s failed: %s", o.output ? o.output : "the report",
+				  strerror(errno));
+			goto cleanup;
+		}
+		pipe_closed = true;
 	}
 	if (output_commit(&out, err, sizeof(err))) {
-		if (errno != EPIPE)
+		if (errno != EPIPE) {
 			log_error("%s", err);
-		goto cleanup;
+			goto cleanup;
+		}
+		pipe_closed = true;
 	}
+	if (pipe_closed)
+		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
 	print_summary(ts.prof, o.hz);
 	rc = 0;
 cleanup:
-	if (go_fd >= 0)
-		close(go_fd);
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
+	if (cmd.go_fd >= 0)
+		close(cmd.go_fd);
+	if (cmd.err_fd >= 0)
+		close(cmd.err_fd);
+	if (cmd.pid > 0) {
+		kill(cmd.pid, SIGTERM);
+		waitpid(cmd.pid, NULL, 0);
 	}
 	output_abort(&out);
 	collector_close(col);

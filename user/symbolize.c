@@ -42,6 +42,7 @@ struct proto_entry {
 	bool valid;
 	char *chunk;
 	uint32_t *bc;		/* lazily copied bytecode */
+	void *lines;		/* lazily copied lineinfo (sizebc - 1 entries) */
 	uint64_t k, lineinfo, uvinfo, varinfo;
 	uint32_t sizekgc;
 	uint8_t sizeuv;
@@ -58,6 +59,7 @@ struct symbolizer {
 	struct proto_entry **slots;	/* open addressing by proto address */
 	size_t nslots, n;
 	uint32_t epoch;
+	bool frozen;		/* the target exited: its memory cannot change */
 	uint64_t unknown;
 	char scratch[MAX_NAME];
 };
@@ -84,6 +86,7 @@ static void entry_release(struct proto_entry *e)
 	free(e->sites);
 	free(e->chunk);
 	free(e->bc);
+	free(e->lines);
 	free(e->varinfo_copy);
 	free(e->uvinfo_copy);
 	memset(e, 0, sizeof(*e));
@@ -120,6 +123,11 @@ void sym_next_epoch(struct symbolizer *s)
 	/* Bounded memory over long runs with prototype churn. */
 	if (s->n > CACHE_LIMIT)
 		cache_flush(s);
+}
+
+void sym_freeze(struct symbolizer *s)
+{
+	s->frozen = true;
 }
 
 uint64_t sym_unknown_count(const struct symbolizer *s)
@@ -233,7 +241,7 @@ static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
 	if (!slot)
 		return NULL;
 	e = *slot;
-	if (e && e->epoch == s->epoch)
+	if (e && (e->epoch == s->epoch || s->frozen))
 		return e->valid ? e : NULL;
 	if (proto_header(s, pt, &fresh)) {
 		if (e) {
@@ -292,9 +300,8 @@ static int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, u
 	return (int64_t)((pc - bc) / 4) - 1;
 }
 
-static int line_at(struct symbolizer *s, const struct proto_entry *e, int64_t pos)
+static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 {
-	uint32_t delta = 0;
 	int size;
 
 	if (pos < 0)
@@ -306,9 +313,21 @@ static int line_at(struct symbolizer *s, const struct proto_entry *e, int64_t po
 	if (pos == 0)
 		return e->firstline;
 	size = e->numline < 256 ? 1 : e->numline < 65536 ? 2 : 4;
-	if (mem_read(s->mem, e->lineinfo + (uint64_t)(pos - 1) * size, &delta, size))
-		return -1;
-	return e->firstline + (int)delta;
+	/* Copied once: lines stay resolvable after the target exits. */
+	if (!e->lines) {
+		e->lines = malloc((size_t)(e->sizebc - 1) * size);
+		if (e->lines && mem_read(s->mem, e->lineinfo, e->lines, (size_t)(e->sizebc - 1) * size)) {
+			free(e->lines);
+			e->lines = NULL;
+		}
+		if (!e->lines)
+			return -1;
+	}
+	if (size == 1)
+		return e->firstline + ((const uint8_t *)e->lines)[pos - 1];
+	if (size == 2)
+		return e->firstline + ((const uint16_t *)e->lines)[pos - 1];
+	return e->firstline + (int)((const uint32_t *)e->lines)[pos - 1];
 }
 
 /* Copies a debug-info block (NUL-terminated records of unknown total size):

@@ -26,6 +26,10 @@ void sym_free(struct symbolizer *s);
 /* Starts a new drain: cached prototypes are revalidated on next use. */
 void sym_next_epoch(struct symbolizer *s);
 
+/* The target exited: cached prototypes are used as they are, since its
+ * memory can no longer be reused (and can no longer be read). */
+void sym_freeze(struct symbolizer *s);
+
 /* Symbolizes n walked frames (top first) into out[0..n).  The strings in
  * out stay valid until the next sym_next_epoch. */
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,

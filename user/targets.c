@@ -2,13 +2,16 @@
 #define _GNU_SOURCE
 #include "targets.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -20,9 +23,16 @@
 #include "symbolize.h"
 
 #define PF_KTHREAD		0x00200000u
-#define RESCAN_FAST_NS		200000000ull	/* while waiting for a VM */
+#define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
+#define RESCAN_WAIT_MAX_NS	1000000000ull
+#define EPOCH_NS		1000000000ull	/* prototype revalidation period */
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
 #define ZONE_NAME_MAX		256
+#define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
+
+/* Unknown-frame counts of symbolizers freed with their VMs, and of frames
+ * whose VM was gone when they were drained: the summary keeps them. */
+static uint64_t retired_unknown;
 
 /* Per-drain memo: stacks shared by several sample classes are symbolized
  * once. */
@@ -205,7 +215,12 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	log_verbose("PID %d (%s): scanned %llu KiB, %d candidate(s), %d VM(s)", (int)pid, t->comm,
 		    (unsigned long long)(rep.bytes_scanned >> 10), rep.candidates, rep.nvms);
 	if (res == DISCOVER_GONE) {
-		snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		/* /proc/PID/maps unreadable: gone, or not ours to read. */
+		if (kill(pid, 0) && errno == ESRCH)
+			snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		else
+			snprintf(err, errlen, "PID %d (%s): cannot read its memory maps: %s", (int)pid,
+				 t->comm, "permission denied (needs CAP_SYS_PTRACE)");
 		goto fail;
 	}
 	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {
@@ -304,10 +319,133 @@ static bool has_exited(struct target *t)
 	return read_stat(t->pid, &state, &flags) || state == 'Z' || state == 'X';
 }
 
+/* Whether the VM still validates where it was found: after lua_close or
+ * an exec its memory holds something else. */
+static bool vm_alive(struct target *t, const struct lj_vm *vm)
+{
+	struct layout_probe probe;
+
+	return !layout_identify(t->mem, vm->gg, vm->layout->gc64, &probe) &&
+	       probe.layout == vm->layout;
+}
+
+/* Forgets the VMs that are gone; says so when the last one goes.  Their
+ * samples drained later have unknown frames (the memory they name is gone),
+ * counted; later samples of the process count as [host] until a new VM
+ * is found. */
+static bool drop_dead_vms(struct target *t)
+{
+	int before = t->nvms;
+	char comm[32];
+
+	for (int v = 0; v < t->nvms;) {
+		if (vm_alive(t, &t->vms[v])) {
+			v++;
+			continue;
+		}
+		log_verbose("PID %d: the VM at %#llx is gone", (int)t->pid,
+			    (unsigned long long)t->vms[v].g);
+		retired_unknown += sym_unknown_count(t->sym[v]);
+		sym_free(t->sym[v]);
+		t->nvms--;
+		t->vms[v] = t->vms[t->nvms];
+		t->sym[v] = t->sym[t->nvms];
+		t->sym[t->nvms] = NULL;
+	}
+	if (t->nvms == before)
+		return false;
+	if (!t->nvms) {
+		read_comm(t->pid, comm, sizeof(comm));
+		if (strcmp(comm, t->comm))
+			log_warn("PID %d (%s) exec'd %s: its LuaJIT VM is gone; what was collected is kept, its samples count as [host] until a new VM appears",
+				 (int)t->pid, t->comm, comm);
+		else
+			log_warn("PID %d (%s): its LuaJIT VM is gone (closed, or the process exec'd); what was collected is kept, its samples count as [host] until a new VM appears",
+				 (int)t->pid, t->comm);
+		t->waiting = true;
+	}
+	return true;
+}
+
+/* The children of pid (as /proc/PID/task/TID/children lists them) into
+ * out; returns how many. */
+static int children_of(pid_t pid, pid_t *out, int max)
+{
+	char path[300];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		FILE *f;
+		int child;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (n < max && fscanf(f, "%d", &child) == 1)
+			out[n++] = child;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool same_program(pid_t a, pid_t b)
+{
+	char pa[64], pb[64], ea[PATH_MAX], eb[PATH_MAX];
+	ssize_t na, nb;
+
+	snprintf(pa, sizeof(pa), "/proc/%d/exe", (int)a);
+	snprintf(pb, sizeof(pb), "/proc/%d/exe", (int)b);
+	na = readlink(pa, ea, sizeof(ea));
+	nb = readlink(pb, eb, sizeof(eb));
+	return na > 0 && na == nb && !memcmp(ea, eb, (size_t)na);
+}
+
+/* A forked child that still runs its parent's program holds a copy of the
+ * parent's VM, and is not sampled: BPF filters on the process.  Said once
+ * per run, for a child seen on two checks in a row (so that -a, which
+ * adds new processes itself, has had its chance). */
+static void note_forks(struct targets *ts, struct target *t)
+{
+	static pid_t pending;
+	static bool noted;
+	pid_t kids[64];
+	int n;
+
+	if (noted || !t->nvms)
+		return;
+	n = children_of(t->pid, kids, 64);
+	for (int i = 0; i < n; i++) {
+		if (find_target(ts, kids[i]) || !same_program(t->pid, kids[i]))
+			continue;
+		if (kids[i] != pending) {
+			pending = kids[i];
+			continue;
+		}
+		log_warn("PID %d (%s) forked PID %d: the child has a copy of its LuaJIT VM but is not profiled (samples are filtered by process); add -p %d to profile it",
+			 (int)t->pid, t->comm, (int)kids[i], (int)kids[i]);
+		noted = true;
+		return;
+	}
+}
+
 int targets_poll(struct targets *ts, uint64_t now_ns)
 {
+	static uint64_t next_check_ns;
+	bool check = now_ns >= next_check_ns;
 	int running = 0;
 
+	if (check)
+		next_check_ns = now_ns + CHECK_NS;
 	for (int i = 0; i < ts->n; i++) {
 		struct target *t = &ts->t[i];
 		bool changed = false;
@@ -316,17 +454,35 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			continue;
 		if (has_exited(t)) {
 			t->exited = true;
+			for (int v = 0; v < t->nvms; v++)
+				sym_freeze(t->sym[v]);
 			continue;
 		}
 		running++;
-		if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
+		if (check) {
+			changed = drop_dead_vms(t);
+			note_forks(ts, t);
+		}
+		/* Without a VM, scan memory only once LuaJIT is mapped: a
+		 * process that exec'd something else is not read over and over. */
+		if (now_ns >= t->next_scan_ns && !t->nvms && !maps_luajit(t->pid)) {
+			t->waiting = true;
+			t->next_scan_ns = now_ns + RESCAN_FIRST_NS;
+		} else if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
 			struct discover_report rep;
 			int before = t->nvms;
 
 			scan(t, &rep);
 			t->waiting = t->nvms == 0;
-			changed = t->nvms != before;
-			t->next_scan_ns = now_ns + (t->waiting ? RESCAN_FAST_NS : RESCAN_SLOW_NS);
+			changed |= t->nvms != before;
+			/* A new process creates its VM early: look often at first. */
+			if (t->waiting) {
+				uint64_t wait = RESCAN_FIRST_NS << (t->scans < 6 ? t->scans : 6);
+
+				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
+			} else {
+				t->next_scan_ns = now_ns + RESCAN_SLOW_NS;
+			}
 		}
 		/* jit.zone may be required at any time after attach. */
 		for (int v = 0; v < t->nvms; v++) {
@@ -396,8 +552,10 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	m->nframes = n;
 	ds->memo_used++;
 	if (!sym) {
+		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
 			m->frames[i] = unknown_frame(ds->ts->prof);
+		retired_unknown += n;
 		return m;
 	}
 	sym_stack(sym, st->frames, n, ds->scratch);
@@ -455,8 +613,17 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	profile_add(ts->prof, &s);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec tp;
+
+	clock_gettime(CLOCK_MONOTONIC, &tp);
+	return (uint64_t)tp.tv_sec * 1000000000ull + (uint64_t)tp.tv_nsec;
+}
+
 int targets_drain(struct targets *ts)
 {
+	uint64_t now_ns = monotonic_ns();
 	struct drain_state *ds = calloc(1, sizeof(*ds));
 	uint64_t cnt[CNT__MAX];
 	struct profile_stats *st = &ts->prof->stats;
@@ -469,9 +636,14 @@ int targets_drain(struct targets *ts)
 	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
 	if (!ds->memo)
 		goto cleanup;
-	for (int i = 0; i < ts->n; i++)
-		for (int v = 0; v < ts->t[i].nvms; v++)
-			sym_next_epoch(ts->t[i].sym[v]);
+	/* Drains come often (a process may exit any moment, and then its
+	 * memory is gone); prototypes are revalidated about once a second. */
+	if (now_ns >= ts->next_epoch_ns) {
+		for (int i = 0; i < ts->n; i++)
+			for (int v = 0; v < ts->t[i].nvms; v++)
+				sym_next_epoch(ts->t[i].sym[v]);
+		ts->next_epoch_ns = now_ns + EPOCH_NS;
+	}
 	err = collector_drain(ts->col, on_drained, ds);
 	/* The kernel counters are cumulative: the profile shows the totals. */
 	collector_counters(ts->col, cnt);
@@ -487,7 +659,7 @@ int targets_drain(struct targets *ts)
 	st->base_jit = cnt[CNT_BASE_JIT];
 	st->base_L = cnt[CNT_BASE_L];
 	st->trace_pc = cnt[CNT_TRACE_PC];
-	st->sym_unknown = 0;
+	st->sym_unknown = retired_unknown;
 	for (int i = 0; i < ts->n; i++)
 		for (int v = 0; v < ts->t[i].nvms; v++)
 			st->sym_unknown += sym_unknown_count(ts->t[i].sym[v]);

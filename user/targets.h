@@ -41,6 +41,7 @@ struct targets {
 	struct collector *col;
 	bool lua_only;		/* drop [host] samples */
 	struct profile *prof;	/* where drained samples go */
+	uint64_t next_epoch_ns;	/* next prototype revalidation */
 };
 
 /* Starts profiling pid.  strict: refuse a process without a LuaJIT VM
