@@ -109,6 +109,17 @@ check_share "C functions: Lua part" "$TMP/cfuncs.F.txt" cfuncs.lua:lua_part 40 6
 check "C functions: table.sort with a Lua comparator above it" \
 	grep -q 'cfuncs.lua:2[23] < sort' "$TMP/cfuncs.2.txt"
 
+# --- -- COMMAND: the VM is created after luabpfprof started -------------------
+"$PROF" -F "$HZ" --jp F -- "$LUAJIT" "$WL/w631.lua" 2 >"$TMP/launch.txt" 2>"$TMP/launch.err"
+check_share "-- COMMAND: VM found after start, a" "$TMP/launch.txt" w631.lua:a 60 6
+check_share "-- COMMAND: VM found after start, c" "$TMP/launch.txt" w631.lua:c 10 5
+check "-- COMMAND: a process that exits is still symbolized" \
+	bash -c "! grep -q '^ *[0-9]*%  \[unknown\]' '$TMP/launch.txt'"
+"$PROF" -- /nonexistent/command >"$TMP/noexec.txt" 2>"$TMP/noexec.err"
+rc=$?
+check "-- COMMAND that cannot run: status 127 and one line" \
+	bash -c "[ $rc = 127 ] && grep -q 'cannot run /nonexistent/command: No such file' '$TMP/noexec.err' && [ \$(wc -l < '$TMP/noexec.err') = 1 ]"
+
 # --- the summary line reports losses by cause ------------------------------------
 check "summary line on stderr names every loss cause" \
 	grep -q 'bad frame.*truncated.*read fault.*stack map full.*count map full' "$TMP/w631on.F.err"
