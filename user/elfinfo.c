@@ -61,7 +61,9 @@ void elf_file_close(struct elf_file *ef)
 	free(ef);
 }
 
-int elf_offset_to_vaddr(struct elf_file *ef, uint64_t offset, uint64_t *vaddr)
+/* Translates between file offsets and virtual addresses through the
+ * PT_LOAD segment that contains the address. */
+static int translate(struct elf_file *ef, uint64_t in, bool from_offset, uint64_t *out)
 {
 	size_t n;
 
@@ -69,34 +71,27 @@ int elf_offset_to_vaddr(struct elf_file *ef, uint64_t offset, uint64_t *vaddr)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
+		uint64_t start;
 
 		if (!gelf_getphdr(ef->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (offset >= ph.p_offset && offset < ph.p_offset + ph.p_filesz) {
-			*vaddr = ph.p_vaddr + (offset - ph.p_offset);
+		start = from_offset ? ph.p_offset : ph.p_vaddr;
+		if (in >= start && in < start + ph.p_filesz) {
+			*out = (from_offset ? ph.p_vaddr : ph.p_offset) + (in - start);
 			return 0;
 		}
 	}
 	return -1;
 }
 
+int elf_offset_to_vaddr(struct elf_file *ef, uint64_t offset, uint64_t *vaddr)
+{
+	return translate(ef, offset, true, vaddr);
+}
+
 int elf_vaddr_to_offset(struct elf_file *ef, uint64_t vaddr, uint64_t *offset)
 {
-	size_t n;
-
-	if (elf_getphdrnum(ef->elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(ef->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*offset = ph.p_offset + (vaddr - ph.p_vaddr);
-			return 0;
-		}
-	}
-	return -1;
+	return translate(ef, vaddr, false, offset);
 }
 
 static Elf_Scn *find_section(struct elf_file *ef, const char *want, GElf_Shdr *sh)
