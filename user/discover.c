@@ -100,9 +100,6 @@ static int accept_candidate(pid_t pid, struct mem_reader *mem, const struct proc
 		return -1;
 	}
 	find_vm_range(pid, maps, vm, asm_begin);
-	log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)pid,
-		    (unsigned long long)vm->g, vm->layout->name, (unsigned long long)vm->vm_lo,
-		    (unsigned long long)vm->vm_hi, vm->elf_path[0] ? vm->elf_path : "?");
 	return 0;
 }
 

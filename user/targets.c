@@ -140,6 +140,10 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
 					 (int)t->pid);
 		}
+		log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)t->pid,
+			    (unsigned long long)found[i].g, found[i].layout->name,
+			    (unsigned long long)found[i].vm_lo, (unsigned long long)found[i].vm_hi,
+			    found[i].elf_path[0] ? found[i].elf_path : "?");
 		t->vms[t->nvms] = found[i];
 		t->vms[t->nvms].zone_tab = discover_zone_table(t->mem, &found[i]);
 		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? &t->vd : NULL);
@@ -165,6 +169,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	struct target *t;
 	struct discover_report rep;
 	enum discover_result res;
+	int scan_errno;
 	unsigned flags = 0;
 	char state = 0;
 
@@ -211,16 +216,21 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	errno = 0;
 	res = scan(t, &rep);
+	scan_errno = errno;
 	log_verbose("PID %d (%s): scanned %llu KiB, %d candidate(s), %d VM(s)", (int)pid, t->comm,
 		    (unsigned long long)(rep.bytes_scanned >> 10), rep.candidates, rep.nvms);
 	if (res == DISCOVER_GONE) {
-		/* /proc/PID/maps unreadable: gone, or not ours to read. */
+		/* /proc/PID/maps unreadable: gone, not ours to read, or no fd. */
 		if (kill(pid, 0) && errno == ESRCH)
 			snprintf(err, errlen, "PID %d: no such process", (int)pid);
 		else
 			snprintf(err, errlen, "PID %d (%s): cannot read its memory maps: %s", (int)pid,
-				 t->comm, "permission denied (needs CAP_SYS_PTRACE)");
+				 t->comm,
+				 scan_errno == EMFILE || scan_errno == ENFILE ? "too many open files" :
+				 scan_errno == EACCES || scan_errno == EPERM ?
+				 "permission denied (needs CAP_SYS_PTRACE)" : strerror(scan_errno));
 		goto fail;
 	}
 	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {
