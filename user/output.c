@@ -3,12 +3,61 @@
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Whether path names something a rename must not replace: a device, FIFO
+ * or socket (/dev/null, a named pipe), directly or through a symlink of
+ * our own or root's (/dev/stdout).  Another user's symlink is never
+ * followed: it is replaced like a file. */
+static bool write_in_place(const char *path)
+{
+	struct stat lsb, sb;
+
+	if (lstat(path, &lsb))
+		return false;
+	if (S_ISLNK(lsb.st_mode)) {
+		if (lsb.st_uid != geteuid() && lsb.st_uid != 0)
+			return false;
+		if (stat(path, &sb))
+			return false;
+		return !S_ISREG(sb.st_mode);
+	}
+	return !S_ISREG(lsb.st_mode);
+}
+
+/* Opens a device or FIFO for writing; 1 when it turned out to be a regular
+ * file after all (raced), to be written the safe way. */
+static int open_in_place(struct output *o, const char *path, char *err, size_t errlen)
+{
+	struct stat lsb, sb;
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fd;
+
+	if (!lstat(path, &lsb) && !S_ISLNK(lsb.st_mode))
+		flags |= O_NOFOLLOW;
+	fd = open(path, flags);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) || S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
 
 int output_open(struct output *o, const char *path, char *err, size_t errlen)
 {
@@ -26,6 +75,12 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 	if (!stat(path, &sb) && S_ISDIR(sb.st_mode)) {
 		snprintf(err, errlen, "cannot write %s: is a directory", path);
 		return -1;
+	}
+	if (write_in_place(path)) {
+		int r = open_in_place(o, path, err, errlen);
+
+		if (r <= 0)
+			return r;
 	}
 	dircopy = strdup(path);
 	if (!dircopy || asprintf(&o->tmp, "%s/.luabpfprof.XXXXXX", dirname(dircopy)) < 0) {
@@ -64,8 +119,17 @@ int output_commit(struct output *o, char *err, size_t errlen)
 	int saved = errno;
 
 	if (!o->tmp) {
+		/* stdout, or a device or FIFO written in place. */
+		if (o->path && fclose(o->f) && !failed) {
+			failed = 1;
+			saved = errno;
+		}
+		if (o->path)
+			o->f = NULL;
 		if (failed)
-			snprintf(err, errlen, "writing the report failed: %s", strerror(saved));
+			snprintf(err, errlen, "writing %s failed: %s",
+				 o->path ? o->path : "the report", strerror(saved));
+		errno = saved;
 		return failed ? -1 : 0;
 	}
 	if (fsync(fileno(o->f)) && !failed) {
@@ -87,6 +151,7 @@ int output_commit(struct output *o, char *err, size_t errlen)
 	}
 	free(o->tmp);
 	o->tmp = NULL;
+	errno = saved;
 	return failed ? -1 : 0;
 }
 
@@ -98,6 +163,8 @@ void output_abort(struct output *o)
 		unlink(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
+	} else if (o->path && o->f) {
+		fclose(o->f);
 	}
 	o->f = NULL;
 }
