@@ -131,14 +131,19 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 		if (known)
 			continue;
 		if (!t->have_vd && found[i].elf_path[0]) {
-			t->have_vd = !vmdef_find(t->pid, found[i].elf_path,
-						 found[i].layout->openresty, &t->vd);
-			if (t->have_vd)
+			struct vmdef *vd = calloc(1, sizeof(*vd));
+
+			t->have_vd = vd && !vmdef_find(t->pid, found[i].elf_path,
+						       found[i].layout->openresty, vd);
+			if (t->have_vd) {
+				t->vd = vd;
 				log_verbose("PID %d: fast-function names from %s", (int)t->pid,
-					    t->vd.path);
-			else
+					    t->vd->path);
+			} else {
+				free(vd);
 				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
 					 (int)t->pid);
+			}
 		}
 		log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)t->pid,
 			    (unsigned long long)found[i].g, found[i].layout->name,
@@ -146,7 +151,7 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 			    found[i].elf_path[0] ? found[i].elf_path : "?");
 		t->vms[t->nvms] = found[i];
 		t->vms[t->nvms].zone_tab = discover_zone_table(t->mem, &found[i]);
-		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? &t->vd : NULL);
+		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? t->vd : NULL);
 		t->nvms++;
 	}
 }
@@ -266,8 +271,11 @@ static void target_release(struct target *t)
 {
 	for (int v = 0; v < t->nvms; v++)
 		sym_free(t->sym[v]);
-	if (t->have_vd)
-		vmdef_free(&t->vd);
+	if (t->have_vd) {
+		vmdef_free(t->vd);
+		free(t->vd);
+		t->vd = NULL;
+	}
 	mem_close(t->mem);
 	if (t->pidfd >= 0)
 		close(t->pidfd);

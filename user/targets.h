@@ -29,7 +29,9 @@ struct target {
 	struct lj_vm vms[LBP_MAX_VMS];
 	struct symbolizer *sym[LBP_MAX_VMS];
 	int nvms;
-	struct vmdef vd;
+	/* On the heap: symbolizers keep a pointer to it, and a target moves
+	 * when the array grows or another target is removed. */
+	struct vmdef *vd;
 	bool have_vd;
 	uint64_t next_scan_ns;
 	unsigned scans;
