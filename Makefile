@@ -44,8 +44,8 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/user/%.o: user/%.c user/*.h bpf/sampler.h | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# Only the loader includes the generated skeleton.
-$(OUT)/user/collector.o: $(SKELS)
+# Only the loaders include the generated skeletons.
+$(OUT)/user/collector.o $(OUT)/user/vmwatch.o: $(SKELS)
 
 luabpfprof: $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
