@@ -412,7 +412,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!base) {
 		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
 
-		base = field(lblk, L_BLOCK, 0, 8);
+		base = field(lblk, L_BLOCK, 0, off->gc64 ? 8 : 4);	/* L->base */
 		bump(cb, CNT_BASE_L);
 		/* SAVE_PC in the VM's C frame is the top Lua frame's PC when the
 		 * VM called out (C function, GC, helpers); validated later. */

@@ -86,11 +86,14 @@ static __always_inline int read_frame(struct walk_ctx *c, __u64 *fn, __s64 *link
 static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u64 *id)
 {
 	__u8 hdr[48] = {};
-	__u32 span = (c->off.fn_cfunc + 8 - c->off.fn_ffid) & 47;
+	/* A clamp, not a mask: `& 47` cut the non-GC64 span (26) to 10. */
+	__u32 span = c->off.fn_cfunc + 8 - c->off.fn_ffid;
 	__u32 pc_at = (c->off.fn_pc - c->off.fn_ffid) & 31;
 	__u32 cf_at = (c->off.fn_cfunc - c->off.fn_ffid) & 31;
 	__u64 v = 0;
 
+	if (span > sizeof(hdr))
+		span = sizeof(hdr);
 	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.fn_ffid)))
 		return -1;
 	if (hdr[0] == 0) {		/* Lua: bytecode follows the GCproto */

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Every LuaJIT build users run x every way the JIT can be on or off, on the
+# 6:3:1 workload: Debian's upstream 2.1 and OpenResty's 2.1, GC64 (as Debian
+# ships them) and non-GC64 (built from the same Debian sources by
+# tests/deps/setup-nongc64.sh), each as the static luajit executable and as
+# libluajit-5.1.so.2 in a C host; with the JIT on, with -joff, and with
+# jit.off() called by the script itself (w631off.lua).  Each run is attached
+# after the process started and must give a:b:c = 60:30:10 within 5 points,
+# the VM state the mode implies, and no unwind errors.
+source "$(dirname "$0")/lib.sh"
+source "$TOP/tests/variants.sh"
+
+HZ=999		# ~1000-2000 samples in 2 s: 5 points is > 3 sigma
+SECS=2
+TOL=5
+
+# mode_args MODE: the workload arguments for a JIT mode.
+mode_args() {
+	case $1 in
+	jit)    echo "$WL/w631.lua" ;;
+	joff)   echo "-joff $WL/w631.lua" ;;
+	jitoff) echo "$WL/w631off.lua" ;;
+	esac
+}
+
+# folded_share FILE PATTERN: percentage of samples whose folded stack
+# matches the awk regex PATTERN (rounded), or empty without samples.
+folded_share() {
+	awk -v pat="$2" '{ n = $NF; all += n; if ($0 ~ pat) hit += n }
+		END { if (all) printf "%d\n", 100 * hit / all + 0.5 }' "$1"
+}
+
+# unwind_errors FILE: bad frames + read faults from the summary line.
+unwind_errors() {
+	sed -n 's/.*unwind: \([0-9]*\) bad frame, [0-9]* truncated, \([0-9]*\) read fault.*/\1 \2/p' "$1" |
+		awk '{ print $1 + $2 }'
+}
+
+# run_one LABEL MODE: profile w631 on variant LABEL in JIT mode MODE.
+run_one() {
+	local v=$1 mode=$2 tag="$1/$2" out=$TMP/$1.$2 pid want got errs
+	# shellcheck disable=SC2046
+	start_bg variant_exec "$v" $(mode_args "$mode") 60
+	pid=$BGPID
+	sleep 0.5		# VM created, traces compiled (about 10 ms)
+	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --jp F >"$out.F" 2>"$out.F.err" &
+	local p1=$!
+	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" -f folded --vmstate-frames >"$out.folded" 2>"$out.folded.err"
+	wait "$p1"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+
+	check_share "$tag: a" "$out.F" w631.lua:a 60 "$TOL"
+	check_share "$tag: b" "$out.F" w631.lua:b 30 "$TOL"
+	check_share "$tag: c" "$out.F" w631.lua:c 10 "$TOL"
+	echo "info: $tag ($(variant_desc "$v")): a=$(share "$out.F" w631.lua:a)" \
+		"b=$(share "$out.F" w631.lua:b) c=$(share "$out.F" w631.lua:c)," \
+		"$(grep -o '[0-9]* samples' "$out.F.err")"
+
+	# The VM state the mode implies, from the same kind of sample.
+	if [ "$mode" = jit ]; then want='\[Compiled\]'; else want='\[Interpreted\]'; fi
+	got=$(folded_share "$out.folded" "$want [0-9]+$")
+	if [ -n "$got" ] && [ "$got" -ge 95 ]; then pass "$tag: vmstate ${want//\\/} ${got}%"
+	else fail "$tag: vmstate" "want ${want//\\/} >= 95%, got '${got}'%: $(tr '\n' '|' < "$out.folded")"; fi
+
+	errs=$(unwind_errors "$out.F.err")
+	check "$tag: no unwind errors ($(tr -d '\n' < "$out.F.err" | sed 's/.*unwind: //; s/;.*//'))" \
+		test "${errs:-1}" -eq 0
+	check "$tag: no unknown frames" bash -c "! grep -q unknown '$out.F' '$out.folded'"
+}
+
+if [ ${#VARIANTS[@]} -lt 4 ]; then
+	fail "variants present" "only '${VARIANTS[*]}' (run make test-deps)"
+fi
+if [ ${#NOGC64_VARIANTS[@]} -lt 4 ]; then
+	fail "non-GC64 variants present" "only '${NOGC64_VARIANTS[*]}' (run tests/deps/setup-nongc64.sh)"
+fi
+
+for v in "${VARIANTS[@]}" "${NOGC64_VARIANTS[@]}"; do
+	for mode in jit joff jitoff; do
+		run_one "$v" "$mode"
+	done
+done
+
+# The non-GC64 builds really are non-GC64 (32-bit GC references): the
+# profiler must have picked a non-GC64 layout for them, and a GC64 one for
+# the others.
+for v in deb-bin "${NOGC64_VARIANTS[0]:-}"; do
+	[ -n "$v" ] || continue
+	start_bg variant_exec "$v" "$WL/w631.lua" 60
+	sleep 0.3
+	"$PROF" -v -p "$BGPID" -d 0.3 >/dev/null 2>"$TMP/layout.$v.err"
+	kill "$BGPID" 2>/dev/null
+	wait "$BGPID" 2>/dev/null
+	case $v in *nogc64*) want="non-GC64" ;; *) want=" GC64" ;; esac
+	check "$v: discovered layout is $want" \
+		bash -c "grep 'VM at' '$TMP/layout.$v.err' | grep -q -- '$want'"
+done
+
+cleanup_children
