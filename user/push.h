@@ -1,0 +1,82 @@
+/* Shipping profiles to a backend over HTTP (libcurl): the request each
+ * API wants for one interval's gzip pprof, and one attempt to send it.
+ * Retries, backoff and the spool are the shipper's (shipper.h).
+ *   ingest  Pyroscope  POST /ingest?name=SVC.cpu{k=v}&from&until&format=pprof&sampleRate
+ *   push    Pyroscope  POST /push.v1.PusherService/Push (Connect JSON, base64 profile)
+ *   parca   Parca      POST /profiles/writeraw (grpc-gateway JSON, base64 profile)
+ */
+#ifndef LBP_PUSH_H
+#define LBP_PUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum push_api { PUSH_API_INGEST, PUSH_API_PUSH, PUSH_API_PARCA };
+
+struct push_label {
+	const char *name, *value;
+};
+
+/* What describes one profile to the backend. */
+struct push_meta {
+	const char *service;		/* already valid (push_service_name) */
+	const struct push_label *labels;
+	int nlabels;
+	uint64_t from_ns, until_ns;	/* CLOCK_REALTIME */
+	unsigned hz;
+};
+
+/* A ready request: immutable, so it can wait in the spool and be retried. */
+struct push_req {
+	char *path;		/* route and query string, e.g. "/ingest?name=..." */
+	char *content_type;
+	char *body;
+	size_t body_len;
+};
+
+/* "ingest", "push", "parca"; -1 if unknown. */
+int push_api_parse(const char *name, enum push_api *api);
+
+/* Builds the request carrying gz (a gzip pprof).  Returns 0. */
+int push_build(enum push_api api, const struct push_meta *m, const void *gz, size_t len,
+	       struct push_req *out);
+void push_req_free(struct push_req *r);
+
+/* A service name every backend accepts, from any string (a comm): bytes
+ * outside [A-Za-z0-9_.-] become '_'. */
+void push_service_name(const char *in, char *out, size_t len);
+
+/* Checks a --label: KEY a label name ([A-Za-z_][A-Za-z0-9_]*, not a
+ * reserved one), VALUE non-empty printable without {},=" or backslash.
+ * Returns 0, or -1 with a one-line reason. */
+int push_label_check(const char *kv, char *err, size_t errlen);
+
+/* The first line of a credentials file, trimmed; -1 with a reason if it
+ * cannot be read or is empty. */
+int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen);
+
+struct push_client_opts {
+	const char *url;		/* base URL, or the full route URL */
+	const char *tenant;		/* X-Scope-OrgID, or NULL */
+	const char *bearer;		/* Authorization: Bearer, or NULL */
+	const char *basic;		/* "user:password", or NULL */
+	long connect_timeout_s, timeout_s;
+};
+
+enum push_result {
+	PUSH_OK,
+	PUSH_RETRY,		/* network error, timeout, 5xx, 408, 429, 401, 403 */
+	PUSH_REJECTED,		/* any other 4xx: sending it again cannot help */
+};
+
+struct push_client;
+
+struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen);
+void push_client_free(struct push_client *c);
+
+/* One attempt; on failure why says what happened (status and the start
+ * of the server's answer, or curl's error). */
+enum push_result push_send(struct push_client *c, const struct push_req *r, char *why,
+			   size_t whylen);
+
+#endif
