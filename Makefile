@@ -76,3 +76,17 @@ bench: deps test-deps all
 
 clean:
 	rm -rf $(OUT) luabpfprof
+
+# --- Sanitizers and fuzzing ----------------------------------------------------
+# SANITIZE=1: a sanitizer report is fatal, so that a test run cannot miss it.
+# Objects remember the flags they were built with: switching SANITIZE (or
+# CFLAGS) rebuilds them instead of linking a mix.
+ifeq ($(SANITIZE),1)
+CFLAGS    += -fno-sanitize-recover=all
+endif
+FLAGS_STAMP := $(OUT)/flags.stamp
+$(shell mkdir -p $(OUT)/user $(OUT)/tests && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | \
+	cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(FLAGS_STAMP))
+$(USER_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
+
+include tests/fuzz/fuzz.mk

@@ -1,0 +1,46 @@
+# Fuzzing, included by the Makefile.  `make fuzz` builds the libFuzzer
+# targets of tests/fuzz (clang, libFuzzer, ASan and UBSan: Debian's
+# libclang-rt-14-dev) and runs each for FUZZ_TIME seconds on the seed
+# corpus of real process snapshots (tests/fuzz/corpus).  `make fuzz-snapshot`
+# builds the tool that takes such snapshots (tests/fuzz/README.md).
+
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 60
+FUZZ_DIR    := $(OUT)/fuzz
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	       -Iuser -Ibpf -Itests/fuzz
+FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
+# What the targets reach: memory images, layouts, the symbolizer, the
+# profile model and every exporter and view; no BPF, no live process.
+FUZZ_UNITS  := symbolize memory layout luaobj bcmode frame_fmt strbuf vmdef log profile \
+	       export_folded export_format export_pprof export_speedscope export_stack \
+	       export_svg pbwriter view_jitp view_tree jpmode discover elfinfo procmaps
+FUZZ_OBJS   := $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_UNITS)) $(FUZZ_DIR)/obj/snapfmt.o
+FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm
+
+$(FUZZ_DIR)/obj/%.o: user/%.c user/*.h bpf/sampler.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c tests/fuzz/*.h user/*.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -lelf -lz
+
+# The snapshot tool: the real collector and discovery, with a memory reader
+# that records what the symbolizer reads (it replaces memory.o).
+$(FUZZ_DIR)/snapshot: tests/fuzz/snapshot.c tests/fuzz/recmem.c tests/fuzz/snapfmt.c \
+		      tests/fuzz/*.h $(filter-out $(OUT)/user/memory.o,$(LIB_OBJS))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+.PHONY: fuzz fuzz-build fuzz-snapshot
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZ_BINS)
+
+fuzz-snapshot: $(FUZZ_DIR)/snapshot

@@ -1,0 +1,70 @@
+/* libFuzzer target: what the loader reads from a VM before any sample
+ * arrives, on a memory image: GG_State validation against every layout,
+ * the jit.zone lookup through the registry, trace start lookups and the
+ * GCstr/table readers.  Input: a snapshot (snapfmt.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "discover.h"
+#include "layout.h"
+#include "luaobj.h"
+#include "memory.h"
+#include "snapfmt.h"
+#include "symbolize.h"
+
+static struct snapshot snap;
+
+/* Reads through a VM the way the loader does once a layout is known. */
+static void walk_vm(struct mem_reader *mem, const struct lj_layout *lay, uint64_t gg, uint64_t g)
+{
+	struct lj_vm vm;
+	struct symbolizer *sym;
+	uint64_t registry = 0, tv = 0;
+	char buf[64];
+
+	memset(&vm, 0, sizeof(vm));
+	vm.gg = gg;
+	vm.g = g;
+	vm.layout = lay;
+	discover_zone_table(mem, &vm);
+	if (!mem_read(mem, g + lay->g_registrytv, &registry, 8)) {
+		lj_tab_getstr(mem, lay, lj_tv_gcptr(lay, registry), "_LOADED", &tv);
+		lj_read_str(mem, lay, lj_tv_gcptr(lay, tv), buf, sizeof(buf));
+	}
+	sym = sym_new(mem, lay, NULL);
+	for (int t = -1; t < 4; t++)
+		sym_trace_start(sym, g, t, buf, sizeof(buf));
+	sym_free(sym);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct layout_probe probe;
+	struct mem_reader *mem;
+	uint64_t out;
+	char buf[300];
+
+	if (snap_parse(data, size, &snap))
+		return 0;
+	mem = mem_open_image(snap.regions, (size_t)snap.nregions);
+	if (!mem)
+		return 0;
+	for (int gc64 = 1; gc64 >= 0; gc64--)
+		if (!layout_identify(mem, snap.gg, gc64, &probe))
+			walk_vm(mem, probe.layout, snap.gg, snap.gg + probe.layout->sizeof_L);
+	/* Also with the layout the input names, valid or not, so that the
+	 * readers behind validation see garbage too. */
+	walk_vm(mem, layout_at((snap.layout & 0x7f) % layout_count()), snap.gg, snap.g);
+	/* Signature checks at every 8-byte step of the first region. */
+	if (snap.nregions) {
+		const struct mem_region *r = &snap.regions[0];
+
+		for (size_t off = 0; off + 128 <= r->len && off < 4096; off += 8)
+			for (int gc64 = 0; gc64 < 2; gc64++)
+				layout_signature((const uint8_t *)r->data + off, r->addr + off, gc64);
+	}
+	mem_read_cstr(mem, snap.g, buf, sizeof(buf));
+	layout_read_ref(mem, layout_at(0), snap.gg, &out);
+	mem_close(mem);
+	return 0;
+}
