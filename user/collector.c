@@ -80,8 +80,10 @@ static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errle
 
 		c->pfds[cpu] = fd;
 		if (fd < 0) {
-			if (errno == ENODEV)
-				continue;	/* offline CPU */
+			if (errno == ENODEV) {
+				log_verbose("CPU %d is offline: not sampled", cpu);
+				continue;
+			}
 			if (errno == EMFILE || errno == ENFILE)
 				snprintf(err, errlen, "perf_event_open on CPU %d: too many open files", cpu);
 			else if (errno == EACCES || errno == EPERM)
@@ -92,7 +94,8 @@ static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errle
 		}
 		c->links[cpu] = bpf_program__attach_perf_event(c->skel->progs.on_sample, fd);
 		if (!c->links[cpu]) {
-			snprintf(err, errlen, "attaching the sampler to CPU %d: %s", cpu, strerror(errno));
+			snprintf(err, errlen, "attaching the sampler to CPU %d: %s", cpu,
+				 errno == EMFILE || errno == ENFILE ? "too many open files" : strerror(errno));
 			return -1;
 		}
 		c->nattached++;
@@ -104,9 +107,34 @@ static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errle
 	return 0;
 }
 
+/* Whether n more file descriptors can be opened.  Loading needs one per
+ * map, plus the program, BTF and libbpf's feature probes; libbpf turns
+ * running out into misleading errors (a failed probe, then a verifier
+ * rejection), so this is checked first. */
+static bool fds_available(int n)
+{
+	int fds[64], got = 0;
+	bool ok = true;
+
+	if (n > 64)
+		n = 64;
+	while (got < n) {
+		fds[got] = dup(STDERR_FILENO);
+		if (fds[got] < 0) {
+			ok = errno != EMFILE && errno != ENFILE;
+			break;
+		}
+		got++;
+	}
+	while (got > 0)
+		close(fds[--got]);
+	return ok;
+}
+
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen)
 {
 	struct collector *c = calloc(1, sizeof(*c));
+	const char *btf;
 	int e;
 
 	if (!c) {
@@ -114,7 +142,19 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 		return NULL;
 	}
 	libbpf_set_print(libbpf_print);
-	c->skel = sampler_bpf__open();
+	/* LUABPFPROF_BTF: the kernel's BTF from a file, for kernels without
+	 * /sys/kernel/btf/vmlinux (and to test that case). */
+	btf = getenv("LUABPFPROF_BTF");
+	if (btf && *btf && access(btf, R_OK)) {
+		snprintf(err, errlen, "kernel BTF unavailable: LUABPFPROF_BTF=%s: %s", btf,
+			 strerror(errno));
+		goto fail;
+	}
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf && *btf ? btf : NULL);
+
+		c->skel = sampler_bpf__open_opts(&oo);
+	}
 	if (!c->skel) {
 		snprintf(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
 		goto fail;
@@ -123,10 +163,30 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	bpf_map__set_max_entries(c->skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(c->skel->maps.counts, o->max_counts);
 	c->skel->rodata->walk_max_frames = o->max_frames;
+	{
+		struct bpf_map *map;
+		int nmaps = 0;
+
+		bpf_object__for_each_map(map, c->skel->obj)
+			nmaps++;
+		if (!fds_available(nmaps + 6)) {
+			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
+			goto fail;
+		}
+	}
 	e = sampler_bpf__load(c->skel);
 	if (e) {
 		e = -e;
-		if (e == EPERM || (e == EACCES && geteuid() != 0))
+		if (e == EMFILE || e == ENFILE)
+			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
+		else if (e == ENOSYS)
+			snprintf(err, errlen, "BPF is not available: this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)");
+		else if (btf && *btf)
+			snprintf(err, errlen, "loading BPF with the kernel BTF from LUABPFPROF_BTF=%s failed: %s (is it this kernel's BTF?)",
+				 btf, strerror(e));
+		else if (access("/sys/kernel/btf/vmlinux", R_OK))
+			snprintf(err, errlen, "kernel BTF unavailable: /sys/kernel/btf/vmlinux is missing (needs CONFIG_DEBUG_INFO_BTF, or LUABPFPROF_BTF=FILE)");
+		else if (e == EPERM || (e == EACCES && geteuid() != 0))
 			snprintf(err, errlen, "loading BPF: permission denied (needs root, or CAP_BPF and CAP_PERFMON)");
 		else if (e == EACCES || e == EINVAL)
 			snprintf(err, errlen, "the kernel's BPF verifier rejected the sampler (-v shows its log)");
