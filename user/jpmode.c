@@ -71,8 +71,9 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 	long val;
 	long depth = 1;
 	int sign;
+	bool defaulted = !mode || !*mode;
 
-	if (!mode || !*mode)
+	if (defaulted)
 		mode = "f";
 	if (strlen(mode) >= sizeof(rest)) {
 		set_err(err, errlen, "...", "mode is too long");
@@ -152,7 +153,9 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 	}
 
 	out->states = set['z'] ? 'z' : set['v'] ? 'v' : 0;
-	out->user_scope = set['l'] ? 'l' : set['f'] ? 'f' : set['F'] ? 'F' : 0;
+	/* jit.p's default "f" is no letter given: the tree and the exporters
+	 * keep their own default (F) then. */
+	out->user_scope = defaulted ? 0 : set['l'] ? 'l' : set['f'] ? 'f' : set['F'] ? 'F' : 0;
 	out->scope = out->user_scope ? out->user_scope : out->states ? 0 : 'f';
 	out->full_path = set['p'];
 	out->raw = set['r'];
