@@ -352,15 +352,13 @@ int main(int argc, char **argv)
 	}
 	sample_loop(&ts, &o, cmd.pid);
 	targets_drain(&ts);
-	/* A reader that stops early (| head) is not an error: say so, keep
-	 * the summary and exit 0. */
-	if (render(out.f, ts.prof, &o, &jp, fmt, &ts)) {
-		if (errno != EPIPE) {
-			log_error("writing %s failed: %s", o.output ? o.output : "the report",
-				  strerror(errno));
-			goto cleanup;
-		}
-		pipe_closed = true;
+	/* A failed write is reported by output_commit, which knows its
+	 * errno.  A reader that stops early (| head) is not an error: say
+	 * so, keep the summary and exit 0. */
+	if (render(out.f, ts.prof, &o, &jp, fmt, &ts) && !ferror(out.f)) {
+		log_error("writing %s failed: %s", o.output ? o.output : "the report",
+			  strerror(errno));
+		goto cleanup;
 	}
 	if (output_commit(&out, err, sizeof(err))) {
 		if (errno != EPIPE) {

@@ -12,6 +12,77 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Every report is written through a sink: stdio keeps no errno and the
+ * exporters turn a failed write into EIO, so the sink remembers the write's
+ * own error (ENOSPC, EPIPE ...) for output_commit to report.  One report
+ * per process: the open sink is kept here. */
+struct sink {
+	int fd;
+	int err;	/* errno of the first failed write, 0 if none */
+	bool own;	/* the stream closes fd */
+};
+
+static struct sink *open_sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *s = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(s->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!s->err)
+				s->err = w < 0 ? errno : EIO;
+			errno = s->err;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct sink *s = cookie;
+	int rc = s->own ? close(s->fd) : 0;
+
+	if (open_sink == s)
+		open_sink = NULL;
+	free(s);
+	return rc;
+}
+
+static FILE *sink_open(int fd, bool own)
+{
+	static const cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
+	struct sink *s = calloc(1, sizeof(*s));
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->own = own;
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	open_sink = s;
+	return f;
+}
+
+/* The error of the failed write, else fallback (else EIO). */
+static int write_error(int fallback)
+{
+	if (open_sink && open_sink->err)
+		return open_sink->err;
+	return fallback ? fallback : EIO;
+}
+
 /* Whether path names something a rename must not replace: a device, FIFO
  * or socket (/dev/null, a named pipe), directly or through a symlink of
  * our own or root's (/dev/stdout).  Another user's symlink is never
@@ -50,7 +121,7 @@ static int open_in_place(struct output *o, const char *path, char *err, size_t e
 		close(fd);
 		return 1;
 	}
-	o->f = fdopen(fd, "w");
+	o->f = sink_open(fd, true);
 	if (!o->f) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
@@ -68,7 +139,11 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 
 	memset(o, 0, sizeof(*o));
 	if (!path || !strcmp(path, "-")) {
-		o->f = stdout;
+		o->f = sink_open(STDOUT_FILENO, false);
+		if (!o->f) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		return 0;
 	}
 	o->path = path;
@@ -96,7 +171,7 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 	}
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = sink_open(fd, true))) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
@@ -116,29 +191,28 @@ fail:
 int output_commit(struct output *o, char *err, size_t errlen)
 {
 	int failed = fflush(o->f) != 0 || ferror(o->f);
-	int saved = errno;
+	int saved = failed ? write_error(errno) : 0;
 
 	if (!o->tmp) {
 		/* stdout, or a device or FIFO written in place. */
-		if (o->path && fclose(o->f) && !failed) {
+		if (fclose(o->f) && !failed) {
 			failed = 1;
-			saved = errno;
+			saved = write_error(errno);
 		}
-		if (o->path)
-			o->f = NULL;
+		o->f = NULL;
 		if (failed)
 			snprintf(err, errlen, "writing %s failed: %s",
 				 o->path ? o->path : "the report", strerror(saved));
 		errno = saved;
 		return failed ? -1 : 0;
 	}
-	if (fsync(fileno(o->f)) && !failed) {
+	if (!failed && open_sink && fsync(open_sink->fd)) {
 		failed = 1;
 		saved = errno;
 	}
 	if (fclose(o->f) && !failed) {
 		failed = 1;
-		saved = errno;
+		saved = write_error(errno);
 	}
 	o->f = NULL;
 	if (!failed && rename(o->tmp, o->path)) {
@@ -157,14 +231,12 @@ int output_commit(struct output *o, char *err, size_t errlen)
 
 void output_abort(struct output *o)
 {
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
 	if (o->tmp) {
-		if (o->f)
-			fclose(o->f);
 		unlink(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
-	} else if (o->path && o->f) {
-		fclose(o->f);
 	}
-	o->f = NULL;
 }
