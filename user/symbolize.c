@@ -2,6 +2,7 @@
 #include "symbolize.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,13 @@ static int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, u
 	return (int64_t)((pc - bc) / 4) - 1;
 }
 
+/* A line number, or -1 when garbage in the prototype puts it out of range
+ * (computed wide: firstline + delta must not overflow). */
+static int line_ok(int64_t line)
+{
+	return line < 0 || line > INT32_MAX ? -1 : (int)line;
+}
+
 static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 {
 	int size;
@@ -309,7 +317,7 @@ static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 	if (!e->lineinfo)
 		return 0;		/* stripped bytecode */
 	if (pos == e->sizebc)
-		return e->firstline + e->numline;
+		return line_ok((int64_t)e->firstline + e->numline);
 	if (pos == 0)
 		return e->firstline;
 	size = e->numline < 256 ? 1 : e->numline < 65536 ? 2 : 4;
@@ -324,10 +332,10 @@ static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 			return -1;
 	}
 	if (size == 1)
-		return e->firstline + ((const uint8_t *)e->lines)[pos - 1];
+		return line_ok((int64_t)e->firstline + ((const uint8_t *)e->lines)[pos - 1]);
 	if (size == 2)
-		return e->firstline + ((const uint16_t *)e->lines)[pos - 1];
-	return e->firstline + (int)((const uint32_t *)e->lines)[pos - 1];
+		return line_ok((int64_t)e->firstline + ((const uint16_t *)e->lines)[pos - 1]);
+	return line_ok((int64_t)e->firstline + ((const uint32_t *)e->lines)[pos - 1]);
 }
 
 /* Copies a debug-info block (NUL-terminated records of unknown total size):

@@ -86,7 +86,7 @@ struct pspec {
 	uint32_t sizebc;
 	const char *const *kstr;	/* kgc string constants by d */
 	uint32_t nk;
-	const uint8_t *lineinfo;	/* sizebc - 1 one-byte deltas; NULL = stripped */
+	const uint8_t *lineinfo;	/* sizebc - 1 deltas of 1, 2 or 4 bytes; NULL = stripped */
 	const uint8_t *varinfo;
 	size_t varinfo_len;
 	const char *uvinfo;		/* sizeuv NUL-terminated names */
@@ -125,8 +125,10 @@ static uint64_t mkproto_at(const struct pspec *p, uint64_t where)
 	for (uint32_t d = 0; d < p->nk; d++)
 		kstr[d] = mkstr(p->kstr[d]);
 	if (p->lineinfo) {
-		lineinfo = alloc(p->sizebc);
-		memcpy(at(lineinfo), p->lineinfo, p->sizebc - 1);
+		size_t lsz = p->numline < 256 ? 1 : p->numline < 65536 ? 2 : 4;
+
+		lineinfo = alloc(p->sizebc * lsz);
+		memcpy(at(lineinfo), p->lineinfo, (p->sizebc - 1) * lsz);
 	}
 	if (p->varinfo) {
 		varinfo = alloc(p->varinfo_len);
@@ -393,6 +395,23 @@ static void chunks(void)
 	run(fr, 1);
 	CHECK_STR("stripped bytecode: line 0", put_frame(&out[0], 'l'), "stripped:0");
 	CHECK("stripped bytecode: line is 0", out[0].line == 0);
+
+	/* 4-byte lineinfo (numline >= 65536) with garbage that would push
+	 * firstline + delta past INT_MAX: unknown, not a wrapped number
+	 * (found by fuzz_symbolize). */
+	{
+		static const uint8_t li4[] = { 0x38, 0x4e, 0xed, 0x43, 0, 0, 0, 0 };
+		struct pspec q = { .chunk = "@big.lua", .firstline = 1903260017, .numline = 70000,
+				   .bc = bc, .sizebc = 3, .lineinfo = li4 };
+
+		fr[0] = lua_at(mkproto(&q), 1);
+		run(fr, 1);
+		CHECK("line past INT_MAX: unknown", out[0].kind == FRAME_LUA && out[0].line == -1);
+		q.firstline = 5;
+		fr[0] = lua_at(mkproto(&q), 2);	/* pos == sizebc - 1: delta 0 */
+		run(fr, 1);
+		CHECK("4-byte lineinfo read", out[0].line == 5);
+	}
 
 	/* Names with bytes that every exporter must escape come through as
 	 * stored: escaping is the exporters' job. */
