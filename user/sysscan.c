@@ -59,6 +59,7 @@ struct proc_entry {
 	uint64_t first_ns;	/* first seen */
 	uint64_t next_ns;	/* next check or retry */
 	uint64_t delay_ns;	/* PENDING: current backoff */
+	bool warned;		/* PENDING: told the user it has no usable VM */
 };
 
 struct object {
@@ -226,12 +227,18 @@ static void try_add(struct targets *ts, struct proc_entry *e, uint64_t now)
 		S.added++;
 		return;
 	}
-	/* Not a target until it has a VM: targets would rescan it 5x a second. */
-	targets_remove(ts, e->pid);
+	/* Not a target until it has a VM: each rescan is a memory scan. */
 	e->kind = PROC_PENDING;
 	e->delay_ns = e->delay_ns ? e->delay_ns * 2 : PENDING_MIN_NS;
-	if (e->delay_ns > PENDING_MAX_NS)
+	if (e->delay_ns >= PENDING_MAX_NS) {
 		e->delay_ns = PENDING_MAX_NS;
+		/* A minute without a VM: an unsupported build, or a VM yet to come. */
+		if (t && !e->warned)
+			log_warn("-a: PID %d (%s) maps LuaJIT but no VM was recognised; retrying every %llu s (-v for details)",
+				 (int)e->pid, t->comm, PENDING_MAX_NS / 1000000000ull);
+		e->warned = true;
+	}
+	targets_remove(ts, e->pid);
 	e->next_ns = now + e->delay_ns;
 }
 
