@@ -132,12 +132,13 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 		struct pt_regs *regs;
 
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		/* Registers saved at kernel entry: exact for an interrupt or
+		 * fault taken in the interpreter; BASE/PC are only trusted
+		 * later for IPs inside it, which a syscall never is. */
 		r->ip = BPF_CORE_READ(regs, ip);
 		r->sp = BPF_CORE_READ(regs, sp);
-		/* BASE/PC are only trusted for IPs inside the interpreter,
-		 * which a syscall never is. */
-		r->dx = 0;
-		r->bx = 0;
+		r->dx = BPF_CORE_READ(regs, dx);
+		r->bx = BPF_CORE_READ(regs, bx);
 	}
 }
 
