@@ -81,6 +81,8 @@ prof opt -p 1 -f bmp
 refused "unknown format" 2 "unknown format 'bmp'"
 prof opt -p 1 --jp 'f%'
 refused "bad --jp mode" 2 "^luabpfprof: "
+prof opt -p 1 --tree=bogus
+refused "bad --tree value (before any sampling)" 2 "invalid --tree value"
 prof opt -d 1
 refused "nothing to profile" 2 "nothing to profile"
 

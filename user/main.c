@@ -285,6 +285,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	jp.vmstate_detail = o.vmstate_detail;
+	if (o.tree) {
+		/* A bad --tree is a usage error, before any sampling. */
+		struct view_tree_opts to;
+
+		view_tree_opts_init(&to);
+		if (view_tree_parse_arg(o.tree, &to, err, sizeof(err))) {
+			log_error("%s", err);
+			return EXIT_USAGE;
+		}
+	}
 	if (jp.interval_ms)
 		o.hz = jp.interval_ms >= 1000 ? 1 : 1000 / jp.interval_ms;
 	if (o.format) {
