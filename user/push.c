@@ -418,6 +418,8 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	snprintf(why, whylen, "HTTP %ld%s%s", status, c->answer[0] ? ": " : "", c->answer);
 	if (status >= 200 && status < 300)
 		res = PUSH_OK;
+	else if (status >= 300 && status < 400)
+		res = PUSH_REJECTED;	/* redirects are not followed: give the final URL */
 	else if (status >= 400 && status < 500 && status != 401 && status != 403 &&
 		 status != 408 && status != 429)
 		res = PUSH_REJECTED;

@@ -66,7 +66,7 @@ struct push_client_opts {
 enum push_result {
 	PUSH_OK,
 	PUSH_RETRY,		/* network error, timeout, 5xx, 408, 429, 401, 403 */
-	PUSH_REJECTED,		/* any other 4xx: sending it again cannot help */
+	PUSH_REJECTED,		/* 3xx, any other 4xx: sending it again cannot help */
 };
 
 struct push_client;

@@ -101,7 +101,7 @@ struct sink_files *sink_files_open(const char *dir, unsigned retain_count,
 	}
 	s->retain_count = retain_count;
 	s->retain_bytes = retain_bytes;
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	if (mkdir(dir, 0750) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create --out-dir %s: %s", dir, strerror(errno));
 		goto fail;
 	}
@@ -148,10 +148,14 @@ void sink_files_close(struct sink_files *s)
 	free(s);
 }
 
+/* A fresh file: never through a link someone else planted in the directory. */
 static int write_file(const char *path, const void *data, size_t len)
 {
 	const char *p = data;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd;
+
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 
 	if (fd < 0)
 		return -1;

@@ -207,7 +207,8 @@ static uint64_t write_file(struct spool *s, uint64_t id, const struct push_req *
 	entry_path(s, id, true, tmp, sizeof(tmp));
 	entry_path(s, id, false, path, sizeof(path));
 	sb_printf(&head, "%s%s\n%s\n%zu\n", MAGIC, r->path, r->content_type, r->body_len);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		goto cleanup;
 	if (write_all(fd, head.buf, head.len) || write_all(fd, r->body, r->body_len) ||
