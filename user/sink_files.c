@@ -83,7 +83,8 @@ static void apply_retention(struct sink_files *s)
 		free(s->files[drop].name);
 		drop++;
 	}
-	memmove(s->files, s->files + drop, (s->n - drop) * sizeof(*s->files));
+	if (drop)
+		memmove(s->files, s->files + drop, (s->n - drop) * sizeof(*s->files));
 	s->n -= drop;
 }
 
@@ -127,7 +128,8 @@ struct sink_files *sink_files_open(const char *dir, unsigned retain_count,
 		snprintf(err, errlen, "cannot write to --out-dir %s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	qsort(s->files, s->n, sizeof(*s->files), kept_cmp);
+	if (s->n > 1)
+		qsort(s->files, s->n, sizeof(*s->files), kept_cmp);
 	apply_retention(s);
 	return s;
 fail:

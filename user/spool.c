@@ -134,7 +134,8 @@ static int load_dir(struct spool *s, char *err, size_t errlen)
 			s->next_id = id + 1;
 	}
 	closedir(d);
-	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
+	if (s->n > 1)
+		qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
 	return 0;
 }
 
