@@ -6,7 +6,7 @@
 # libluajit-5.1.so.2 in a C host; with the JIT on, with -joff, and with
 # jit.off() called by the script itself (w631off.lua).  Each run is attached
 # after the process started and must give a:b:c = 60:30:10 within 5 points,
-# the VM state the mode implies, and no unwind errors.
+# the VM state the mode implies, no unknown frames and unwind errors < 1%.
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/variants.sh"
 
@@ -30,15 +30,15 @@ folded_share() {
 		END { if (all) printf "%d\n", 100 * hit / all + 0.5 }' "$1"
 }
 
-# unwind_errors FILE: bad frames + read faults from the summary line.
+# unwind_errors FILE: bad frames + truncated + read faults from the summary.
 unwind_errors() {
-	sed -n 's/.*unwind: \([0-9]*\) bad frame, [0-9]* truncated, \([0-9]*\) read fault.*/\1 \2/p' "$1" |
-		awk '{ print $1 + $2 }'
+	sed -n 's/.*unwind: \([0-9]*\) bad frame, \([0-9]*\) truncated, \([0-9]*\) read fault.*/\1 \2 \3/p' "$1" |
+		awk '{ print $1 + $2 + $3 }'
 }
 
 # run_one LABEL MODE: profile w631 on variant LABEL in JIT mode MODE.
 run_one() {
-	local v=$1 mode=$2 tag="$1/$2" out=$TMP/$1.$2 pid want got errs
+	local v=$1 mode=$2 tag="$1/$2" out=$TMP/$1.$2 pid want got errs n
 	# shellcheck disable=SC2046
 	start_bg variant_exec "$v" $(mode_args "$mode") 60
 	pid=$BGPID
@@ -63,9 +63,14 @@ run_one() {
 	if [ -n "$got" ] && [ "$got" -ge 95 ]; then pass "$tag: vmstate ${want//\\/} ${got}%"
 	else fail "$tag: vmstate" "want ${want//\\/} >= 95%, got '${got}'%: $(tr '\n' '|' < "$out.folded")"; fi
 
+	# Unwind errors under 1% (none measured; a rare race must not fail CI).
 	errs=$(unwind_errors "$out.F.err")
-	check "$tag: no unwind errors ($(tr -d '\n' < "$out.F.err" | sed 's/.*unwind: //; s/;.*//'))" \
-		test "${errs:-1}" -eq 0
+	n=$(grep -o '[0-9]* samples' "$out.F.err" | head -n1 | cut -d' ' -f1)
+	if [ -n "$errs" ] && [ -n "$n" ] && [ "$n" -ge 300 ] && [ $((errs * 100)) -lt "$n" ]; then
+		pass "$tag: unwind errors $errs of $n samples"
+	else
+		fail "$tag: unwind errors" "'$errs' of '$n' samples: $(cat "$out.F.err")"
+	fi
 	check "$tag: no unknown frames" bash -c "! grep -q unknown '$out.F' '$out.folded'"
 }
 
