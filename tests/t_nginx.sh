@@ -1,0 +1,163 @@
+#!/bin/bash
+# nginx + Lua under load: Debian's nginx and lua-nginx-module on OpenResty's
+# LuaJIT (extracted by tests/deps/setup-nginx.sh, never installed), two
+# workers, each request a coroutine resumed from C.  The handler
+# (tests/nginx/handler.lua) splits its CPU 2:1 between parse and render and
+# measures that split itself (os.clock per part, per worker).  Under wrk
+# load on loopback:
+#   - one worker's PID: the profiled parse:render split is within 6 points
+#     of the in-process truth over the same window, unwind errors < 1%;
+#   - all workers of the master (-p W1,W2): one section per worker, each
+#     with the split.
+source "$(dirname "$0")/lib.sh"
+
+HZ=999
+SECS=3
+TOL=6
+TREE=$TOP/.deps/nginx
+OR_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+RUN=$TMP/nginx
+
+# http_get PATH: the body of GET PATH on the test server (bash /dev/tcp).
+http_get() {
+	local fd line body=0
+	exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" || return 1
+	printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$1" >&"$fd"
+	while IFS= read -r line <&"$fd"; do
+		line=${line%$'\r'}
+		if [ "$body" = 1 ]; then echo "$line"; elif [ -z "$line" ]; then body=1; fi
+	done
+	exec {fd}>&-
+}
+
+# start_nginx: master + 2 workers on a free port; sets MASTER, WORKERS, PORT.
+start_nginx() {
+	local try
+	mkdir -p "$RUN"
+	for try in 1 2 3; do
+		PORT=$((20000 + RANDOM % 20000))
+		sed -e "s|@DIR@|$RUN|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$PORT|g" \
+			"$TOP/tests/nginx/nginx.conf.in" > "$RUN/nginx.conf"
+		: > "$RUN/error.log"
+		start_bg env LD_LIBRARY_PATH="$OR_LIB" "$TREE/usr/sbin/nginx" -p "$RUN" \
+			-c "$RUN/nginx.conf" -e "$RUN/error.log"
+		MASTER=$BGPID
+		for _ in $(seq 50); do
+			WORKERS=($(pgrep -P "$MASTER"))
+			[ ${#WORKERS[@]} -eq 2 ] && [ -n "$(http_get /truth?pid=0 2>/dev/null)" ] && return 0
+			kill -0 "$MASTER" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$MASTER" 2>/dev/null
+		wait "$MASTER" 2>/dev/null
+		grep -q 'Address already in use' "$RUN/error.log" || break
+	done
+	return 1
+}
+
+# truth PID: "parse render" CPU seconds measured inside worker PID so far.
+truth() {
+	http_get "/truth?pid=$1"
+}
+
+# split_truth BEFORE AFTER: parse's percentage of parse + render between
+# two truth() readings.
+split_truth() {
+	echo "$1 $2" | awk '{ p = $3 - $1; r = $4 - $2
+		if (p + r > 0) printf "%.1f\n", 100 * p / (p + r) }'
+}
+
+# split_folded FILE [PID]: parse's percentage of parse + render in a folded
+# profile (leaf frames), and the two counts.
+split_folded() {
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		if (f[k] == "handler.lua:parse") p += n
+		else if (f[k] == "handler.lua:render") r += n }
+		END { if (p + r > 0) printf "%.1f %d %d\n", 100 * p / (p + r), p, r }' "$1"
+}
+
+# near_f GOT WANT TOL: |GOT - WANT| <= TOL for decimals.
+near_f() {
+	[ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" -v t="$3" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'
+}
+
+# summary_field FILE WORD: the number before WORD in the summary line.
+summary_field() {
+	grep -o "[0-9]* $2" "$1" | head -n1 | cut -d' ' -f1
+}
+
+if [ ! -x "$TREE/usr/sbin/nginx" ] || [ ! -f "$TREE/usr/lib/nginx/modules/ngx_http_lua_module.so" ]; then
+	fail "nginx + Lua present" "no $TREE (run tests/deps/setup-nginx.sh)"
+	exit 0
+fi
+command -v wrk >/dev/null || { fail "wrk present" "install wrk (tests/deps/apt.variants)"; exit 0; }
+if ! start_nginx; then
+	fail "nginx + Lua starts" "$(tr '\n' '|' < "$RUN/error.log")"
+	exit 0
+fi
+pass "nginx + Lua starts: master $MASTER, workers ${WORKERS[*]}, port $PORT"
+
+start_bg wrk -t2 -c8 -d30s "http://127.0.0.1:$PORT/work"
+WRK=$BGPID
+sleep 1.5	# every worker has served requests: handler loaded, traces compiled
+
+# --- one worker ---------------------------------------------------------------
+w=${WORKERS[0]}
+before=$(truth "$w")
+"$PROF" -p "$w" -d "$SECS" -F "$HZ" --jp F >"$RUN/w.F" 2>"$RUN/w.F.err" &
+p1=$!
+"$PROF" -p "$w" -d "$SECS" -F "$HZ" -f folded >"$RUN/w.folded" 2>"$RUN/w.folded.err"
+wait "$p1"
+after=$(truth "$w")
+
+want=$(split_truth "$before" "$after")
+read -r got np nr <<< "$(split_folded "$RUN/w.folded")"
+samples=$(summary_field "$RUN/w.F.err" samples)
+errs=$(sed -n 's/.*unwind: \([0-9]*\) bad frame, \([0-9]*\) truncated, \([0-9]*\) read fault.*/\1 \2 \3/p' \
+	"$RUN/w.F.err" | awk '{ print $1 + $2 + $3 }')
+echo "info: worker $w: in-process truth parse ${want}%, profiled ${got}% (parse $np, render $nr samples); text view: $(tr '\n' '|' < "$RUN/w.F"); $(cat "$RUN/w.F.err")"
+if near_f "$got" "$want" "$TOL"; then pass "nginx worker: parse:render split ${got}% vs in-process ${want}%"
+else fail "nginx worker: parse:render split" "profiled '${got}'% vs in-process '${want}'% (±$TOL)"; fi
+check_share "nginx worker: text view names the handler's parse" "$RUN/w.F" handler.lua:parse \
+	"${want%.*}" "$((TOL + 3))"
+if [ -n "$samples" ] && [ "$samples" -ge 500 ] && [ -n "$errs" ] &&
+   [ $((errs * 100)) -lt "$samples" ]; then
+	pass "nginx worker: unwind errors $errs of $samples samples (< 1%)"
+else
+	fail "nginx worker: unwind errors" "'$errs' of '$samples' samples: $(cat "$RUN/w.F.err")"
+fi
+check "nginx worker: no unknown frames" bash -c "! grep -q unknown '$RUN/w.F' '$RUN/w.folded'"
+check "nginx worker: the handler runs in the request coroutine's main chunk" \
+	grep -q 'content_by_lua(nginx.conf:[0-9]*):0;handler.lua:work;handler.lua:parse ' "$RUN/w.folded"
+
+# --- every worker of the master ---------------------------------------------------
+mapfile -t kids < <(pgrep -P "$MASTER")
+list=$(IFS=,; echo "${kids[*]}")
+"$PROF" -p "$list" -d "$SECS" -F "$HZ" --jp F >"$RUN/all.F" 2>"$RUN/all.F.err"
+check "nginx master $MASTER: ${#kids[@]} workers" test "${#kids[@]}" -eq 2
+for k in "${kids[@]}"; do
+	awk -v pid="$k" '/^=== PID [0-9]+ \(/ { on = ($3 == pid); next } on' "$RUN/all.F" > "$RUN/all.$k"
+	t=$(truth "$k")
+	# Whole-run truth of this worker: its split since it started.
+	want=$(split_truth "0 0" "$t")
+	p=$(share "$RUN/all.$k" handler.lua:parse)
+	r=$(share "$RUN/all.$k" handler.lua:render)
+	got=$( [ -n "$p" ] && [ -n "$r" ] && awk -v p="$p" -v r="$r" 'BEGIN { printf "%.1f\n", 100 * p / (p + r) }')
+	if near_f "$got" "$want" "$TOL"; then pass "nginx worker $k (via master): split ${got}% vs in-process ${want}%"
+	else fail "nginx worker $k (via master): split" "got '${got}'% want '${want}'%: $(tr '\n' '|' < "$RUN/all.F")"; fi
+done
+# The master itself: luabpfprof -p MASTER follows no children (yet).
+"$PROF" -p "$MASTER" -d 1 -F "$HZ" --jp F >"$RUN/master.F" 2>"$RUN/master.F.err"
+if grep -q '^=== PID' "$RUN/master.F"; then
+	check "nginx: -p MASTER reports every worker" \
+		test "$(grep -c '^=== PID' "$RUN/master.F")" -ge 2
+else
+	echo "SKIP: nginx: -p MASTER profiles the idle master only ($(tr '\n' ' ' < "$RUN/master.F")); workers need -p W1,W2"
+fi
+
+kill "$WRK" 2>/dev/null
+wait "$WRK" 2>/dev/null
+kill -QUIT "$MASTER" 2>/dev/null
+wait "$MASTER" 2>/dev/null
+cleanup_children
