@@ -114,6 +114,8 @@ sleep 0.3
 A1=$!
 "$PROF" -p "$P1,$P2" -F 99 -d 64 -f folded -o "$TMP/one.folded" 2>"$TMP/one.err" &
 ONE=$!
+"$PROF" -p "$P1,$P2" -F 99 -d 64 --jp F >"$TMP/one.txt" 2>"$TMP/one_txt.err" &
+ONE_TXT=$!
 wait_for "$TMP/a1.log" "continuous:" 20 || fail "agent starts" "$(cat "$TMP/a1.log")"
 sleep 2		# the one-shot run attaches in the same time
 touch "$GO_FILE"
@@ -250,7 +252,7 @@ back_to_back() {
 	done < "$1"
 }
 wait "$A1"; rc=$?
-wait "$ONE"
+wait "$ONE" "$ONE_TXT"
 check "60 s run: exits 0" [ "$rc" -eq 0 ]
 check "60 s run: every interval delivered exactly once (12 delivered, none left)" \
 	grep -q "push: 12 delivered, 0 refused, 0 dropped (spool full), 0 not delivered" "$TMP/a1.log"
@@ -271,5 +273,17 @@ for pid in "$P1" "$P2"; do
 	want=$(awk -F';' -v p="$pid" '$2 == p { n = split($NF, a, " "); s += a[n] } END { print s + 0 }' "$TMP/one.folded")
 	check "60 s run, $comm: total samples $got = one 60 s run's $want within 1%" \
 		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 500 && d <= w / 100) }'
+done
+# The text view of a one-shot run: its summary counts every sample of both.
+got=$(cat "$TMP"/a1.[0-9]* | awk '{ s += $3 } END { print s + 0 }')
+want=$(sed -n 's/^luabpfprof: \([0-9]*\) samples in .*/\1/p' "$TMP/one_txt.err")
+check "60 s run: all samples $got = the text view's $want within 1%" \
+	awk -v g="$got" -v w="${want:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 1000 && d <= w / 100) }'
+burn_on_top() {	# burn_on_top PID FILE: the section's first line
+	grep -A1 -x "=== PID $1 (.*) ===" "$2" | grep -q '^100%  duty.lua:burn$'
+}
+for pid in "$P1" "$P2"; do
+	check "60 s run: the text view's section for PID $pid is duty.lua:burn too" \
+		burn_on_top "$pid" "$TMP/one.txt"
 done
 cleanup_children
