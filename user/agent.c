@@ -68,12 +68,6 @@ static void on_sighup(int sig)
 	reopen_log = 1;
 }
 
-/* Start and end lines: informational, so no "warning:" prefix. */
-static void note(const char *msg)
-{
-	fprintf(stderr, "luabpfprof: %s\n", msg);
-}
-
 static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec t;
@@ -353,7 +347,7 @@ static void describe(const struct agent *a)
 	if (o->push_url)
 		sb_printf(&s, "push to %s (%s)%s%s", o->push_url, o->push_api,
 			  o->spool_dir ? ", spool " : "", o->spool_dir ? o->spool_dir : "");
-	note(sb_str(&s));
+	log_info("%s", sb_str(&s));
 	sb_free(&s);
 }
 
@@ -405,10 +399,7 @@ int agent_run(const struct options *o, struct targets *ts, struct collector *col
 
 	if (o->log_file && open_log(o->log_file))
 		return 1;
-	if (!o->out_dir && !o->push_url) {
-		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
-		return 1;
-	}
+	log_set_timestamps(true);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
 		log_error("cannot initialise libcurl");
 		return 1;
@@ -466,7 +457,7 @@ cleanup:
 				  (unsigned long long)ss.delivered, (unsigned long long)ss.rejected,
 				  (unsigned long long)ss.dropped, (unsigned long long)ss.queued,
 				  ss.queued && o->spool_dir ? " (kept in the spool)" : "");
-		note(sb_str(&s));
+		log_info("%s", sb_str(&s));
 		sb_free(&s);
 	}
 	sink_files_close(a.files);

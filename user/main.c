@@ -341,10 +341,6 @@ int main(int argc, char **argv)
 	targets_attach(&ts, col);
 	if (o.all)
 		sysscan_add_all(&ts);
-	if (o.continuous) {
-		rc = agent_run(&o, &ts, col, &stop_signal);
-		goto cleanup;
-	}
 	if (o.command) {
 		if (launch(o.command, &cmd) ||
 		    targets_add(&ts, cmd.pid, false, err, sizeof(err))) {
@@ -359,6 +355,10 @@ int main(int argc, char **argv)
 			rc = 127;
 			goto cleanup;
 		}
+	}
+	if (o.continuous) {
+		rc = agent_run(&o, &ts, col, &stop_signal);
+		goto cleanup;
 	}
 	sample_loop(&ts, &o, cmd.pid);
 	targets_drain(&ts);
@@ -391,6 +391,8 @@ cleanup:
 		waitpid(cmd.pid, NULL, 0);
 	}
 	output_abort(&out);
+	if (o.all)
+		sysscan_free();
 	collector_close(col);
 	targets_free(&ts);
 	profile_free(ts.prof);

@@ -439,5 +439,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 		log_error("--push and --out-dir need --continuous");
 		return OPTIONS_ERROR;
 	}
+	if (o->continuous && !o->push_url && !o->out_dir) {
+		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
+		return OPTIONS_ERROR;
+	}
 	return OPTIONS_OK;
 }

@@ -55,7 +55,7 @@ static void settle(struct shipper *sh, uint64_t id, enum push_result res, const 
 		sh->delivered++;
 		if (sh->failing) {
 			spool_get_stats(sh->spool, &st);
-			log_warn("push: %s reachable again; %llu spooled profile(s) to send", sh->url,
+			log_info("push: %s reachable again; %llu spooled profile(s) to send", sh->url,
 				 (unsigned long long)st.queued);
 		}
 		sh->failing = false;

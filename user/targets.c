@@ -502,8 +502,9 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 				t->next_scan_ns = now_ns + RESCAN_SLOW_NS;
 			}
 		}
-		/* jit.zone may be required at any time after attach. */
-		for (int v = 0; v < t->nvms; v++) {
+		/* jit.zone may be required at any time after attach; looking
+		 * once a second keeps twenty idle agents' targets cheap. */
+		for (int v = 0; v < t->nvms && check; v++) {
 			if (!t->vms[v].zone_tab) {
 				t->vms[v].zone_tab = discover_zone_table(t->mem, &t->vms[v]);
 				changed |= t->vms[v].zone_tab != 0;
