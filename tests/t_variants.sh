@@ -7,6 +7,8 @@
 # jit.off() called by the script itself (w631off.lua).  Each run is attached
 # after the process started and must give a:b:c = 60:30:10 within 5 points,
 # the VM state the mode implies, no unknown frames and unwind errors < 1%.
+# Last, a build whose layout is in no table (LUAJIT_DISABLE_JIT) must be
+# refused with a clear message.
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/variants.sh"
 
@@ -101,5 +103,28 @@ for v in deb-bin "${NOGC64_VARIANTS[0]:-}"; do
 	check "$v: discovered layout is $want" \
 		bash -c "grep 'VM at' '$TMP/layout.$v.err' | grep -q -- '$want'"
 done
+
+# A build whose layout is not in the table (no JIT: GG_State has no
+# jit_State, so the dispatch table sits elsewhere) is refused with a
+# clear message, never profiled with a guessed layout.
+NOJIT=$TOP/.deps/luajit-deb-nojit/usr/bin/luajit
+if [ -x "$NOJIT" ]; then
+	start_bg "$NOJIT" "$WL/w631.lua" 60
+	sleep 0.3
+	"$PROF" -p "$BGPID" -d 1 --jp F >"$TMP/nojit.F" 2>"$TMP/nojit.err"
+	rc=$?
+	"$PROF" -v -p "$BGPID" -d 0.5 --jp F >/dev/null 2>"$TMP/nojit.v.err"
+	kill "$BGPID" 2>/dev/null
+	wait "$BGPID" 2>/dev/null
+	check "no-JIT build (layout not in the table): refused, exit status $rc" test "$rc" -ne 0
+	check "no-JIT build: says the layout is not recognised" \
+		grep -q 'LuaJIT layout not recognised' "$TMP/nojit.err"
+	check "no-JIT build: -v names the failed check" \
+		grep -q 'refused: .*dispatch table does not point to code' "$TMP/nojit.v.err"
+	check "no-JIT build: no guessed frames in the report" \
+		bash -c "! grep -q 'w631.lua' '$TMP/nojit.F'"
+else
+	fail "no-JIT build present" "no $NOJIT (run tests/deps/setup-nongc64.sh)"
+fi
 
 cleanup_children

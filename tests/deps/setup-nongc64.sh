@@ -1,32 +1,36 @@
 #!/bin/bash
-# Builds non-GC64 LuaJIT (-DLUAJIT_DISABLE_GC64) from Debian's own source
-# packages, so the tests can run the 32-bit-reference layouts that Debian
-# itself does not ship:
-#   .deps/luajit-deb-nogc64/  from source package luajit  (upstream 2.1, 2022)
-#   .deps/luajit2-nogc64/     from source package luajit2 (OpenResty 2.1-2023)
-# Each tree looks like the extracted binary packages (setup-luajit.sh):
-# usr/bin/luajit (static VM), usr/lib/<arch>/libluajit-5.1.so.2, headers,
-# usr/share/luajit-2.1.0-beta3/jit/*.lua, and binaries are stripped like
-# Debian's.  The build follows debian/rules (make amalg PREFIX=/usr) plus
-# XCFLAGS=-DLUAJIT_DISABLE_GC64.
+# Builds LuaJIT variants Debian does not ship from Debian's own source
+# packages:
+#   .deps/luajit-deb-nogc64/  luajit  (upstream 2.1, 2022), LUAJIT_DISABLE_GC64
+#   .deps/luajit2-nogc64/     luajit2 (OpenResty 2.1-2023), LUAJIT_DISABLE_GC64
+#   .deps/luajit-deb-nojit/   luajit, LUAJIT_DISABLE_JIT, static executable
+#                             only: a layout not in user/layout.c (no
+#                             jit_State in GG_State), which the profiler must
+#                             refuse rather than guess (t_variants.sh)
+# The non-GC64 trees look like the extracted binary packages
+# (setup-luajit.sh): usr/bin/luajit (static VM), usr/lib/<arch>/
+# libluajit-5.1.so.2, headers, usr/share/luajit-2.1.0-beta3/jit/*.lua;
+# binaries are stripped like Debian's.  The build follows debian/rules
+# (make amalg PREFIX=/usr) plus the XCFLAGS above.
 #
-# The source comes from `apt-get source` at the version apt would install.
-# When the machine has no deb-src entry, a private one is derived from the
-# deb entries that serve the binary package and used through apt options
-# only (lists under .deps/.apt-src/): the system's apt configuration is
-# never modified.  No source is committed or kept after the build.
+# The source comes from `apt-get source` at the version of the binary
+# extracted by setup-luajit.sh (else apt's candidate).  When the machine
+# has no deb-src entry, a private one is derived from the deb entries that
+# serve the binary package and used through apt options only (lists under
+# .deps/.apt-src/): the system's apt configuration is never modified.  No
+# source is committed or kept after the build.
 #
 # Idempotent: a tree whose stamp names the same source version and flags
-# is left alone (about 50 ms).  A build takes about a minute per package on
-# two cores.
+# is left alone (about 50 ms).  From scratch: about 5 s of apt, then the
+# three builds side by side, about 75 s of CPU in all (2 minutes on two
+# busy cores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 
 DEPS=$TOP/.deps
 ARCH=$(gcc -dumpmachine)
-FLAGS="-DLUAJIT_DISABLE_GC64"
-STAMP_REV=1			# bump when the build recipe changes
+STAMP_REV=2			# bump when the build recipe changes
 APTSRC=$DEPS/.apt-src		# private deb-src lists, when needed
 work=				# build dir, removed on any exit
 trap '[ -z "$work" ] || rm -rf "$work"' EXIT
@@ -121,52 +125,70 @@ version_of() {
 	echo "$1 ${deb//%3a/:}"
 }
 
-# compile TREE SRCDIR WORKDIR: builds and installs into WORKDIR/root.
+# compile TREE SRCDIR WORKDIR FLAGS MODE: builds (BUILDMODE=MODE, mixed or
+# static) and installs into WORKDIR/root.
 compile() {
-	local tree=$1 src=$2 w=$3 exe
-	make -C "$src" -j"$(nproc)" amalg PREFIX=/usr XCFLAGS="$FLAGS" >"$w/build.log" 2>&1 &&
+	local tree=$1 src=$2 w=$3 flags=$4 mode=$5 exe
+	make -C "$src" -j"$(nproc)" amalg PREFIX=/usr BUILDMODE="$mode" XCFLAGS="$flags" \
+		>"$w/build.log" 2>&1 &&
 	make -C "$src" install DESTDIR="$w/root" PREFIX=/usr MULTILIB="lib/$ARCH" \
 		>>"$w/build.log" 2>&1 ||
 		{ tail -n 30 "$w/build.log" >&2; log "$tree: build failed" >&2; return 1; }
 	# Upstream's beta installs only luajit-2.1.0-beta3; Debian ships usr/bin/luajit.
 	exe=$(find "$w/root/usr/bin" -name 'luajit-*' -type f | head -n1)
 	[ -e "$w/root/usr/bin/luajit" ] || ln -s "$(basename "$exe")" "$w/root/usr/bin/luajit"
-	strip "$exe" "$w/root/usr/lib/$ARCH"/libluajit-5.1.so.2.*.*
+	strip "$exe"
+	[ "$mode" = static ] || strip "$w/root/usr/lib/$ARCH"/libluajit-5.1.so.2.*.*
 	rm -f "$w/root/usr/lib/$ARCH"/libluajit-5.1.a
-	# A non-GC64 VM keeps every GC object below 4 GiB (32-bit GCRefs).
-	"$w/root/usr/bin/luajit" -e '
-		local a = tonumber(tostring({}):match("0x(%x+)"), 16)
-		assert(jit.status() and a < 2^32, "GC object above 4 GiB: GC64 build")' ||
-		{ log "$tree: the built luajit does not run or is GC64" >&2; return 1; }
+	case $flags in
+	*DISABLE_GC64*)
+		# A non-GC64 VM keeps every GC object below 4 GiB (32-bit GCRefs).
+		"$w/root/usr/bin/luajit" -e '
+			local a = tonumber(tostring({}):match("0x(%x+)"), 16)
+			assert(jit.status() and a < 2^32, "GC object above 4 GiB: GC64 build")' ;;
+	*DISABLE_JIT*)
+		"$w/root/usr/bin/luajit" -e 'assert(not jit.status(), "JIT present")' ;;
+	esac || { log "$tree: the built luajit does not run or is not $flags" >&2; return 1; }
 }
 
-# PAIRS: binary package (names the source), GC64 tree, non-GC64 tree.
-PAIRS=("luajit luajit-deb luajit-deb-nogc64" "luajit2 luajit2 luajit2-nogc64")
+# BUILDS: binary package (names the source), its GC64 tree from
+# setup-luajit.sh (names the version), tree to build, XCFLAGS, BUILDMODE.
+BUILDS=(
+	"luajit  luajit-deb luajit-deb-nogc64 -DLUAJIT_DISABLE_GC64 mixed"
+	"luajit2 luajit2    luajit2-nogc64    -DLUAJIT_DISABLE_GC64 mixed"
+	"luajit  luajit-deb luajit-deb-nojit  -DLUAJIT_DISABLE_JIT  static"
+)
 
 mkdir -p "$DEPS"
 work=$(mktemp -d "$DEPS/.build.XXXXXX")
 t0=$(date +%s)
 todo=()
-for pair in "${PAIRS[@]}"; do
-	read -r bin gc64 tree <<< "$pair"
+for b in "${BUILDS[@]}"; do
+	read -r bin gc64 tree flags mode <<< "$b"
 	sv=$(version_of "$bin" "$gc64") || { log "apt knows no package $bin" >&2; exit 1; }
-	stamp="$sv $FLAGS rev$STAMP_REV"
+	stamp="$sv $flags $mode rev$STAMP_REV"
 	if [ -f "$DEPS/$tree/.stamp" ] && [ "$(head -n1 "$DEPS/$tree/.stamp")" = "$stamp" ] &&
 	   [ -x "$DEPS/$tree/usr/bin/luajit" ]; then
 		continue
 	fi
-	mkdir "$work/$tree"
+	# One download and unpack per source version, one copy per build.
+	srcdir=$work/src-${sv//[^A-Za-z0-9._-]/_}
 	# shellcheck disable=SC2086
-	fetch_source $sv "$work/$tree/src"
+	[ -d "$srcdir" ] || fetch_source $sv "$srcdir"
+	mkdir "$work/$tree"
+	cp -a "$srcdir" "$work/$tree/src"
 	echo "$stamp" > "$work/$tree/stamp"
+	echo "$flags $mode" > "$work/$tree/how"
 	todo+=("$tree")
 done
 
-# Both amalgamated builds are mostly one long compile: run them side by side.
+# The amalgamated builds are mostly one long compile each: run them side by
+# side.
 pids=()
 for tree in "${todo[@]}"; do
-	log "building $(cat "$work/$tree/stamp")"
-	compile "$tree" "$work/$tree/src" "$work/$tree" &
+	log "building $tree: $(cat "$work/$tree/stamp")"
+	# shellcheck disable=SC2046
+	compile "$tree" "$work/$tree/src" "$work/$tree" $(cat "$work/$tree/how") &
 	pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
