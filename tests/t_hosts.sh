@@ -66,7 +66,7 @@ stop() {
 # pprof_threads FILE.pb.gz: one line per pprof sample: "tid count chunks",
 # chunks being the twovm chunk names (twovm1/twovm2) seen in its stack.
 pprof_threads() {
-	go tool pprof -traces -sample_index=samples "$1" 2>/dev/null | awk '
+	go tool pprof -symbolize=none -traces -sample_index=samples "$1" 2>/dev/null | awk '
 		function flush() { if (n) print tid, n, (c == "" ? "-" : c); tid = ""; n = 0; c = "" }
 		/^-----/ { flush(); next }
 		$1 == "tid:" { tid = $2; next }
