@@ -1,0 +1,122 @@
+# shellcheck shell=bash
+# Helpers for bench/run.sh: process CPU time, waiting for a profiler to
+# attach, reading a luabpfprof's BPF statistics, and small statistics.
+
+now() { date +%s.%N; }
+
+# cpu_ns PID: CPU time of every thread of PID so far, in ns (schedstat's
+# sum_exec_runtime: exact, and it includes interrupt time spent in the
+# task's context), or empty when PID is gone.
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {if (NR) printf "%.0f\n", s}'
+}
+
+# perf_fds PID: how many perf_event file descriptors PID holds.
+perf_fds() {
+	find /proc/"$1"/fd -lname 'anon_inode:*perf_event*' 2>/dev/null | wc -l
+}
+
+# wait_attached PID N [TIMEOUT]: waits until PID holds at least N perf
+# event fds (a profiler has attached its sampling events), then 0.2 s more
+# for it to fill its target maps.  Fails if PID dies or after TIMEOUT s.
+wait_attached() {
+	local pid=$1 n=$2 limit=${3:-20} i=0
+	while [ "$(perf_fds "$pid")" -lt "$n" ]; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.02
+		i=$((i + 1))
+		[ $i -gt $((limit * 50)) ] && return 1
+	done
+	sleep 0.2
+}
+
+# fd_ids PID KIND: the ids of the BPF objects PID holds (KIND prog_id or map_id).
+fd_ids() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk -v k="$2:" '$1 == k {print $2}' | sort -un
+}
+
+# lbp_prog PID: the id of the on_sample program loaded by luabpfprof PID.
+lbp_prog() {
+	local id
+	for id in $(fd_ids "$1" prog_id); do
+		bpftool prog show id "$id" 2>/dev/null | grep -q ' name on_sample ' && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
+# lbp_counters_map PID: the id of that luabpfprof's `counters` map.
+lbp_counters_map() {
+	local id
+	for id in $(fd_ids "$1" map_id); do
+		bpftool map show id "$id" 2>/dev/null | grep -q ' name counters ' && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
+# prog_stats ID: "run_time_ns run_cnt" of BPF program ID (bpf_stats).
+prog_stats() {
+	bpftool prog show id "$1" 2>/dev/null | awk '{
+		for (i = 1; i < NF; i++) {
+			if ($i == "run_time_ns") ns = $(i + 1)
+			if ($i == "run_cnt") cnt = $(i + 1)
+		}} END {print ns + 0, cnt + 0}'
+}
+
+# counter_sum MAP: CNT_SAMPLES of a luabpfprof `counters` map summed over
+# CPUs.  It is the first u64 of key 0's per-CPU value, whether the map has
+# one slot per counter or one block of counters per CPU; read from
+# bpftool's JSON byte lists, which do not depend on the map's BTF.
+counter_sum() {
+	bpftool -j map lookup id "$1" key 0 0 0 0 2>/dev/null | awk '{
+		s = $0
+		while (match(s, /"value":\[[^]]*\]/)) {
+			v = substr(s, RSTART + 9, RLENGTH - 10)
+			s = substr(s, RSTART + RLENGTH)
+			n = split(v, b, ",")
+			x = 0
+			for (i = 8; i >= 1; i--) {
+				h = b[i]
+				gsub(/[" ]|0x/, "", h)
+				x = x * 256 + hex(h)
+			}
+			sum += x
+		}
+	}
+	function hex(h,   i, d, r) {
+		r = 0
+		for (i = 1; i <= length(h); i++) {
+			d = index("0123456789abcdef", tolower(substr(h, i, 1))) - 1
+			r = r * 16 + d
+		}
+		return r
+	}
+	END {printf "%.0f\n", sum}'
+}
+
+# stats LIST...: "median min max" of numbers (empty or NA values skipped);
+# "NA NA NA" when there are none.
+stats() {
+	printf '%s\n' "$@" | awk '$1 != "" && $1 != "NA"' | sort -g | awk '
+		{v[NR] = $1}
+		END {
+			if (!NR) { print "NA NA NA"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			print m, v[1], v[NR]
+		}'
+}
+
+# fmt_pct "MEDIAN MIN MAX" [DIGITS]: ratios as signed percentages
+# "+0.31% (-0.20 … +0.90)".
+fmt_pct() {
+	local d=${2:-2}
+	echo "$1" | awk -v d="$d" '
+		$1 == "NA" { print "n/a"; exit }
+		{ f = "%+." d "f"; printf(f "%% (" f " … " f ")\n", ($1 - 1) * 100, ($2 - 1) * 100, ($3 - 1) * 100) }'
+}
+
+# fmt3 "MEDIAN MIN MAX" FORMAT: "m (min … max)" with a printf FORMAT.
+fmt3() {
+	echo "$1" | awk -v f="$2" '
+		$1 == "NA" { print "n/a"; exit }
+		{ printf(f " (" f " … " f ")\n", $1, $2, $3) }'
+}
