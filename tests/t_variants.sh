@@ -5,8 +5,9 @@
 # tests/deps/setup-nongc64.sh), each as the static luajit executable and as
 # libluajit-5.1.so.2 in a C host; with the JIT on, with -joff, and with
 # jit.off() called by the script itself (w631off.lua).  Each run is attached
-# after the process started and must give a:b:c = 60:30:10 within 5 points,
-# the VM state the mode implies, no unknown frames and unwind errors < 1%.
+# after the process started and must give a:b:c = 60:30:10 within 5 points
+# (by function, F, and by line, l), the VM state the mode implies, no
+# unknown frames and unwind errors < 1%.
 # Last, a build whose layout is in no table (LUAJIT_DISABLE_JIT) must be
 # refused with a clear message.
 source "$(dirname "$0")/lib.sh"
@@ -47,14 +48,20 @@ run_one() {
 	sleep 0.5		# VM created, traces compiled (about 10 ms)
 	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --jp F >"$out.F" 2>"$out.F.err" &
 	local p1=$!
+	# Lines: from the interpreter's PC, or a trace's snapshots with the JIT.
+	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --jp l >"$out.l" 2>"$out.l.err" &
+	local p2=$!
 	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" -f folded --vmstate-frames >"$out.folded" 2>"$out.folded.err"
-	wait "$p1"
+	wait "$p1" "$p2"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 
 	check_share "$tag: a" "$out.F" w631.lua:a 60 "$TOL"
 	check_share "$tag: b" "$out.F" w631.lua:b 30 "$TOL"
 	check_share "$tag: c" "$out.F" w631.lua:c 10 "$TOL"
+	check_share "$tag: line 9 (a)" "$out.l" w631.lua:9 60 "$TOL"
+	check_share "$tag: line 10 (b)" "$out.l" w631.lua:10 30 "$TOL"
+	check_share "$tag: line 11 (c)" "$out.l" w631.lua:11 10 "$TOL"
 	echo "info: $tag ($(variant_desc "$v")): a=$(share "$out.F" w631.lua:a)" \
 		"b=$(share "$out.F" w631.lua:b) c=$(share "$out.F" w631.lua:c)," \
 		"$(grep -o '[0-9]* samples' "$out.F.err")"
