@@ -83,9 +83,19 @@ for v in "${TWOVM_VARIANTS[@]}" "${NOGC64_TWOVM_VARIANTS[@]}"; do
 	sleep 0.5
 	tid1=$(awk '$1 == "thread" && $2 == 1 { print $4 }' "$TMP/twovm.$v.tids")
 	tid2=$(awk '$1 == "thread" && $2 == 2 { print $4 }' "$TMP/twovm.$v.tids")
+	profile "twovm.$v.pt" "$pid" --jp F --per-thread &
 	profile "twovm.$v.pb.gz" "$pid" -f pprof
+	wait $!
 	profile "twovm.$v.F" "$pid" --jp F
 	stop "$pid"
+	# --per-thread: one section per thread, each its own VM's function.
+	pt=$(awk -v t1="$tid1" -v t2="$tid2" '
+		/^=== PID / { tid = $5 }
+		/^ ?[0-9]+%  / { p = $1; sub(/%/, "", p)
+			if (tid == t1 && $2 == "twovm1:hot_one" && p + 0 >= 95) ok1 = 1
+			if (tid == t2 && $2 == "twovm2:hot_two" && p + 0 >= 95) ok2 = 1 }
+		END { print ok1 + ok2 }' "$TMP/twovm.$v.pt")
+	check "twovm $v: --per-thread gives each thread its own hot function" [ "$pt" = 2 ]
 	if ! command -v go >/dev/null; then
 		fail "twovm $v: per-thread attribution" "go tool pprof missing (apt.formats)"
 		continue

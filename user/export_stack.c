@@ -7,16 +7,7 @@
 
 #include "frame_fmt.h"
 #include "hashfn.h"
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
+#include "xalloc.h"
 
 int export_opts_norm(struct export_opts *out, const struct export_opts *in)
 {

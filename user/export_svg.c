@@ -13,6 +13,7 @@
 
 #include "export_stack.h"
 #include "hashfn.h"
+#include "xalloc.h"
 
 #define IMAGE_WIDTH	1200
 #define XPAD		10
@@ -75,16 +76,6 @@ struct flame {
 	uint64_t total;
 	int height;
 };
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 static enum node_kind node_kind_of(const struct xframe *xf)
 {

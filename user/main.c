@@ -184,7 +184,9 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.zone_frames = o->zone_frames,
 		.icicle = o->icicle,
 	};
-	struct view_jitp_opts vo = { .open_source = targets_open_source, .ctx = ts };
+	struct view_jitp_opts vo = {
+		.open_source = targets_open_source, .ctx = ts, .per_thread = o->per_thread,
+	};
 	struct view_tree_opts to;
 	char err[200];
 
@@ -213,6 +215,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		return -1;
 	}
 	to.max_depth = o->tree_depth;
+	to.per_thread = o->per_thread;
 	to.focus = o->focus;
 	return view_tree_write(out, p, &to);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hashfn.h"
+#include "xalloc.h"
 
 struct str_pool {
 	char **slots;		/* open addressing, power-of-two size */
@@ -23,27 +24,6 @@ struct frame_table {
 	uint32_t *slots;		/* ids, 0 = empty */
 	size_t nslots;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 struct profile *profile_new(unsigned hz)
 {
@@ -292,4 +272,58 @@ const char *profile_comm(const struct profile *p, uint32_t pid)
 		if (p->procs[i].pid == pid)
 			return p->procs[i].comm;
 	return "?";
+}
+
+static int section_cmp(const void *a, const void *b)
+{
+	const struct profile_section *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+size_t profile_sections(const struct profile *p, bool per_thread, struct profile_section **out)
+{
+	struct profile_section *secs = xcalloc(p->nsamples + 1, sizeof(*secs));
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		secs[n].pid = p->samples[i].pid;
+		secs[n].tid = per_thread ? p->samples[i].tid : 0;
+		secs[n].per_thread = per_thread;
+		n++;
+	}
+	qsort(secs, n, sizeof(*secs), section_cmp);
+	if (n) {
+		size_t w = 1;
+
+		for (size_t i = 1; i < n; i++)
+			if (section_cmp(&secs[i], &secs[w - 1]))
+				secs[w++] = secs[i];
+		n = w;
+	}
+	if (n <= 1 && !per_thread) {
+		/* One process: jit.p's own layout, without a header. */
+		memset(secs, 0, sizeof(*secs));
+		secs[0].all = true;
+		n = 1;
+	}
+	*out = secs;
+	return n;
+}
+
+bool profile_section_has(const struct profile_section *sec, const struct sample *s)
+{
+	return sec->all || (s->pid == sec->pid && (!sec->per_thread || s->tid == sec->tid));
+}
+
+void profile_section_title(const struct profile *p, const struct profile_section *sec,
+			   char *buf, size_t len)
+{
+	if (sec->per_thread)
+		snprintf(buf, len, "=== PID %u TID %u (%s) ===", sec->pid, sec->tid,
+			 profile_comm(p, sec->pid));
+	else
+		snprintf(buf, len, "=== PID %u (%s) ===", sec->pid, profile_comm(p, sec->pid));
 }

@@ -104,6 +104,25 @@ const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id);
  * frames must come from profile_frame() of the same profile. */
 int profile_add(struct profile *p, const struct sample *s);
 
+/* A section of a report: the whole profile (one process, not split by
+ * thread), one process, or one thread. */
+struct profile_section {
+	bool all;
+	bool per_thread;
+	uint32_t pid, tid;
+};
+
+/* The sections the views print, sorted by pid (and tid): one for all when
+ * the profile holds a single process and per_thread is off.  Returns the
+ * count; *out is malloc'd. */
+size_t profile_sections(const struct profile *p, bool per_thread, struct profile_section **out);
+
+bool profile_section_has(const struct profile_section *sec, const struct sample *s);
+
+/* "=== PID 12 (comm) ===" or "=== PID 12 TID 13 (comm) ===". */
+void profile_section_title(const struct profile *p, const struct profile_section *sec,
+			   char *buf, size_t len);
+
 void profile_set_comm(struct profile *p, uint32_t pid, const char *comm);
 const char *profile_comm(const struct profile *p, uint32_t pid);
 

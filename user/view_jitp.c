@@ -10,6 +10,7 @@
 #include "frame_fmt.h"
 #include "hashfn.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 /* A string-keyed counter table: jit.p's count1, or one count2[k1]. */
 struct key_entry {
@@ -25,38 +26,6 @@ struct keymap {
 	uint32_t *slots;		/* entry index + 1, 0 = empty */
 	size_t nslots;
 };
-
-static void *xmalloc(size_t size)
-{
-	void *p = malloc(size ? size : 1);
-
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 static void keymap_free(struct keymap *km)
 {
@@ -493,7 +462,7 @@ static void write_annotate(FILE *out, const struct keymap *km, uint64_t total,
 }
 
 static void write_section(FILE *out, const struct profile *p, const struct jp_mode *m,
-			  const struct view_jitp_opts *opts, bool all, uint32_t pid)
+			  const struct view_jitp_opts *opts, const struct profile_section *want)
 {
 	struct strbuf stack = STRBUF_INIT, stack2 = STRBUF_INIT, state = STRBUF_INIT;
 	struct section sec;
@@ -502,7 +471,7 @@ static void write_section(FILE *out, const struct profile *p, const struct jp_mo
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 
-		if ((all || s->pid == pid) && s->count)
+		if (profile_section_has(want, s) && s->count)
 			section_add(&sec, s, m, &stack, &stack2, &state);
 	}
 	if (!sec.total) {
@@ -519,49 +488,21 @@ static void write_section(FILE *out, const struct profile *p, const struct jp_mo
 	sb_free(&state);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The distinct pids of the samples, ascending. */
-static size_t collect_pids(const struct profile *p, uint32_t **pids)
-{
-	size_t n = 0;
-
-	*pids = xcalloc(p->nsamples, sizeof(**pids));
-	for (size_t i = 0; i < p->nsamples; i++)
-		(*pids)[n++] = p->samples[i].pid;
-	qsort(*pids, n, sizeof(**pids), pid_cmp);
-	if (n) {
-		size_t w = 1;
-
-		for (size_t i = 1; i < n; i++)
-			if ((*pids)[i] != (*pids)[w - 1])
-				(*pids)[w++] = (*pids)[i];
-		n = w;
-	}
-	return n;
-}
-
 int view_jitp_write_opts(FILE *out, const struct profile *p, const struct jp_mode *m,
 			 const struct view_jitp_opts *opts)
 {
-	uint32_t *pids;
-	size_t npids = collect_pids(p, &pids);
+	struct profile_section *secs;
+	size_t n = profile_sections(p, opts && opts->per_thread, &secs);
+	char title[128];
 
-	if (npids <= 1) {
-		write_section(out, p, m, opts, true, 0);
-	} else {
-		for (size_t i = 0; i < npids; i++) {
-			fprintf(out, "%s=== PID %u (%s) ===\n", i ? "\n" : "",
-				pids[i], profile_comm(p, pids[i]));
-			write_section(out, p, m, opts, false, pids[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!secs[i].all) {
+			profile_section_title(p, &secs[i], title, sizeof(title));
+			fprintf(out, "%s%s\n", i ? "\n" : "", title);
 		}
+		write_section(out, p, m, opts, &secs[i]);
 	}
-	free(pids);
+	free(secs);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -3,6 +3,7 @@
 #ifndef LBP_VIEW_JITP_H
 #define LBP_VIEW_JITP_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "jpmode.h"
@@ -15,6 +16,7 @@ struct view_jitp_opts {
 	 * NULL: fopen(path, "r"). */
 	FILE *(*open_source)(const char *path, void *ctx);
 	void *ctx;
+	bool per_thread;	/* one section per thread (--per-thread) */
 };
 
 /* Writes the report for mode m.  With samples of several processes, one

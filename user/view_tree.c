@@ -9,6 +9,7 @@
 
 #include "frame_fmt.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 struct tree_node {
 	const char *label;	/* owned by the label cache or a literal */
@@ -23,27 +24,6 @@ struct labels {
 	char **fnames;		/* 'f' forms, for --focus */
 	uint32_t n;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fputs("luabpfprof: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 void view_tree_opts_init(struct view_tree_opts *o)
 {
@@ -231,7 +211,7 @@ static void write_node(FILE *out, struct tree_node *n, int level, uint64_t total
 }
 
 static void write_section(FILE *out, const struct profile *p, const struct view_tree_opts *o,
-			  bool all, uint32_t pid)
+			  const struct profile_section *want)
 {
 	struct tree_node root = { .label = "" };
 	struct labels lb;
@@ -243,7 +223,7 @@ static void write_section(FILE *out, const struct profile *p, const struct view_
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 
-		if (!(all || s->pid == pid) || !s->count)
+		if (!profile_section_has(want, s) || !s->count)
 			continue;
 		total += s->count;
 		if (tree_add(&root, s, &lb, o))
@@ -264,38 +244,19 @@ static void write_section(FILE *out, const struct profile *p, const struct view_
 	labels_free(&lb);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int view_tree_write(FILE *out, const struct profile *p, const struct view_tree_opts *o)
 {
-	uint32_t *pids = xcalloc(p->nsamples, sizeof(*pids));
-	size_t npids = 0;
+	struct profile_section *secs;
+	size_t n = profile_sections(p, o->per_thread, &secs);
+	char title[128];
 
-	for (size_t i = 0; i < p->nsamples; i++)
-		pids[npids++] = p->samples[i].pid;
-	qsort(pids, npids, sizeof(*pids), pid_cmp);
-	if (npids) {
-		size_t w = 1;
-
-		for (size_t i = 1; i < npids; i++)
-			if (pids[i] != pids[w - 1])
-				pids[w++] = pids[i];
-		npids = w;
-	}
-	if (npids <= 1) {
-		write_section(out, p, o, true, 0);
-	} else {
-		for (size_t i = 0; i < npids; i++) {
-			fprintf(out, "%s=== PID %u (%s) ===\n", i ? "\n" : "",
-				pids[i], profile_comm(p, pids[i]));
-			write_section(out, p, o, false, pids[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (!secs[i].all) {
+			profile_section_title(p, &secs[i], title, sizeof(title));
+			fprintf(out, "%s%s\n", i ? "\n" : "", title);
 		}
+		write_section(out, p, o, &secs[i]);
 	}
-	free(pids);
+	free(secs);
 	return ferror(out) ? -1 : 0;
 }

@@ -23,6 +23,7 @@ struct view_tree_opts {
 	int min;		/* hide nodes whose rounded total % is below */
 	char scope;		/* frame labels: 'F' (default), 'f' or 'l' */
 	bool full_path;		/* 'p': keep the directories of chunk names */
+	bool per_thread;	/* one section per thread (--per-thread) */
 };
 
 /* Defaults: sort by total, no depth limit, no focus, min 3, scope 'F'. */
