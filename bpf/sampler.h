@@ -7,7 +7,7 @@
 #define LBP_SAMPLER_H
 
 #define LBP_MAX_FRAMES	256	/* Lua frames walked per sample, top first */
-#define LBP_MAX_VMS	4	/* LuaJIT universes tracked per process */
+#define LBP_MAX_VMS	8	/* LuaJIT universes tracked per process */
 #define LBP_MAX_ZONE	16	/* jit.zone stack slots inspected */
 
 /* Byte offsets into LuaJIT objects for one build variant.  The loader fills

@@ -165,6 +165,11 @@ static enum discover_result scan(struct target *t, struct discover_report *rep)
 
 	if (res == DISCOVER_FOUND)
 		adopt_vms(t, found, rep->nvms);
+	if (rep->nvms == LBP_MAX_VMS && !t->warned_max_vms) {
+		log_warn("PID %d (%s): more than %d LuaJIT VMs; samples of any others count as [host]",
+			 (int)t->pid, t->comm, LBP_MAX_VMS);
+		t->warned_max_vms = true;
+	}
 	t->scans++;
 	return res;
 }

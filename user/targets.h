@@ -33,6 +33,7 @@ struct target {
 	 * when the array grows or another target is removed. */
 	struct vmdef *vd;
 	bool have_vd;
+	bool warned_max_vms;
 	uint64_t next_scan_ns;
 	unsigned scans;
 };
