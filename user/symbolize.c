@@ -21,6 +21,7 @@
 #define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
 #define MAX_NAME	256
 #define CACHE_LIMIT	(1u << 16)	/* prototypes kept before a flush */
+#define CACHE_SWEEP	64		/* epochs a prototype is kept unused */
 
 static const char *const for_varnames[] = {
 	"(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)",
@@ -118,12 +119,42 @@ void sym_free(struct symbolizer *s)
 	free(s);
 }
 
+static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr);
+
+/* Frees the prototypes no drain used for CACHE_SWEEP epochs: with
+ * prototype churn the cache holds the working set, not every address
+ * ever sampled (flat memory in long runs). */
+static void cache_sweep(struct symbolizer *s)
+{
+	struct proto_entry **old = s->slots;
+	size_t nold = s->nslots;
+
+	s->slots = NULL;
+	s->nslots = s->n = 0;
+	for (size_t i = 0; i < nold; i++) {
+		struct proto_entry *e = old[i], **slot;
+
+		if (!e)
+			continue;
+		if (s->epoch - e->epoch >= CACHE_SWEEP || !(slot = cache_slot(s, e->addr))) {
+			entry_free(e);
+			continue;
+		}
+		*slot = e;
+		s->n++;
+	}
+	free(old);
+}
+
 void sym_next_epoch(struct symbolizer *s)
 {
 	s->epoch++;
-	/* Bounded memory over long runs with prototype churn. */
+	/* Bounded memory over long runs with prototype churn.  A frozen
+	 * cache (the target exited) is all that is left: kept whole. */
 	if (s->n > CACHE_LIMIT)
 		cache_flush(s);
+	else if (!s->frozen && s->epoch % CACHE_SWEEP == 0)
+		cache_sweep(s);
 }
 
 void sym_freeze(struct symbolizer *s)

@@ -536,6 +536,50 @@ static void reuse(void)
 	CHECK("proto address unmapped: unknown", out[0].kind == FRAME_UNKNOWN);
 }
 
+/* Prototypes that no drain used for a while leave the cache, so that memory
+ * stays flat under churn; those in use stay.  Seen from outside: once its
+ * chunk name is unreadable, an idle prototype named from the cache becomes
+ * unknown, a busy one keeps its name. */
+static void sweep(void)
+{
+	static const uint8_t li[] = { 1, 2 };
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_KPRI, 0, 0),
+				       INS_AD(OP_RET0, 0, 1) };
+	struct pspec a = { .chunk = "@x", .firstline = 3, .numline = 2, .bc = bc, .sizebc = 3,
+			   .lineinfo = li };
+	uint64_t idle = mkproto(&a), busy = mkproto(&a);
+	struct lua_frame fi[1] = { lua_at(idle, 1) }, fb[1] = { lua_at(busy, 1) };
+	int busy_named = 0;
+
+	/* Their chunk names live in the spare region. */
+	memset(spare, 0, sizeof(spare));
+	put(SPARE + 2048 + lay->gct, 4, 1);
+	put(SPARE + 2048 + lay->str_len, 9, 4);
+	memcpy(spare + 2048 + lay->str_data, "@idle.lua", 9);
+	put(SPARE + 2560 + lay->gct, 4, 1);
+	put(SPARE + 2560 + lay->str_len, 9, 4);
+	memcpy(spare + 2560 + lay->str_data, "@busy.lua", 9);
+	put(idle + lay->pt_chunkname, SPARE + 2048, 8);
+	put(busy + lay->pt_chunkname, SPARE + 2560, 8);
+	regions[1].len = SPARE_SIZE;
+	run(fi, 1);
+	CHECK_STR("sweep: idle proto named", put_frame(&out[0], 'l'), "idle.lua:4");
+	run(fb, 1);
+	CHECK_STR("sweep: busy proto named", put_frame(&out[0], 'l'), "busy.lua:4");
+	regions[1].len = 0;
+	run(fi, 1);
+	CHECK_STR("sweep: named from the cache while the chunk is unreadable",
+		  put_frame(&out[0], 'l'), "idle.lua:4");
+	for (int i = 0; i < 200; i++) {
+		run(fb, 1);
+		busy_named += out[0].kind == FRAME_LUA;
+	}
+	CHECK("sweep: a prototype used in every drain stays cached", busy_named == 200);
+	run(fi, 1);
+	CHECK("sweep: an idle prototype left the cache", out[0].kind == FRAME_UNKNOWN);
+	regions[1].len = SPARE_SIZE;
+}
+
 /* A deep recursion: every frame but the bottom one is named by its caller. */
 static void deep(void)
 {
@@ -603,6 +647,7 @@ int main(void)
 	chunks();
 	builtins();
 	reuse();
+	sweep();
 	deep();
 	traces();
 
