@@ -58,7 +58,7 @@ for flag in -p -d -F --tree-depth --max-stacks --max-counts --max-frames --every
 	for value in abc -5 0 99999999999999999999999 12x; do
 		case $flag in
 		-p) args=(-p "$value") ;;
-		--every|--retain-*|--spool-size) args=(-a --continuous "$flag" "$value") ;;
+		--every|--retain-*|--spool-size) args=(-a --continuous --out-dir "$TMP" "$flag" "$value") ;;
 		*) args=(-p 1 "$flag" "$value") ;;
 		esac
 		prof opt "${args[@]}"

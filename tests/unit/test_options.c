@@ -113,7 +113,7 @@ static enum options_result parse_flag(const char *flag, const char *value)
 	if (is_pid)
 		return parse(flag, value, NULL);
 	if (agent)
-		return parse("--continuous", "-a", flag, value, NULL);
+		return parse("--continuous", "-a", "--out-dir", "/tmp", flag, value, NULL);
 	return parse("-p", "1", flag, value, NULL);
 }
 
@@ -178,12 +178,13 @@ static void values_parsed(void)
 	CHECK("--max-* minimums", parse("-p", "1", "--max-stacks", "2", "--max-counts", "2",
 					"--max-frames", "1", NULL) == OPTIONS_OK &&
 	      opts.max_stacks == 2 && opts.max_counts == 2 && opts.max_frames == 1);
-	CHECK("--every 2m", parse("-a", "--continuous", "--every", "2m", NULL) == OPTIONS_OK &&
-	      opts.every == 120);
-	CHECK("--retain-size 1K", parse("-a", "--continuous", "--retain-size", "1K", NULL) ==
-	      OPTIONS_OK && opts.retain_bytes == 1024);
-	CHECK("--every=5 (long form with =)", parse("-a", "--continuous", "--every=5", NULL) ==
-	      OPTIONS_OK && opts.every == 5);
+	CHECK("--every 2m", parse("-a", "--continuous", "--out-dir", "/tmp", "--every", "2m",
+				  NULL) == OPTIONS_OK && opts.every == 120);
+	CHECK("--retain-size 1K", parse("-a", "--continuous", "--out-dir", "/tmp", "--retain-size",
+					"1K", NULL) == OPTIONS_OK && opts.retain_bytes == 1024);
+	CHECK("--every=5 (long form with =)", parse("-a", "--continuous", "--out-dir", "/tmp",
+						     "--every=5", NULL) == OPTIONS_OK &&
+	      opts.every == 5);
 	CHECK("command after --", parse("--", "luajit", "x.lua", NULL) == OPTIONS_OK &&
 	      opts.command && !strcmp(opts.command[0], "luajit"));
 	CHECK("-h exits 0 with usage", parse("-h", NULL) == OPTIONS_EXIT_OK &&
