@@ -1,9 +1,12 @@
 #!/bin/bash
-# bench/report.sh: turns the raw data of bench/run.sh (in $WORK) into
-# bench/RESULTS.md on stdout.  Run by run.sh; can be re-run on a kept work
-# directory (BENCH_KEEP=1): WORK=/tmp/lbp-bench.X bench/report.sh
+# bench/report.sh [DIR]: turns the raw data of bench/run.sh (DIR, default
+# $WORK) into bench/RESULTS.md on stdout.  Run by run.sh; rebuilds the last
+# report with: bench/report.sh bench/.out > bench/RESULTS.md
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -ge 1 ] && WORK=$(cd "$1" && pwd)
+# shellcheck disable=SC1091
+[ -f "${WORK:-/nonexistent}/env.sh" ] && source "$WORK/env.sh"
 # shellcheck source=bench/lib.sh
 source "$TOP/bench/lib.sh"
 BW=$TOP/bench/workloads
@@ -86,7 +89,7 @@ fig1() {
 	echo "of the worker over a wrk run). The target's CPU time includes the timer interrupts, BPF"
 	echo "programs and signal handlers run in its context, and excludes the time other tenants of this"
 	echo "shared machine took from it. The target is pinned to CPU $TCPU at nice −10; the profilers'"
-	echo "user-space work (and wrk) runs on CPU $OCPU. In each repetition one target process serves"
+	echo "user-space work runs on CPU $OCPU, and so does wrk (at nice −10). One target process serves"
 	echo "every window: a baseline window, then each configuration, each followed by another baseline"
 	echo "window. A configuration is compared with the mean of the two baseline windows around it (same"
 	echo "process, same compiled traces, about a second apart). luabpfprof and \`perf record -F HZ -g -p PID\`"
@@ -146,7 +149,7 @@ fig1() {
 			if [ "$tgt" = "–" ]; then tgt="below perf: $verdict"; else tgt="$tgt, below both: $verdict"; fi
 			echo "| $wl | $hz Hz$([ "$jp" != - ] && echo " / \`i${jp#jp}\`") | $(pct "$l") | $(pct "$j") | $(pct "$p") | $tgt |"
 		done
-		echo "| $wl | noise: baseline window vs its neighbours | $(pct "${OV[$wl,noise]}") | | | |"
+		echo "| $wl | noise: baseline window vs its neighbours (robust sd $(sig_level "$wl" | cut -d' ' -f2) points; a median of $REPS: ±$(sig_level "$wl" | cut -d' ' -f1)) | $(pct "${OV[$wl,noise]}") | | | |"
 	done
 	echo
 	echo "Baselines (work units per CPU second of the target, median (min … max)):"
@@ -503,6 +506,26 @@ split_shift() {
 		}' "$WORK/fig4.tsv"
 }
 
+# sig_level WL: "HALF SD": SD is the spread of one window's noise on WL, a
+# robust standard deviation of its noise row (1.4826 x the median absolute
+# deviation: a preempted window is an outlier, not the typical spread), and
+# HALF the half-width of a 95% interval for the median of REPS such
+# windows, 1.96 x 1.2533 x SD / sqrt(REPS).  Smaller differences are not
+# significant.
+sig_level() {
+	noise "$1" | sort -g | awk -v n="$REPS" '
+		{v[++k] = $1}
+		function median(a, m) { return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+		END {
+			if (k < 3) { print "NA NA"; exit }
+			med = median(v, k)
+			for (i = 1; i <= k; i++) d[i] = v[i] > med ? v[i] - med : med - v[i]
+			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (d[j] < d[i]) { x = d[i]; d[i] = d[j]; d[j] = x }
+			sd = 1.4826 * median(d, k)
+			printf "%.2f %.2f\n", 1.96 * 1.2533 * sd / sqrt(n), sd
+		}'
+}
+
 # abs_max "MED MIN MAX": the largest magnitude of MIN and MAX.
 abs_max() {
 	echo "$1" | awk '$1 == "NA" {print "NA"; exit}
@@ -529,28 +552,32 @@ closing() {
 		lm=${val%% *}
 		case $kind in
 		overhead|below)
-			nz=$(abs_max "${OV[$wl,noise]:-NA NA NA}")
+			local sl sd
+			read -r sl sd <<< "$(sig_level "$wl")"
 			bpfpct=n/a
 			[ "$d5" != NA ] && bpfpct=$(awk -v c="$d5" -v h="$hz" 'BEGIN {printf "%.2f%%", c * h / 1e4}')
 			perfv=${OV[$wl,perf$hz]:-NA}
 			echo "- **$wl, $what**: luabpfprof $(pct "$val")$([ -n "$alt" ] && echo ", against $(pct "$alt")")."
+			local noise_txt="one window of $wl varies by $sd points (robust sd of the noise row), so a median of $REPS is known to ±$sl points"
 			if [ "$kind" = overhead ]; then
-				if [ "$nz" != NA ] && ! gt "$lm" "$nz"; then
-					echo "  This is within the noise of the method on this run (a baseline window differs from its"
-					echo "  neighbours by up to ±$nz points on $wl): the run cannot tell it from the target."
+				local excess
+				excess=$(awk -v x="$lm" -v t="$what" 'BEGIN {split(t, a, "% "); sub(/.* /, "", a[1]); printf "%.2f", x - a[1]}')
+				if [ "$sl" != NA ] && ! gt "$excess" "$sl"; then
+					echo "  The median is $excess points above the target. Noise: $noise_txt. The run"
+					echo "  cannot tell this from meeting the target."
 				else
-					echo "  Beyond the noise of this run (±$nz points on $wl). The BPF program accounts for about"
-					echo "  $bpfpct ($d5 µs per sample at depth 5, figure 2, × $hz Hz). The rest is the cost of taking a"
-					echo "  sample at all: the timer interrupt, the perf-event overflow path and the cache and TLB"
+					echo "  This is beyond the noise: $noise_txt. The BPF program accounts for about $bpfpct"
+					echo "  ($d5 µs per sample at depth 5, figure 2, × $hz Hz). The rest is the cost of taking a sample"
+					echo "  at all: the timer interrupt, the perf-event overflow path and the cache and TLB"
 					echo "  disturbance in the target, which \`perf record\` pays as well ($(pct "$perfv") here)."
 				fi
 			else
 				am=${alt%% *}
 				local diff
 				diff=$(awk -v x="$lm" -v y="$am" 'BEGIN {printf "%.2f", x - y}')
-				if [ "$nz" != NA ] && ! gt "$diff" "$nz"; then
-					echo "  The medians differ by $diff points, within the ±$nz-point noise of $wl in this run: not a"
-					echo "  significant difference."
+				if [ "$sl" != NA ] && ! gt "$diff" "$(awk -v s="$sl" 'BEGIN {print s * 1.4142}')"; then
+					echo "  The medians differ by $diff points. Noise: $noise_txt, and a difference of two"
+					echo "  medians to ±$(awk -v s="$sl" 'BEGIN {printf "%.2f", s * 1.4142}'). The difference is not significant."
 				elif [[ $what == *luajit* ]] && gt 0 "$am"; then
 					echo "  jit.p's figure is negative: the target ran faster under jit.p than without it. Starting"
 					echo "  jit.p flushes the compiled code, and LuaJIT re-records the traces with the profiler's"
@@ -564,14 +591,15 @@ closing() {
 					echo "  workload's own speed, not only the cost of sampling."
 					split_shift "$wl"
 				elif [[ $what == *luajit* ]]; then
-					echo "  jit.p's work per sample is a signal, a Lua callback at the next safe point and a"
-					echo "  one-frame stack dump (mode F). luabpfprof walks the whole stack in the kernel at the tick:"
-					echo "  $d5 µs per sample at depth 5 (figure 2). jit.p pays for its lower cost with attribution"
-					echo "  (figure 4)."
+					echo "  The difference is significant ($noise_txt). jit.p's work per sample is a signal, a Lua"
+					echo "  callback at the next safe point and a one-frame stack dump (mode F). luabpfprof walks"
+					echo "  the whole stack in the kernel at the tick: $d5 µs per sample at depth 5 (figure 2). jit.p"
+					echo "  pays for its lower cost with attribution (figure 4)."
 				else
-					echo "  \`perf record -g\` copies the kernel's frame-pointer unwind into a ring buffer. luabpfprof's"
-					echo "  program walks the Lua stack with bpf_probe_read_user: $d5 µs per sample at depth 5"
-					echo "  (figure 2), which costs more than perf's unwind at this rate."
+					echo "  The difference is significant ($noise_txt). \`perf record -g\` copies the kernel's"
+					echo "  frame-pointer unwind into a ring buffer. luabpfprof's program walks the Lua stack with"
+					echo "  bpf_probe_read_user: $d5 µs per sample at depth 5 (figure 2), which costs more than"
+					echo "  perf's unwind at this rate."
 				fi
 			fi
 			;;
@@ -633,7 +661,7 @@ if has_fig 1; then
 	echo "- Target overhead of luabpfprof, median at 99 / 999 / 4999 Hz (\`perf record -g\` at the same rates; \`luajit -jp\` at i10 / i1):"
 	for wl in w631 numeric tables nginx; do
 		[ -n "${OV[$wl,lbp99]:-}" ] || continue
-		echo "  - \`$wl\`: $(med "${OV[$wl,lbp99]}" "%+.2f%%") / $(med "${OV[$wl,lbp999]}" "%+.2f%%") / $(med "${OV[$wl,lbp4999]}" "%+.2f%%") (perf $(med "${OV[$wl,perf99]}" "%+.2f%%") / $(med "${OV[$wl,perf999]}" "%+.2f%%") / $(med "${OV[$wl,perf4999]}" "%+.2f%%"); jit.p $(med "${OV[$wl,jp10]}" "%+.2f%%") / $(med "${OV[$wl,jp1]}" "%+.2f%%")); noise ±$(abs_max "${OV[$wl,noise]:-NA NA NA}") points"
+		echo "  - \`$wl\`: $(med "${OV[$wl,lbp99]}" "%+.2f%%") / $(med "${OV[$wl,lbp999]}" "%+.2f%%") / $(med "${OV[$wl,lbp4999]}" "%+.2f%%") (perf $(med "${OV[$wl,perf99]}" "%+.2f%%") / $(med "${OV[$wl,perf999]}" "%+.2f%%") / $(med "${OV[$wl,perf4999]}" "%+.2f%%"); jit.p $(med "${OV[$wl,jp10]}" "%+.2f%%") / $(med "${OV[$wl,jp1]}" "%+.2f%%")); medians known to ±$(sig_level "$wl" | cut -d' ' -f1) points"
 	done
 fi
 if has_fig 2; then

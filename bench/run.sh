@@ -10,7 +10,8 @@
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
-# Raw data of the last run is copied to bench/.out/ (not committed).
+# The raw data of the last run is copied to bench/.out/ (not committed);
+# bench/report.sh bench/.out rebuilds the report from it.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -303,7 +304,7 @@ ngx_start() {
 	NGX_WORKERPID=$(pgrep -P "$NGX_MASTER" | head -1)
 	[ -n "$NGX_WORKERPID" ] || return 1
 	# Warm up: the JIT compiles the handler.
-	taskset -c $OCPU wrk -t1 -c4 -d2s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
+	nice -n -10 taskset -c $OCPU wrk -t1 -c4 -d2s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
 }
 
 WRK_D=$(awk -v t="$T" 'BEGIN {d = int(t + 0.5); print d < 1 ? 1 : d}')
@@ -314,7 +315,7 @@ wrk_window() {
 	RES="NA NA NA"
 	c0=$(cpu_ns "$NGX_WORKERPID")
 	w0=$(now)
-	req=$(taskset -c $OCPU wrk -t1 -c4 -d"${WRK_D}s" "http://127.0.0.1:$NGX_PORT/" 2>/dev/null |
+	req=$(nice -n -10 taskset -c $OCPU wrk -t1 -c4 -d"${WRK_D}s" "http://127.0.0.1:$NGX_PORT/" 2>/dev/null |
 		awk '/requests in/ {print $1}')
 	c1=$(cpu_ns "$NGX_WORKERPID")
 	w1=$(now)
@@ -332,10 +333,10 @@ measure_ngx() {
 	jp*)
 		curl -sf -o /dev/null "http://127.0.0.1:$NGX_CTL/jp/start?mode=Fm0i${cfg#jp}&file=$WORK/$tag.jp"
 		# Starting jit.p flushes the compiled traces: warm up again.
-		taskset -c $OCPU wrk -t1 -c4 -d1s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
+		nice -n -10 taskset -c $OCPU wrk -t1 -c4 -d1s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
 		wrk_window
 		curl -sf -o /dev/null "http://127.0.0.1:$NGX_CTL/jp/stop"
-		taskset -c $OCPU wrk -t1 -c4 -d1s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
+		nice -n -10 taskset -c $OCPU wrk -t1 -c4 -d1s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
 		;;
 	*)
 		start_profiler "$cfg" "$NGX_WORKERPID" "$tag" && wrk_window
@@ -567,10 +568,16 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(echo "$(now) - $START" | bc)
 log "measurements done; writing $OUT"
 
-export WORK T REPS FIGS LOAD0 LOAD1 ELAPSED NGX_NOTE ALL_MODE LUAJIT TCPU OCPU FIG2_HZ FIG2_WIN FIG3_WIN PROF_VERSION
-export NGINX_BIN=${NGINX_BIN:-} NGINX_LIBPATH=${NGINX_LIBPATH:-} HAVE_PERF
-"$TOP/bench/report.sh" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT" || die "report failed"
-mkdir -p "$TOP/bench/.out"
-cp "$WORK"/*.tsv "$TOP/bench/.out/" 2>/dev/null
+# Keep the raw data (tables, summaries, folded profiles, jit.p reports) and
+# the settings, so that the report can be rebuilt: bench/report.sh bench/.out
+rm -rf "$WORK/nginx" "$WORK/luabpfprof" "$WORK"/*.fifo
+NGINX_BIN=${NGINX_BIN:-} NGINX_LIBPATH=${NGINX_LIBPATH:-}
+for v in T REPS FIGS LOAD0 LOAD1 ELAPSED NGX_NOTE ALL_MODE LUAJIT TCPU OCPU FIG2_HZ FIG2_WIN \
+	FIG3_WIN PROF_VERSION NGINX_BIN NGINX_LIBPATH HAVE_PERF; do
+	printf '%s=%q\n' "$v" "${!v}"
+done > "$WORK/env.sh"
+rm -rf "$TOP/bench/.out"
+cp -r "$WORK" "$TOP/bench/.out"
+"$TOP/bench/report.sh" "$WORK" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT" || die "report failed"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"
