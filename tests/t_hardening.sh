@@ -343,10 +343,11 @@ C=$BGPID
 wait_lua "$C"
 prof churn -p "$C" -d 3 -F 499 --jp lm0
 reported "churn: no crash, a report" "%  "
+# Line 0 is the chunk's own header (its firstline), as jit.p prints it.
 bad=$(sed -n 's/^ *[0-9]*%  gen\([0-9]*\)\.lua:\([0-9]*\)$/\1 \2/p' "$TMP/churn.out" |
-	awk '$2 != $1 % 50 + 1')
+	awk '$2 != $1 % 50 + 1 && $2 != 0')
 named=$(grep -c 'gen[0-9]*\.lua:' "$TMP/churn.out")
-check "churn: no wrong name: every gen<k>.lua key has line k%50+1 ($named named)" [ -z "$bad" ]
+check "churn: no wrong name: every gen<k>.lua key has line k%50+1 or 0 ($named named) $bad" [ -z "$bad" ]
 unknown=$(summary "unknown frames")
 check "churn: frames of freed prototypes are counted as unknown ($unknown)" \
 	bash -c "! grep -q '\[unknown\]' '$TMP/churn.out' || [ '${unknown:-0}' -gt 0 ]"

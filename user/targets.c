@@ -604,9 +604,15 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	if (!t)
 		return;
 	if (key->flags & SAMPLE_HOST) {
+		/* No frames, but never a NULL array: profile.c compares frame
+		 * arrays with memcmp, and NULL is undefined there even for 0
+		 * bytes (UBSan). */
+		static const struct frame_sym *no_frames[1];
+
 		if (ts->lua_only)
 			return;
 		s.flags = PSAMPLE_HOST;
+		s.frames = no_frames;
 		profile_add(ts->prof, &s);
 		return;
 	}
