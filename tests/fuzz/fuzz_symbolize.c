@@ -109,6 +109,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sym_next_epoch(sym);
 	for (int i = 0; i < snap.nstacks && i < 4; i++)
 		add_stack(sym, p, &snap.stacks[i], i);
+	/* Idle for long enough that the cache sweeps what was not used. */
+	for (int i = 0; i < 70; i++) {
+		sym_next_epoch(sym);
+		if (i == 40 && snap.nstacks)
+			add_stack(sym, p, &snap.stacks[0], 0);
+	}
+	for (int i = 0; i < snap.nstacks && i < 2; i++)
+		add_stack(sym, p, &snap.stacks[i], i);
 	p->duration_ns = 1000000000ull;
 	render(p, size & 1);
 cleanup:
