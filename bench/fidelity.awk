@@ -1,6 +1,6 @@
 # fidelity.awk: the numbers of figure 4, from luabpfprof's folded output
 # (--jp F -f folded: "comm;frame;...;leaf COUNT") and jit.p's text report
-# (-jp=Fm0: "NN%  key").  Modes (-v mode=...):
+# (-jp=Fm0r: "COUNT  key", or "NN%  key" without r).  Modes (-v mode=...):
 #
 #   truth    (folded) Each sample belongs to the phase whose function is the
 #            nearest frame to the leaf among the truth keys (or their
@@ -14,6 +14,7 @@
 #            the Lua function that runs next); samples without any Lua frame
 #            ([host]) are left out.  Prints "key share" lines.
 #   jpreport (jit.p report) "key share" lines.
+#   jpcount  (jit.p report with raw counts, mode r) the number of samples.
 #   compare  (two "key share" files: luabpfprof's, then jit.p's) Prints
 #            "SAME MAXDIFF": SAME is 1 when both show the same keys at
 #            jit.p's default 3% threshold (shares rounded as jit.p rounds),
@@ -69,13 +70,13 @@ mode == "truth" || mode == "jpkeys" {
 	next
 }
 
-mode == "jptruth" || mode == "jpreport" {
-	if ($0 !~ /^ *[0-9]+%  /)
+mode == "jptruth" || mode == "jpreport" || mode == "jpcount" {
+	if ($0 !~ /^ *[0-9]+%?  /)
 		next
 	share = $1
 	sub(/%/, "", share)
 	key = $0
-	sub(/^ *[0-9]+%  /, "", key)
+	sub(/^ *[0-9]+%?  /, "", key)
 	if (mode == "jptruth")
 		got[(key in phase) ? phase[key] : "other"] += share
 	else
@@ -109,6 +110,10 @@ END {
 				max = d
 		}
 		printf "%d %.1f\n", same, max
+		exit
+	}
+	if (mode == "jpcount") {
+		print total + 0
 		exit
 	}
 	if (!total) {

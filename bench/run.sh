@@ -209,7 +209,7 @@ measure_lua() {
 	RES="NA NA NA"
 	case $cfg in
 	base) window go ;;
-	jp*) window jp "Fm0i${cfg#jp}" "$WORK/$tag.jp" ;;
+	jp*) window jp "Fm0ri${cfg#jp}" "$WORK/$tag.jp" ;;
 	*)
 		start_profiler "$cfg" "$TPID" "$tag" && window go
 		stop_profiler
@@ -331,7 +331,7 @@ measure_ngx() {
 	case $cfg in
 	base) wrk_window ;;
 	jp*)
-		curl -sf -o /dev/null "http://127.0.0.1:$NGX_CTL/jp/start?mode=Fm0i${cfg#jp}&file=$WORK/$tag.jp"
+		curl -sf -o /dev/null "http://127.0.0.1:$NGX_CTL/jp/start?mode=Fm0ri${cfg#jp}&file=$WORK/$tag.jp"
 		# Starting jit.p flushes the compiled traces: warm up again.
 		nice -n -10 taskset -c $OCPU wrk -t1 -c4 -d1s "http://127.0.0.1:$NGX_PORT/" > /dev/null 2>&1
 		wrk_window

@@ -14,7 +14,9 @@
 --                            before a short warm-up (0.15 s: starting and
 --                            stopping it flushes the compiled traces),
 --                            stopped after the window, which writes its
---                            report to FILE; the next window warms up too
+--                            report to FILE; the next window warms up too.
+--                            The result ends with "jpcpu=S": the CPU time
+--                            from start to stop, for jit.p's sample rate
 --       Throughput is UNITS / CPU_S.  The process's CPU time includes
 --       everything done in its context (timer interrupts, BPF programs,
 --       signal handlers) and excludes the time other tenants of the
@@ -85,9 +87,10 @@ function M.run(round)
 	for line in io.stdin:lines() do
 		local cmd, mode, file = line:match("^(%S+)%s*(%S*)%s*(%S*)")
 		if cmd == "quit" then break end
-		local P
+		local P, jp0, jpcpu
 		if cmd == "jp" then
 			P = require("jit.p")
+			jp0 = M.cpu()
 			P.start(mode, file)
 		end
 		if P or rewarm then rounds(round, 0.15, 0.5) end
@@ -96,12 +99,14 @@ function M.run(round)
 		local units, c, w = rounds(round, 1e9, T)
 		if P then
 			P.stop()
+			jpcpu = M.cpu() - jp0
 			-- jit.p's previous run leaves a proxy whose finalizer stops
 			-- whatever run is current when it is collected: collect it now.
 			collectgarbage()
 			collectgarbage()
 		end
-		io.stdout:write(string.format("result %.0f %.6f %.6f%s\n", units, c, w, split_text()))
+		io.stdout:write(string.format("result %.0f %.6f %.6f%s%s\n", units, c, w, split_text(),
+			jpcpu and string.format(" jpcpu=%.6f", jpcpu) or ""))
 		io.stdout:flush()
 	end
 end
