@@ -91,7 +91,7 @@ prof exec -p "$BGPID" --jp F
 reported "exec into sleep: what was collected is reported (exit 0)" "exec.lua:before_exec"
 check "exec into sleep: stderr says so" grep -q "PID $BGPID (luajit) exec'd sleep: its LuaJIT VM is gone" "$TMP/exec.err"
 # Into LuaJIT again: the new VM is found and profiled too.
-start_bg "$LUAJIT" "$TMP/exec.lua" 1 "$(readlink -f "$LUAJIT")" luajit "$TMP/after.lua" 1.5
+start_bg "$LUAJIT" "$TMP/exec.lua" 1 "$(readlink -f "$LUAJIT")" luajit "$TMP/after.lua" 3
 wait_lua "$BGPID"
 prof exec2 -p "$BGPID" --jp F
 reported "exec into luajit: the old VM's functions" "exec.lua:before_exec"

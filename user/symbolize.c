@@ -204,13 +204,19 @@ static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr)
 	return &s->slots[j];
 }
 
+#define LJ_GCT_STR	4
+
 static char *read_gcstr(struct symbolizer *s, uint64_t str, size_t max)
 {
+	uint8_t h[32];
 	uint32_t len;
 	char *buf;
 
-	if (mem_read(s->mem, str + s->lay->str_len, &len, 4))
+	/* The whole header: a string whose memory was reused fails here. */
+	if (s->lay->str_data > sizeof(h) || mem_read(s->mem, str, h, s->lay->str_data) ||
+	    h[s->lay->gct] != LJ_GCT_STR)
 		return NULL;
+	memcpy(&len, h + s->lay->str_len, 4);
 	if (len > max)
 		len = (uint32_t)max;
 	buf = malloc((size_t)len + 1);
@@ -264,6 +270,23 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	return 0;
 }
 
+/* Whether the prototype still is what e was read from.  A prototype can die
+ * while its parts (chunk name, bytecode, lines, debug info) are read one
+ * after the other, and their memory be reused by other objects: each part
+ * is kept only if the header reads the same after it.  Freeing overwrites
+ * the header (allocator links over the GC header), so a part read from a
+ * dead prototype is dropped instead of being paired with another's name. */
+static bool proto_same(struct symbolizer *s, const struct proto_entry *e)
+{
+	struct proto_entry now;
+
+	return !proto_header(s, e->addr, &now) && now.chunk_ptr == e->chunk_ptr &&
+	       now.firstline == e->firstline && now.numline == e->numline &&
+	       now.sizebc == e->sizebc && now.k == e->k && now.lineinfo == e->lineinfo &&
+	       now.uvinfo == e->uvinfo && now.varinfo == e->varinfo &&
+	       now.sizekgc == e->sizekgc && now.sizeuv == e->sizeuv;
+}
+
 /* The cached prototype at pt, revalidated once per epoch; NULL when the
  * memory no longer holds a prototype. */
 static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
@@ -300,6 +323,10 @@ static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
 	*e = fresh;
 	e->epoch = s->epoch;
 	e->chunk = read_gcstr(s, e->chunk_ptr, MAX_CHUNKNAME);
+	if (e->chunk && !proto_same(s, e)) {
+		free(e->chunk);
+		e->chunk = NULL;
+	}
 	e->valid = e->chunk != NULL;
 	return e->valid ? e : NULL;
 }
@@ -313,7 +340,8 @@ static const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e)
 {
 	if (!e->bc) {
 		e->bc = malloc((size_t)e->sizebc * 4);
-		if (e->bc && mem_read(s->mem, proto_bc_addr(s, e), e->bc, (size_t)e->sizebc * 4)) {
+		if (e->bc && (mem_read(s->mem, proto_bc_addr(s, e), e->bc, (size_t)e->sizebc * 4) ||
+			      !proto_same(s, e))) {
 			free(e->bc);
 			e->bc = NULL;
 		}
@@ -355,7 +383,9 @@ static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 	/* Copied once: lines stay resolvable after the target exits. */
 	if (!e->lines) {
 		e->lines = malloc((size_t)(e->sizebc - 1) * size);
-		if (e->lines && mem_read(s->mem, e->lineinfo, e->lines, (size_t)(e->sizebc - 1) * size)) {
+		if (e->lines && (mem_read(s->mem, e->lineinfo, e->lines,
+					  (size_t)(e->sizebc - 1) * size) ||
+				 !proto_same(s, e))) {
 			free(e->lines);
 			e->lines = NULL;
 		}
@@ -417,8 +447,13 @@ static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint3
 
 	if (!e->varinfo)
 		return NULL;
-	if (!e->varinfo_copy)
+	if (!e->varinfo_copy) {
 		e->varinfo_copy = copy_debuginfo(s, e->varinfo, &e->varinfo_len);
+		if (e->varinfo_copy && !proto_same(s, e)) {
+			free(e->varinfo_copy);
+			e->varinfo_copy = NULL;
+		}
+	}
 	if (!e->varinfo_copy)
 		return NULL;
 	p = e->varinfo_copy;
@@ -456,8 +491,13 @@ static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uin
 
 	if (!e->uvinfo || idx >= e->sizeuv)
 		return NULL;
-	if (!e->uvinfo_copy)
+	if (!e->uvinfo_copy) {
 		e->uvinfo_copy = copy_debuginfo(s, e->uvinfo, &e->uvinfo_len);
+		if (e->uvinfo_copy && !proto_same(s, e)) {
+			free(e->uvinfo_copy);
+			e->uvinfo_copy = NULL;
+		}
+	}
 	if (!e->uvinfo_copy)
 		return NULL;
 	p = e->uvinfo_copy;
@@ -549,6 +589,10 @@ static const char *call_site_name(struct symbolizer *s, struct proto_entry *call
 		if (bc_op(bc[pos]) == BC_ITERC)
 			slot -= 3;
 		name = slot_name(s, caller, bc, (uint32_t)pos, slot);
+		/* A constant string read from a prototype that died meanwhile
+		 * may be another object's: neither used nor cached. */
+		if (name && !proto_same(s, caller))
+			return NULL;
 	} else if (mm != MM_NONE) {
 		name = bc_mm_name(mm);
 	}

@@ -385,7 +385,10 @@ static bool drop_dead_vms(struct target *t)
 		else
 			log_warn("PID %d (%s): its LuaJIT VM is gone (closed, or the process exec'd); what was collected is kept, its samples count as [host] until a new VM appears",
 				 (int)t->pid, t->comm);
+		/* Like a new process: look for the next VM often at first. */
 		t->waiting = true;
+		t->scans = 0;
+		t->next_scan_ns = 0;
 	}
 	return true;
 }

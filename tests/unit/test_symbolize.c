@@ -536,6 +536,49 @@ static void reuse(void)
 	CHECK("proto address unmapped: unknown", out[0].kind == FRAME_UNKNOWN);
 }
 
+/* A prototype that dies while its parts are read one after the other: a
+ * part read after its header changed (the allocator writes over a freed
+ * object) is dropped, never paired with the cached name.  The lazy parts
+ * (lines, bytecode) are read on first use, which may come later in the
+ * same drain. */
+static void dying(void)
+{
+	static const uint8_t li[] = { 1, 2, 3 };
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_GGET, 0, 0),
+				       INS_ABC(OP_CALL, 0, 1, 1), INS_AD(OP_RET0, 0, 1) };
+	static const char *const k[] = { "gfunc" };
+	struct pspec p = { .chunk = "@dying.lua", .firstline = 40, .numline = 3, .bc = bc,
+			   .sizebc = 4, .kstr = k, .nk = 1, .lineinfo = li };
+	uint64_t pt = mkproto(&p), caller = mkproto(&p);
+	struct lua_frame fr[2] = { lua_at(pt, -1), lua_at(caller, -1) };
+	uint64_t str = mkstr("@odd.lua");
+
+	run(fr, 1);
+	CHECK_STR("dying: named while alive", put_frame(&out[0], 'f'), "dying.lua:40");
+	put(pt + lay->gct, 0, 1);	/* freed: the header is overwritten */
+	fr[0] = lua_at(pt, 1);
+	sym_stack(sym, fr, 1, out);	/* same drain: lines read now */
+	CHECK("dying: lines read after it died are not used", out[0].line == -1);
+
+	fr[0] = lua_at(callee, 1);
+	fr[1] = lua_at(caller, -1);
+	run(fr, 2);
+	put(caller + lay->gct, 0, 1);
+	fr[1] = lua_at(caller, 2);
+	sym_stack(sym, fr, 2, out);	/* same drain: bytecode read now */
+	CHECK("dying: no call-site name from a caller that died", out[0].name == NULL);
+
+	/* A chunk name whose memory now holds something else than a string. */
+	p.chunk = "@x.lua";
+	pt = mkproto(&p);
+	put(pt + lay->pt_chunkname, str, 8);
+	put(str + lay->gct, 11, 1);
+	fr[0] = lua_at(pt, 1);
+	run(fr, 1);
+	CHECK("dying: a chunk name that is no longer a string: unknown",
+	      out[0].kind == FRAME_UNKNOWN);
+}
+
 /* Prototypes that no drain used for a while leave the cache, so that memory
  * stays flat under churn; those in use stay.  Seen from outside: once its
  * chunk name is unreadable, an idle prototype named from the cache becomes
@@ -647,6 +690,7 @@ int main(void)
 	chunks();
 	builtins();
 	reuse();
+	dying();
 	sweep();
 	deep();
 	traces();
