@@ -16,11 +16,20 @@ perf_fds() {
 	find /proc/"$1"/fd -lname 'anon_inode:*perf_event*' 2>/dev/null | wc -l
 }
 
+# online_cpus: how many CPUs are online now (a test elsewhere on the
+# machine may take one offline for a while).
+online_cpus() {
+	awk -F, '{for (i = 1; i <= NF; i++) {n = split($i, r, "-"); c += n == 2 ? r[2] - r[1] + 1 : 1}} END {print c}' \
+		/sys/devices/system/cpu/online
+}
+
 # wait_attached PID N [TIMEOUT]: waits until PID holds at least N perf
 # event fds (a profiler has attached its sampling events), then 0.2 s more
 # for it to fill its target maps.  Fails if PID dies or after TIMEOUT s.
 wait_attached() {
-	local pid=$1 n=$2 limit=${3:-20} i=0
+	local pid=$1 n=$2 limit=${3:-20} i=0 on
+	on=$(online_cpus)
+	[ "$n" -gt "$on" ] && n=$on
 	while [ "$(perf_fds "$pid")" -lt "$n" ]; do
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.02

@@ -218,10 +218,21 @@ measure_lua() {
 	esac
 }
 
+# with_retry CMD...: runs CMD up to 3 times, 5 s apart (a CPU taken offline
+# by another test on the machine makes taskset fail for a while).
+with_retry() {
+	local i
+	for i in 1 2 3; do
+		"$@" && return 0
+		[ $i -lt 3 ] && sleep 5
+	done
+	return 1
+}
+
 bench_lua() {
 	local wl=$1 rep cfg k=0
 	for ((rep = 1; rep <= REPS; rep++)); do
-		target_start "$wl" "$rep" || continue
+		with_retry target_start "$wl" "$rep" || continue
 		k=0
 		measure_lua "$wl" base "$rep"
 		echo "$wl base $rep.$k $RES" >> "$WORK/fig1.tsv"
@@ -296,8 +307,9 @@ ngx_start() {
 	until curl -sf -o /dev/null "http://127.0.0.1:$NGX_PORT/?n=1"; do
 		sleep 0.05
 		i=$((i + 1))
-		if [ $i -gt 200 ]; then
+		if [ $i -gt 200 ] || ! kill -0 "$NGX_MASTER" 2>/dev/null; then
 			log "nginx did not start: $(tail -3 "$NGX_DIR/error.log" 2>/dev/null)"
+			stop "$NGX_MASTER" QUIT
 			return 1
 		fi
 	done
@@ -357,7 +369,7 @@ bench_nginx() {
 		return
 	fi
 	eval "$setup"
-	if ! ngx_start; then
+	if ! with_retry ngx_start; then
 		NGX_NOTE="skipped: nginx did not start"
 		return
 	fi
