@@ -161,10 +161,11 @@ target_start() {
 	NRES=0
 	rm -f "$fifo"
 	mkfifo "$fifo"
+	# Read-write: opening never blocks, even if the target died at once.
+	exec 7<> "$fifo"
 	nice -n -10 taskset -c $TCPU "$LUAJIT" "$BW/$1.lua" bench "$T" < "$fifo" > "$TOUT" 2>&1 &
 	TPID=$!
 	PIDS+=("$TPID")
-	exec 7> "$fifo"
 	until grep -q '^ready' "$TOUT" 2>/dev/null; do
 		sleep 0.02
 		i=$((i + 1))
@@ -421,10 +422,10 @@ run_early() {
 	local hz=$1 rep=$2 fifo=$WORK/idle.fifo idle busy lbp res
 	rm -f "$fifo"
 	mkfifo "$fifo"
+	exec 8<> "$fifo"
 	taskset -c $TCPU "$LUAJIT" -e 'io.read()' < "$fifo" &
 	idle=$!
 	PIDS+=("$idle")
-	exec 8> "$fifo"
 	taskset -c $TCPU sh -c 'while :; do :; done' &
 	busy=$!
 	PIDS+=("$busy")
@@ -584,7 +585,8 @@ log "measurements done; writing $OUT"
 # the settings, so that the report can be rebuilt: bench/report.sh bench/.out
 rm -rf "$WORK/nginx" "$WORK/luabpfprof" "$WORK"/*.fifo
 NGINX_BIN=${NGINX_BIN:-} NGINX_LIBPATH=${NGINX_LIBPATH:-}
-for v in T REPS FIGS LOAD0 LOAD1 ELAPSED NGX_NOTE ALL_MODE LUAJIT TCPU OCPU FIG2_HZ FIG2_WIN \
+RUN_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+for v in RUN_DATE T REPS FIGS LOAD0 LOAD1 ELAPSED NGX_NOTE ALL_MODE LUAJIT TCPU OCPU FIG2_HZ FIG2_WIN \
 	FIG3_WIN PROF_VERSION NGINX_BIN NGINX_LIBPATH HAVE_PERF; do
 	printf '%s=%q\n' "$v" "${!v}"
 done > "$WORK/env.sh"
