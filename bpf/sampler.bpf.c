@@ -64,6 +64,8 @@ struct {
 
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
+	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
+	struct walk_ctx walk;
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
 	__u8 t[T_BLOCK];
@@ -336,7 +338,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct counter_block *cb;
 	struct proc_info *pi;
 	struct scratch *sc;
-	struct walk_ctx wc = {};
+	struct walk_ref ref;
+	struct walk_ctx *wc;
 	struct uregs r;
 	const __u8 *lblk;
 	__s32 vmstate;
@@ -350,6 +353,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	bump(cb, CNT_SAMPLES);
 	get_uregs(ctx, &r);
+	wc = &sc->walk;
+	__builtin_memset(wc, 0, sizeof(*wc));
 
 	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
 		__u64 dist = 0, l;
@@ -387,10 +392,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	stack = field(lblk, L_BLOCK, off->L_stack - off->L_base, off->gc64 ? 8 : 4);
 	stacksize = (__u32)field(lblk, L_BLOCK, off->L_stacksize - off->L_base, 4);
-	wc.off = *off;
-	wc.L = L;
-	wc.bottom = stack + 8 * off->gc64;
-	wc.stack_end = stack + 8ull * stacksize;
+	wc->off = *off;
+	wc->L = L;
+	wc->bottom = stack + 8 * off->gc64;
+	wc->stack_end = stack + 8ull * stacksize;
 
 	if (vmstate != VMSTATE_INTERP) {
 		/* jit_base is non-zero only while a trace runs, including the C
@@ -400,13 +405,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		if (base) {
 			bump(cb, CNT_BASE_JIT);
 			if (vmstate >= 1)
-				wc.pc = trace_pc(vm, sc, vmstate, r.ip);
-			if (wc.pc)
+				wc->pc = trace_pc(vm, sc, vmstate, r.ip);
+			if (wc->pc)
 				bump(cb, CNT_TRACE_PC);
 		}
 	}
 	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
-		base = interp_base(off, stack, wc.stack_end, &r, &wc.pc);
+		base = interp_base(off, stack, wc->stack_end, &r, &wc->pc);
 		if (base)
 			bump(cb, CNT_BASE_REGS);
 	}
@@ -417,29 +422,33 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		bump(cb, CNT_BASE_L);
 		/* SAVE_PC in the VM's C frame is the top Lua frame's PC when the
 		 * VM called out (C function, GC, helpers); validated later. */
-		wc.pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
+		wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
 	}
 
-	wc.st = &sc->st;
-	wc.frame = base - 8;
-	wc.hash = mix_hash(0x5bd1e995, vm->g);
-	wc.max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
-	bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &wc, 0);
+	sc->win.len = 0;
+	wc->stack_lo = stack;
+	wc->frame = base - 8;
+	wc->hash = mix_hash(0x5bd1e995, vm->g);
+	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
+	ref.c = wc;
+	ref.win = &sc->win;
+	ref.st = &sc->st;
+	bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
 	/* Out of iterations (many vararg frames) with frames left: truncated. */
-	if (!(wc.flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
-	    wc.frame > wc.bottom && wc.frame < wc.stack_end)
-		wc.flags |= STACK_TRUNCATED;
-	if (wc.flags & STACK_TRUNCATED)
+	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
+	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
+		wc->flags |= STACK_TRUNCATED;
+	if (wc->flags & STACK_TRUNCATED)
 		bump(cb, CNT_TRUNCATED);
-	if (wc.flags & STACK_BAD_FRAME)
+	if (wc->flags & STACK_BAD_FRAME)
 		bump(cb, CNT_BAD_FRAME);
-	if (wc.flags & STACK_READ_FAULT)
+	if (wc->flags & STACK_READ_FAULT)
 		bump(cb, CNT_READ_FAULT);
 
 	sc->st.g = vm->g;
-	sc->st.nframes = wc.n;
-	sc->st.flags = wc.flags;
-	key.stack_id = mix_hash(wc.hash, wc.n ^ ((__u64)wc.flags << 32)) | 1;
+	sc->st.nframes = wc->n;
+	sc->st.flags = wc->flags;
+	key.stack_id = mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)) | 1;
 	/* Most samples repeat a known stack: look up before inserting. */
 	if (!bpf_map_lookup_elem(&stacks, &key.stack_id) &&
 	    bpf_map_update_elem(&stacks, &key.stack_id, &sc->st, BPF_NOEXIST) &&

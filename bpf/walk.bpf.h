@@ -24,9 +24,21 @@
 #define GC64_GCT_OFF	9
 #define GC32_GCT_OFF	5
 
+/* Stack slots are fetched a window at a time: a frame is a few slots, so
+ * one read usually serves several frames. */
+#define STACK_WIN	512
+
+/* Kept in a map value, not on the stack: the verifier then treats lo and
+ * len as unknown, instead of exploring each value they take in the loop. */
+struct stack_window {
+	__u64 lo;		/* target address of bytes[0] */
+	__u64 len;		/* valid bytes, 0 = empty */
+	__u8 bytes[STACK_WIN];
+};
+
 struct walk_ctx {
-	struct lj_offsets off;	/* a copy: keeps the callback's pointers simple */
-	struct stack_trace *st;
+	struct lj_offsets off;
+	__u64 stack_lo;		/* first byte of the Lua stack array */
 	__u64 L;		/* the lua_State being walked */
 	__u64 frame;		/* address of the current frame's link slot */
 	__u64 bottom;		/* frames must stay above this */
@@ -38,11 +50,54 @@ struct walk_ctx {
 	__u32 flags;
 };
 
+/* What bpf_loop hands the callback.  The walk state lives in a map value,
+ * so the verifier does not explore each value its fields take; pointers
+ * stay here, on the stack, where the verifier keeps their types. */
+struct walk_ref {
+	struct walk_ctx *c;
+	struct stack_window *win;
+	struct stack_trace *st;
+};
+
 static __always_inline __u64 mix_hash(__u64 h, __u64 v)
 {
 	h ^= v;
 	h *= 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 29);
+}
+
+/* Reads 16 bytes of the Lua stack at addr through the window, refilling
+ * it so that it ends at addr + 16 (walks go downwards). */
+static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 out[2])
+{
+	struct walk_ctx *c = ref->c;
+	struct stack_window *w = ref->win;
+	__u64 rel = addr - w->lo;
+
+	if (addr & 7)
+		return -1;
+	if (!w->len || addr < w->lo || rel + 16 > w->len) {
+		__u64 lo = addr + 16 > STACK_WIN ? addr + 16 - STACK_WIN : 0;
+		__u64 len;
+
+		if (lo < c->stack_lo)
+			lo = c->stack_lo;
+		len = addr + 16 - lo;
+		if (addr < lo || len > STACK_WIN || len < 16)
+			return -1;
+		if (bpf_probe_read_user(w->bytes, len, (void *)lo))
+			return -1;
+		w->lo = lo;
+		w->len = len;
+		rel = addr - lo;
+	}
+	/* Slots are 8-aligned, and so is the window: two aligned loads. */
+	rel &= STACK_WIN - 8;
+	if (rel > STACK_WIN - 16)
+		return -1;
+	out[0] = *(__u64 *)(w->bytes + rel);
+	out[1] = *(__u64 *)(w->bytes + rel + 8);
+	return 0;
 }
 
 /* Reads the function slot and the link of the frame at ctx->frame.
@@ -51,26 +106,24 @@ static __always_inline __u64 mix_hash(__u64 h, __u64 v)
  * on a read fault, 1 when the slot holds neither a function nor L (a dummy
  * frame), 0 otherwise.
  */
-static __always_inline int read_frame(struct walk_ctx *c, __u64 *fn, __s64 *link)
+static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *link)
 {
-	if (c->off.gc64) {
-		__u64 slots[2];
+	struct walk_ctx *c = ref->c;
+	__u64 slots[2];
 
-		if (bpf_probe_read_user(slots, sizeof(slots), (void *)(c->frame - 8)))
-			return -1;
+	if (stack_read16(ref, c->frame - 8, slots))
+		return -1;
+	if (c->off.gc64) {
 		*fn = slots[0] & GC64_PTR_MASK;
 		*link = (__s64)slots[1];
 		if (*fn != c->L && (__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
 			return 1;
 	} else {
-		__u32 slot[2];
 		__u8 gct = 0;
 
-		if (bpf_probe_read_user(slot, sizeof(slot), (void *)c->frame))
-			return -1;
-		*fn = slot[0];
-		/* The non-GC64 link is the high word: a 32-bit PC or type|delta. */
-		*link = (__s64)slot[1];
+		/* One slot: the 32-bit GCRef low, a 32-bit PC or type|delta high. */
+		*fn = slots[1] & 0xffffffffull;
+		*link = (__s64)(slots[1] >> 32);
 		if (*fn == c->L)
 			return 0;
 		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + GC32_GCT_OFF)))
@@ -111,8 +164,9 @@ static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u6
 	return 0;
 }
 
-static __always_inline int record(struct walk_ctx *c, __u64 fn)
+static __always_inline int record(struct walk_ref *ref, __u64 fn)
 {
+	struct walk_ctx *c = ref->c;
 	__u32 i = c->n;
 	__u64 id = 0;
 
@@ -120,8 +174,8 @@ static __always_inline int record(struct walk_ctx *c, __u64 fn)
 		return 0;
 	if (resolve_func(c, fn, &id))
 		return -1;
-	c->st->frames[i].id = id;
-	c->st->frames[i].pc = c->pc;
+	ref->st->frames[i].id = id;
+	ref->st->frames[i].pc = c->pc;
 	c->hash = mix_hash(mix_hash(c->hash, id), c->pc);
 	c->n = i + 1;
 	return 0;
@@ -129,7 +183,8 @@ static __always_inline int record(struct walk_ctx *c, __u64 fn)
 
 static long walk_step(__u32 idx, void *arg)
 {
-	struct walk_ctx *c = arg;
+	struct walk_ref *ref = arg;
+	struct walk_ctx *c = ref->c;
 	__u64 fn = 0, next_pc = 0;
 	__s64 link = 0;
 	__u32 caller_ins = 0;
@@ -145,7 +200,7 @@ static long walk_step(__u32 idx, void *arg)
 		c->flags |= STACK_TRUNCATED;
 		return 1;
 	}
-	err = read_frame(c, &fn, &link);
+	err = read_frame(ref, &fn, &link);
 	if (err) {
 		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
 		return 1;
@@ -157,7 +212,7 @@ static long walk_step(__u32 idx, void *arg)
 		return 0;
 	}
 	/* A dummy frame holds L: not a level. */
-	if (fn != c->L && record(c, fn)) {
+	if (fn != c->L && record(ref, fn)) {
 		c->flags |= STACK_READ_FAULT;
 		return 1;
 	}
@@ -175,14 +230,10 @@ static long walk_step(__u32 idx, void *arg)
 		if ((link & FRAME_TYPEP) == FRAME_CONT) {
 			/* Metamethod continuation: the Lua caller's PC sits two
 			 * slots below (GC64) or in the slot below (non-GC64). */
-			if (c->off.gc64) {
-				bpf_probe_read_user(&next_pc, 8, (void *)(c->frame - 16));
-			} else {
-				__u32 cont[2] = {};
+			__u64 cont[2] = {};
 
-				bpf_probe_read_user(cont, 8, (void *)(c->frame - 8));
-				next_pc = cont[1];
-			}
+			if (!stack_read16(ref, c->frame - 16, cont))
+				next_pc = c->off.gc64 ? cont[0] : cont[1] >> 32;
 		}
 		if ((link & ~(__s64)FRAME_TYPEP) <= 0) {
 			c->flags |= STACK_BAD_FRAME;
