@@ -12,7 +12,8 @@
 #define GC64_COMMON                                                          \
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
 	.L_base = 32, .L_stack = 56, .L_cframe = 80, .L_stacksize = 88,      \
-	.g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,             \
+	.g_gc_root = 40, .g_strempty = 120, .g_vmstate = 184,                \
+	.g_mainthref = 192,                                                  \
 	.g_registrytv = 272, .gct = 9,                                       \
 	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
 	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
@@ -26,7 +27,8 @@
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
 	.L_base = 16, .L_stack = 36, .L_cframe = 48, .L_stacksize = 56,      \
-	.g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,              \
+	.g_gc_root = 32, .g_strempty = 76, .g_vmstate = 136,                 \
+	.g_mainthref = 140,                                                  \
 	.g_registrytv = 216, .gct = 5,                                       \
 	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
 	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \

@@ -24,6 +24,7 @@ struct lj_layout {
 	/* lua_State */
 	uint16_t L_gct, L_dummy_ffid, L_glref, L_base, L_stack, L_cframe, L_stacksize;
 	/* global_State */
+	uint16_t g_gc_root;	/* GCState.root: the newest GC object */
 	uint16_t g_strempty, g_vmstate, g_mainthref, g_registrytv;
 	uint16_t g_bc_cfunc_int, g_cur_L, g_jit_base;
 	uint16_t g_trace;	/* &J->trace relative to g */

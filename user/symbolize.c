@@ -16,6 +16,8 @@
 #include "vmdef.h"
 
 #define LJ_GCT_PROTO	7
+#define LJ_GC_WHITES	0x03	/* GCHeader.marked: the two whites */
+#define LJ_GC_BLACK	0x04
 #define MAX_CHUNKNAME	(64 * 1024)
 #define MAX_SIZEBC	(1u << 24)
 #define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
@@ -48,6 +50,7 @@ struct proto_entry {
 	uint64_t k, lineinfo, uvinfo, varinfo;
 	uint32_t sizekgc;
 	uint8_t sizeuv;
+	uint8_t marked;		/* GC mark bits when the header was read */
 	uint8_t *varinfo_copy, *uvinfo_copy;
 	size_t varinfo_len, uvinfo_len;
 	struct site_name *sites;
@@ -61,6 +64,7 @@ struct symbolizer {
 	struct proto_entry **slots;	/* open addressing by proto address */
 	size_t nslots, n;
 	uint32_t epoch;
+	uint64_t g;		/* global_State, 0 when unknown */
 	bool frozen;		/* the target exited: its memory cannot change */
 	uint64_t unknown;
 	char scratch[MAX_NAME];
@@ -157,6 +161,11 @@ void sym_next_epoch(struct symbolizer *s)
 		cache_sweep(s);
 }
 
+void sym_set_vm(struct symbolizer *s, uint64_t g)
+{
+	s->g = g;
+}
+
 void sym_freeze(struct symbolizer *s)
 {
 	s->frozen = true;
@@ -206,25 +215,57 @@ static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr)
 
 #define LJ_GCT_STR	4
 
-static char *read_gcstr(struct symbolizer *s, uint64_t str, size_t max)
+/* Whether a string referenced by an object is still that object's string,
+ * as far as the GC's colours tell.  While the GC sweeps, a dead object is
+ * "the other white" until its turn comes, and strings are swept first: a
+ * dead prototype can still look whole while its chunk name's memory already
+ * holds a new string, which is "the current white".  Two different whites
+ * mean that; black (not swept yet) or equal whites do not. */
+static bool same_white(uint8_t parent, uint8_t str)
 {
-	uint8_t h[32];
+	uint8_t a = parent & LJ_GC_WHITES, b = str & LJ_GC_WHITES;
+
+	return !a || !b || a == b;
+}
+
+/* Reads the GCstr at str (at most max bytes of it) into buf (max + 1
+ * bytes): only if it is a string of the same GC colour as the object
+ * referencing it (parent_marked), and its header reads the same after its
+ * bytes.  Returns the length, or -1. */
+static int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked,
+			       char *buf, size_t max)
+{
+	const struct lj_layout *lay = s->lay;
+	uint8_t h[32], again[32];
+	uint32_t len;
+
+	if (lay->str_data > sizeof(h) || mem_read(s->mem, str, h, lay->str_data) ||
+	    h[lay->gct] != LJ_GCT_STR || !same_white(parent_marked, h[lay->gct - 1]))
+		return -1;
+	memcpy(&len, h + lay->str_len, 4);
+	if (len > max)
+		len = (uint32_t)max;
+	if (mem_read(s->mem, str + lay->str_data, buf, len) ||
+	    mem_read(s->mem, str, again, lay->str_data) || memcmp(h, again, lay->str_data))
+		return -1;
+	buf[len] = '\0';
+	return len;
+}
+
+static char *read_gcstr(struct symbolizer *s, uint64_t str, uint8_t parent_marked, size_t max)
+{
 	uint32_t len;
 	char *buf;
 
-	/* The whole header: a string whose memory was reused fails here. */
-	if (s->lay->str_data > sizeof(h) || mem_read(s->mem, str, h, s->lay->str_data) ||
-	    h[s->lay->gct] != LJ_GCT_STR)
+	if (mem_read(s->mem, str + s->lay->str_len, &len, 4))
 		return NULL;
-	memcpy(&len, h + s->lay->str_len, 4);
 	if (len > max)
 		len = (uint32_t)max;
 	buf = malloc((size_t)len + 1);
-	if (!buf || mem_read(s->mem, str + s->lay->str_data, buf, len)) {
+	if (buf && read_gcstr_into(s, str, parent_marked, buf, len) < 0) {
 		free(buf);
-		return NULL;
+		buf = NULL;
 	}
-	buf[len] = '\0';
 	return buf;
 }
 
@@ -245,6 +286,7 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	memcpy(&e->numline, h + lay->pt_numline, 4);
 	memcpy(&e->sizekgc, h + lay->pt_sizekgc, 4);
 	e->sizeuv = h[lay->pt_sizeuv];
+	e->marked = h[lay->gct - 1];	/* GCHeader: marked just before gct */
 	if (lay->gc64) {
 		memcpy(&e->chunk_ptr, h + lay->pt_chunkname, 8);
 		memcpy(&e->k, h + lay->pt_k, 8);
@@ -267,6 +309,29 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	}
 	if (!e->sizebc || e->sizebc > MAX_SIZEBC || !e->chunk_ptr)
 		return -1;
+	/* Freed memory can pass for a prototype: the allocator's free-list
+	 * links go over the GC header, and now and then a link's byte falls
+	 * on gct == 7.  A live prototype has only white or black mark bits
+	 * (never both whites), and its parts lie in its own block in
+	 * lj_parse's order: bytecode, GC constants below k, then line info,
+	 * upvalue names and variable info above it. */
+	if ((e->marked & ~(LJ_GC_WHITES | LJ_GC_BLACK)) || (e->marked & LJ_GC_WHITES) == LJ_GC_WHITES)
+		return -1;
+	{
+		uint64_t ref = lay->gc64 ? 8 : 4, bcend = pt + lay->sizeof_proto + 4ull * e->sizebc;
+		uint64_t last = e->k;
+
+		if (e->k < bcend + ref * e->sizekgc)
+			return -1;
+		if (e->lineinfo && e->lineinfo < last)
+			return -1;
+		last = e->lineinfo ? e->lineinfo : last;
+		if (e->uvinfo && e->uvinfo < last)
+			return -1;
+		last = e->uvinfo ? e->uvinfo : last;
+		if (e->varinfo && e->varinfo < last)
+			return -1;
+	}
 	return 0;
 }
 
@@ -285,6 +350,33 @@ static bool proto_same(struct symbolizer *s, const struct proto_entry *e)
 	       now.sizebc == e->sizebc && now.k == e->k && now.lineinfo == e->lineinfo &&
 	       now.uvinfo == e->uvinfo && now.varinfo == e->varinfo &&
 	       now.sizekgc == e->sizekgc && now.sizeuv == e->sizeuv;
+}
+
+/* Whether pt is the newest GC object of its VM.  LuaJIT's parser fills a
+ * new prototype's header in steps (lj_parse.c fs_finish: chunk name first,
+ * lines last) right after allocating it, and no other GC object is
+ * allocated meanwhile: a prototype read then may pair its new chunk name
+ * with the lines of the prototype that used that memory before. */
+static bool proto_newest(struct symbolizer *s, uint64_t pt)
+{
+	uint64_t root = 0;
+
+	return s->g && !layout_read_ref(s->mem, s->lay, s->g + s->lay->g_gc_root, &root) &&
+	       (root & (s->lay->gc64 ? ~0ull : 0xffffffffull)) == pt;
+}
+
+/* The chunk name of the prototype whose header e holds, or NULL when it
+ * may be another's: the header must read the same after it, and the
+ * prototype must not be one still under construction. */
+static char *proto_chunk(struct symbolizer *s, const struct proto_entry *e)
+{
+	char *chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME);
+
+	if (chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
+		free(chunk);
+		chunk = NULL;
+	}
+	return chunk;
 }
 
 /* The cached prototype at pt, revalidated once per epoch; NULL when the
@@ -322,11 +414,7 @@ static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
 	}
 	*e = fresh;
 	e->epoch = s->epoch;
-	e->chunk = read_gcstr(s, e->chunk_ptr, MAX_CHUNKNAME);
-	if (e->chunk && !proto_same(s, e)) {
-		free(e->chunk);
-		e->chunk = NULL;
-	}
+	e->chunk = proto_chunk(s, e);
 	e->valid = e->chunk != NULL;
 	return e->valid ? e : NULL;
 }
@@ -521,7 +609,7 @@ static const char *const_string(struct symbolizer *s, struct proto_entry *e, uin
 	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
 
 	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
-	    lj_read_str(s->mem, s->lay, ref, s->scratch, sizeof(s->scratch)))
+	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1) < 0)
 		return NULL;
 	return s->scratch;
 }

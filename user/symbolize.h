@@ -23,6 +23,11 @@ struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
 			   const struct vmdef *vd);
 void sym_free(struct symbolizer *s);
 
+/* The VM's global_State: a prototype that is still the newest GC object
+ * may be under construction (its header half old, half new) and is not
+ * trusted until it is not.  0 (the default) skips that check. */
+void sym_set_vm(struct symbolizer *s, uint64_t g);
+
 /* Starts a new drain: cached prototypes are revalidated on next use. */
 void sym_next_epoch(struct symbolizer *s);
 

@@ -139,6 +139,15 @@ int main(void)
 	CHECK("a GC64 vmthref (2025+) layout is in the table", vmthref64 == 1);
 	CHECK("a non-GC64 vmthref (2025+) layout is in the table", vmthref32 == 1);
 
+	/* GCState.root, the same in every family of a width (§1.2). */
+	for (int i = 0; i < n; i++) {
+		const struct lj_layout *lay = layout_at(i);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s: g->gc.root at %d", lay->name, lay->gc64 ? 40 : 32);
+		CHECK(name, lay->g_gc_root == (lay->gc64 ? 40 : 32));
+	}
+
 	/* Known values from luajit-internals §1.3 (GG_G2DISP per family). */
 	for (int i = 0; i < n; i++) {
 		const struct lj_layout *lay = layout_at(i);

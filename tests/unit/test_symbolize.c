@@ -114,34 +114,41 @@ static void write_header(uint64_t pt, const struct pspec *p, uint64_t chunk, uin
 		put(pt + lay->sizeof_proto + 4ull * i, p->bc[i], 4);
 }
 
-/* [GCproto][bc][kgc] as lj_parse lays it out; the rest anywhere.  With
- * where != 0 the prototype itself goes there (the spare region). */
+/* One block as lj_parse lays it out (fs_finish): [GCproto][bc][kgc] k
+ * [lineinfo][uvinfo][varinfo].  With where != 0 the block goes there (the
+ * spare region); the strings go to the main image. */
 static uint64_t mkproto_at(const struct pspec *p, uint64_t where)
 {
 	uint64_t chunk = mkstr_n(p->chunk, p->chunk_len ? p->chunk_len : strlen(p->chunk));
-	uint64_t kstr[16], lineinfo = 0, varinfo = 0, uvinfo = 0, pt, k;
+	uint64_t kstr[16], lineinfo = 0, varinfo = 0, uvinfo = 0, pt, k, at_end;
 	size_t bcbytes = (4ull * p->sizebc + 7) & ~7ull;
+	size_t lsz = p->numline < 256 ? 1 : p->numline < 65536 ? 2 : 4;
+	size_t size = lay->sizeof_proto + bcbytes + 8ull * p->nk;
 
 	for (uint32_t d = 0; d < p->nk; d++)
 		kstr[d] = mkstr(p->kstr[d]);
-	if (p->lineinfo) {
-		size_t lsz = p->numline < 256 ? 1 : p->numline < 65536 ? 2 : 4;
-
-		lineinfo = alloc(p->sizebc * lsz);
-		memcpy(at(lineinfo), p->lineinfo, (p->sizebc - 1) * lsz);
-	}
-	if (p->varinfo) {
-		varinfo = alloc(p->varinfo_len);
-		memcpy(at(varinfo), p->varinfo, p->varinfo_len);
-	}
-	if (p->uvinfo) {
-		uvinfo = alloc(p->uvinfo_len);
-		memcpy(at(uvinfo), p->uvinfo, p->uvinfo_len);
-	}
-	pt = where ? where : alloc(lay->sizeof_proto + bcbytes + 8ull * p->nk);
+	if (p->lineinfo)
+		size += p->sizebc * lsz;
+	size += p->uvinfo_len + p->varinfo_len;
+	pt = where ? where : alloc(size);
 	k = pt + lay->sizeof_proto + bcbytes + 8ull * p->nk;
 	for (uint32_t d = 0; d < p->nk; d++)
 		put(k - (d + 1) * 8, kstr[d], 8);
+	at_end = k;
+	if (p->lineinfo) {
+		lineinfo = at_end;
+		memcpy(at(lineinfo), p->lineinfo, (p->sizebc - 1) * lsz);
+		at_end += p->sizebc * lsz;
+	}
+	if (p->uvinfo) {
+		uvinfo = at_end;
+		memcpy(at(uvinfo), p->uvinfo, p->uvinfo_len);
+		at_end += p->uvinfo_len;
+	}
+	if (p->varinfo) {
+		varinfo = at_end;
+		memcpy(at(varinfo), p->varinfo, p->varinfo_len);
+	}
 	write_header(pt, p, chunk, k, lineinfo, varinfo, uvinfo);
 	return pt;
 }
@@ -524,6 +531,27 @@ static void reuse(void)
 	run(fr, 1);
 	CHECK("chunk name unreadable: unknown", out[0].kind == FRAME_UNKNOWN);
 
+	/* Freed memory that passes for a prototype: the allocator's links
+	 * over the GC header leave gct == 7 now and then, but not the mark
+	 * bits or the block's order (found under churn). */
+	mkproto_at(&a, SPARE);
+	run(fr, 1);
+	CHECK_STR("intact again", put_frame(&out[0], 'l'), "first.lua:11");
+	spare[lay->gct - 1] = 0xc8;	/* marked: a pointer byte */
+	run(fr, 1);
+	CHECK("freed: garbage mark bits: unknown", out[0].kind == FRAME_UNKNOWN);
+	spare[lay->gct - 1] = 0x03;	/* both whites */
+	run(fr, 1);
+	CHECK("freed: both whites: unknown", out[0].kind == FRAME_UNKNOWN);
+	spare[lay->gct - 1] = 0x04;	/* black: fine */
+	put(SPARE + lay->pt_sizebc, 0x7f69, 4);	/* a pointer's upper half */
+	run(fr, 1);
+	CHECK("freed: bytecode running past the constants: unknown", out[0].kind == FRAME_UNKNOWN);
+	put(SPARE + lay->pt_sizebc, 3, 4);
+	put(SPARE + lay->pt_lineinfo, SPARE + 8, 8);	/* below k */
+	run(fr, 1);
+	CHECK("freed: line info below the constants: unknown", out[0].kind == FRAME_UNKNOWN);
+
 	/* A frame kind the decoder does not know. */
 	fr[0].id = 0x7full << FRAME_KIND_SHIFT | 1234;
 	unknown = sym_unknown_count(sym);
@@ -567,6 +595,45 @@ static void dying(void)
 	fr[1] = lua_at(caller, 2);
 	sym_stack(sym, fr, 2, out);	/* same drain: bytecode read now */
 	CHECK("dying: no call-site name from a caller that died", out[0].name == NULL);
+
+	/* A prototype that is still its VM's newest GC object may be half
+	 * built (new chunk name, old lines): not trusted until something
+	 * newer exists. */
+	{
+		uint64_t g = alloc(512);
+
+		p.chunk = "@new.lua";
+		pt = mkproto(&p);
+		sym_set_vm(sym, g);
+		put(g + lay->g_gc_root, pt, 8);
+		fr[0] = lua_at(pt, 1);
+		run(fr, 1);
+		CHECK("dying: the newest GC object is not trusted yet", out[0].kind == FRAME_UNKNOWN);
+		put(g + lay->g_gc_root, pt + 4096, 8);
+		run(fr, 1);
+		CHECK_STR("dying: once something newer exists, named", put_frame(&out[0], 'f'),
+			  "new.lua:40");
+		sym_set_vm(sym, 0);
+	}
+
+	/* A dead prototype (the GC's other white) whose chunk name's memory
+	 * holds a new string (the current white). */
+	p.chunk = "@white.lua";
+	pt = mkproto(&p);
+	put(pt + lay->gct - 1, 0x01, 1);
+	{
+		uint64_t chunk = 0;
+
+		memcpy(&chunk, at(pt + lay->pt_chunkname), 8);
+		put(chunk + lay->gct - 1, 0x02, 1);
+		fr[0] = lua_at(pt, 1);
+		run(fr, 1);
+		CHECK("dying: chunk name of another GC white: unknown", out[0].kind == FRAME_UNKNOWN);
+		put(chunk + lay->gct - 1, 0x04, 1);	/* black: not swept yet */
+		run(fr, 1);
+		CHECK_STR("dying: a black chunk name is fine", put_frame(&out[0], 'f'),
+			  "white.lua:40");
+	}
 
 	/* A chunk name whose memory now holds something else than a string. */
 	p.chunk = "@x.lua";
