@@ -120,10 +120,11 @@ for ((i = 0; i < 50; i++)); do [ -s "$TMP/child.pid" ] && break; sleep 0.1; done
 child=$(cat "$TMP/child.pid")
 prof fork -p "$parent" -d 3 --jp Fm0
 reported "fork: the parent is profiled" "fork.lua:parent_work"
-check "fork: the child's VM copy is not (BPF filters on the process)" \
-	bash -c "! grep -q child_work '$TMP/fork.out'"
-check "fork: stderr names the child and how to profile it" \
-	grep -q "PID $parent (luajit) forked PID $child: .*add -p $child" "$TMP/fork.err"
+reported "fork: the child, running the same program with a copy of the VM, is followed" "fork.lua:child_work"
+check "fork: stderr names the child it follows" \
+	grep -q "PID $parent (luajit) forked PID $child running the same program: profiling it too" "$TMP/fork.err"
+check "fork: parent and child each get their own section" \
+	bash -c "grep -q '^=== PID $parent ' '$TMP/fork.out' && grep -q '^=== PID $child ' '$TMP/fork.out'"
 prof forkchild -p "$child" -d 2 --jp Fm0
 reported "fork: the child is profiled when given with -p" "fork.lua:child_work"
 check "fork: ... and only the child" bash -c "! grep -q parent_work '$TMP/forkchild.out'"

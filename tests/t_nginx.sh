@@ -7,7 +7,8 @@
 # load on loopback:
 #   - one worker's PID: the profiled parse:render split is within 6 points
 #     of the in-process truth over the same window, unwind errors < 1%;
-#   - all workers of the master (-p W1,W2): one section per worker, each
+#   - all workers of the master (-p W1,W2, and -p MASTER, which follows
+#     the forked workers): one section per worker, each
 #     with the split.
 source "$(dirname "$0")/lib.sh"
 
@@ -147,14 +148,16 @@ for k in "${kids[@]}"; do
 	if near_f "$got" "$want" "$TOL"; then pass "nginx worker $k (via master): split ${got}% vs in-process ${want}%"
 	else fail "nginx worker $k (via master): split" "got '${got}'% want '${want}'%: $(tr '\n' '|' < "$RUN/all.F")"; fi
 done
-# The master itself: luabpfprof -p MASTER follows no children (yet).
-"$PROF" -p "$MASTER" -d 1 -F "$HZ" --jp F >"$RUN/master.F" 2>"$RUN/master.F.err"
-if grep -q '^=== PID' "$RUN/master.F"; then
-	check "nginx: -p MASTER reports every worker" \
-		test "$(grep -c '^=== PID' "$RUN/master.F")" -ge 2
-else
-	echo "SKIP: nginx: -p MASTER profiles the idle master only ($(tr '\n' ' ' < "$RUN/master.F")); workers need -p W1,W2"
-fi
+# Given the master's PID, its workers (forked, same program) are followed.
+"$PROF" -p "$MASTER" -d "$SECS" -F "$HZ" --jp F >"$RUN/master.F" 2>"$RUN/master.F.err"
+check "nginx: -p MASTER reports every worker" \
+	test "$(grep -c '^=== PID' "$RUN/master.F")" -ge 2
+check "nginx: -p MASTER says it follows the forked workers" \
+	grep -q "PID $MASTER (nginx) forked PID [0-9]* running the same program: profiling it too" "$RUN/master.F.err"
+for k in "${kids[@]}"; do
+	check "nginx: -p MASTER: worker $k's handler in its own section" \
+		bash -c "awk -v pid=$k '/^=== PID [0-9]+ \\(/ { on = (\$3 == pid); next } on' '$RUN/master.F' | grep -q handler.lua:parse"
+done
 
 kill "$WRK" 2>/dev/null
 wait "$WRK" 2>/dev/null

@@ -159,6 +159,7 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 }
 
 static void target_release(struct target *t);
+static void follow_forks(struct targets *ts, pid_t parent);
 
 static enum discover_result scan(struct target *t, struct discover_report *rep)
 {
@@ -268,6 +269,8 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
 	push_to_kernel(ts, t);
 	ts->n++;
+	if (strict)
+		follow_forks(ts, pid);
 	return 0;
 fail:
 	target_release(t);
@@ -439,30 +442,26 @@ static bool same_program(pid_t a, pid_t b)
 }
 
 /* A forked child that still runs its parent's program holds a copy of the
- * parent's VM, and is not sampled: BPF filters on the process.  Said once
- * per run, for a child seen on two checks in a row (so that -a, which
- * adds new processes itself, has had its chance). */
-static void note_forks(struct targets *ts, struct target *t)
+ * parent's VM at the same address (an nginx master's workers).  BPF
+ * filters on the process, so each such child is added as a target of its
+ * own.  Takes a pid, not a target: adding may move the targets array. */
+static void follow_forks(struct targets *ts, pid_t parent)
 {
-	static pid_t pending;
-	static bool noted;
+	struct target *t = find_target(ts, parent);
 	pid_t kids[64];
+	char comm[32], err[256];
 	int n;
 
-	if (noted || !t->nvms)
+	if (!t || !t->nvms)
 		return;
-	n = children_of(t->pid, kids, 64);
+	snprintf(comm, sizeof(comm), "%s", t->comm);
+	n = children_of(parent, kids, 64);
 	for (int i = 0; i < n; i++) {
-		if (find_target(ts, kids[i]) || !same_program(t->pid, kids[i]))
+		if (find_target(ts, kids[i]) || !same_program(parent, kids[i]))
 			continue;
-		if (kids[i] != pending) {
-			pending = kids[i];
-			continue;
-		}
-		log_warn("PID %d (%s) forked PID %d: the child has a copy of its LuaJIT VM but is not profiled (samples are filtered by process); add -p %d to profile it",
-			 (int)t->pid, t->comm, (int)kids[i], (int)kids[i]);
-		noted = true;
-		return;
+		if (!targets_add(ts, kids[i], false, err, sizeof(err)))
+			log_info("PID %d (%s) forked PID %d running the same program: profiling it too",
+				 (int)parent, comm, (int)kids[i]);
 	}
 }
 
@@ -488,8 +487,11 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 		}
 		running++;
 		if (check) {
+			pid_t pid = t->pid;
+
 			changed = drop_dead_vms(t);
-			note_forks(ts, t);
+			follow_forks(ts, pid);
+			t = &ts->t[i];
 		}
 		/* Without a VM, scan memory only once LuaJIT is mapped: a
 		 * process that exec'd something else is not read over and over. */
