@@ -163,7 +163,8 @@ target_start() {
 	mkfifo "$fifo"
 	# Read-write: opening never blocks, even if the target died at once.
 	exec 7<> "$fifo"
-	nice -n -10 taskset -c $TCPU "$LUAJIT" "$BW/$1.lua" bench "$T" < "$fifo" > "$TOUT" 2>&1 &
+	# The target must not hold a write end of its own command pipe.
+	nice -n -10 taskset -c $TCPU "$LUAJIT" "$BW/$1.lua" bench "$T" < "$fifo" > "$TOUT" 2>&1 7>&- &
 	TPID=$!
 	PIDS+=("$TPID")
 	until grep -q '^ready' "$TOUT" 2>/dev/null; do
@@ -423,15 +424,16 @@ run_early() {
 	rm -f "$fifo"
 	mkfifo "$fifo"
 	exec 8<> "$fifo"
-	taskset -c $TCPU "$LUAJIT" -e 'io.read()' < "$fifo" &
+	# Only fd 8 writes to the idle process: closing it ends the process.
+	taskset -c $TCPU "$LUAJIT" -e 'io.read()' < "$fifo" 8>&- &
 	idle=$!
 	PIDS+=("$idle")
-	taskset -c $TCPU sh -c 'while :; do :; done' &
+	taskset -c $TCPU sh -c 'while :; do :; done' 8>&- &
 	busy=$!
 	PIDS+=("$busy")
 	sleep 0.2
 	"$PROF" -p "$idle" -F "$hz" -f folded -o "$WORK/early$hz.$rep.folded" \
-		2> "$WORK/early$hz.$rep.summary" &
+		2> "$WORK/early$hz.$rep.summary" 8>&- &
 	lbp=$!
 	PIDS+=("$lbp")
 	if wait_attached "$lbp" "$NCPU"; then
