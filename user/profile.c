@@ -186,7 +186,7 @@ static bool sample_same_class(const struct sample *a, const struct sample *b)
 	       a->flags == b->flags && a->zone == b->zone &&
 	       a->trace_start == b->trace_start &&
 	       a->nframes == b->nframes &&
-	       !memcmp(a->frames, b->frames, a->nframes * sizeof(*a->frames));
+	       (!a->nframes || !memcmp(a->frames, b->frames, a->nframes * sizeof(*a->frames)));
 }
 
 static uint64_t sample_hash(const struct sample *s)
