@@ -1,0 +1,61 @@
+#!/bin/bash
+# Formats from a real profile: luabpfprof attached to a running 6:3:1
+# workload writes pprof, folded, SVG and speedscope next to the text view;
+# the real readers must agree with the text view's shares.
+source "$(dirname "$0")/lib.sh"
+
+HZ=499
+SECS=2.5
+NODE_DIR=$TOP/tests/node
+export HOME=$TMP GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export PPROF_TOOLS= PPROF_BINARY_PATH=/nonexistent
+
+start_bg "$LUAJIT" "$WL/w631.lua" 60
+pid=$BGPID
+sleep 1
+waits=()
+for out in p.pb.gz p.folded p.svg p.speedscope.json; do
+	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" -o "$TMP/$out" 2>"$TMP/$out.err" &
+	waits+=($!)
+done
+"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --jp F >"$TMP/text" 2>"$TMP/text.err"
+wait "${waits[@]}"
+kill "$pid"
+
+# pprof: go tool pprof reads it; -top's flat shares match the text view.
+if go tool pprof -raw "$TMP/p.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err"; then
+	pass "live pprof: go tool pprof -raw reads the file"
+else
+	fail "live pprof: go tool pprof -raw" "$(head -c 300 "$TMP/raw.err")"
+fi
+go tool pprof -top -nodecount=20 "$TMP/p.pb.gz" >"$TMP/top" 2>"$TMP/top.err"
+for f in a b c; do
+	want=$(share "$TMP/text" "w631.lua:$f")
+	got=$(awk -v k="w631.lua:$f" '$NF == k { v = $2; sub(/%/, "", v); printf "%.0f\n", v }' "$TMP/top")
+	check "live pprof: -top flat share of w631.lua:$f (${got}%) matches the text view (${want}%)" \
+		near "$got" "$want" 5
+done
+
+# folded: parsed back, the leaf shares match the text view.
+total=$(awk '{ s += $NF } END { print s }' "$TMP/p.folded")
+for f in a b c; do
+	want=$(share "$TMP/text" "w631.lua:$f")
+	got=$(awk -v k="w631.lua:$f" -v t="$total" '{ n = $NF; sub(/ [0-9]+$/, "")
+		m = split($0, fr, ";"); if (fr[m] == k) s += n }
+		END { if (t) printf "%.0f\n", 100 * s / t }' "$TMP/p.folded")
+	check "live folded: leaf share of w631.lua:$f (${got}%) matches the text view (${want}%)" \
+		near "$got" "$want" 5
+done
+check "live folded: the process name is the root frame" \
+	bash -c "awk '{ split(\$0, fr, \";\"); print fr[1] }' '$TMP/p.folded' | sort -u | grep -qx luajit"
+tr ';' , <"$TMP/p.folded" |
+	node "$NODE_DIR/node_modules/stackvis/cmd/stackvis" collapsed flamegraph-svg \
+		>"$TMP/stackvis.svg" 2>"$TMP/stackvis.err"
+check "live folded: stackvis renders it" grep -q 'w631.lua:a' "$TMP/stackvis.svg"
+
+# svg: valid XML with the Lua frames, then zoom and search in chromium;
+# speedscope against its schema.
+check "live svg: xmllint accepts it" xmllint --noout "$TMP/p.svg"
+(cd "$NODE_DIR" && node check_live.js "$TMP" w631.lua:a)
+
+cleanup_children
