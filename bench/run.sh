@@ -595,5 +595,8 @@ done > "$WORK/env.sh"
 rm -rf "$TOP/bench/.out"
 cp -r "$WORK" "$TOP/bench/.out"
 "$TOP/bench/report.sh" "$WORK" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT" || die "report failed"
+# Figure 6: the node agent's own CPU with 20 LuaJIT processes.
+log "figure 6: the agent with 20 processes"
+"$TOP/bench/agent.sh" 20 20 >> "$OUT"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"
