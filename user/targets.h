@@ -45,7 +45,13 @@ struct targets {
 	bool lua_only;		/* drop [host] samples */
 	struct profile *prof;	/* where drained samples go */
 	uint64_t next_epoch_ns;	/* next prototype revalidation */
+	/* Unknown frames of symbolizers freed with their VMs, and of frames
+	 * whose VM was gone when drained: the summary keeps them. */
+	uint64_t retired_unknown;
 };
+
+/* The target for pid, or NULL. */
+struct target *targets_find(struct targets *ts, pid_t pid);
 
 /* Starts profiling pid.  strict: refuse a process without a LuaJIT VM
  * (for -p); otherwise keep rescanning (for -- COMMAND).  Writes a
@@ -67,7 +73,7 @@ FILE *targets_open_source(const char *path, void *targets);
  * notices exits.  Returns the number of targets still running. */
 int targets_poll(struct targets *ts, uint64_t now_ns);
 
-/* Drains the collector into ts->prof. */
+/* Drains the collector into ts->prof (user/drain.c). */
 int targets_drain(struct targets *ts);
 
 void targets_free(struct targets *ts);
