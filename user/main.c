@@ -27,6 +27,7 @@
 #include "view_tree.h"
 
 #define TICK_NS		100000000ull	/* main loop period */
+#define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
 /* Kernel maps are drained this often: symbolizing soon after sampling
  * keeps short-lived targets and closures nameable. */
 #define DRAIN_NS	200000000ull
@@ -252,6 +253,9 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 			show_progress(ts->prof, (double)(now - start) / 1e9);
 			next_progress = now + PROGRESS_NS;
 		}
+		/* A process waiting for its VM (a command just launched) is
+		 * looked at often, so its first samples are not lost. */
+		tick.tv_nsec = targets_waiting(ts) ? WAIT_TICK_NS : TICK_NS;
 		nanosleep(&tick, NULL);
 	}
 	if (progress)
@@ -364,6 +368,10 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	sample_loop(&ts, &o, cmd.pid);
+	/* Notice exits (a launched command that was just reaped) before the
+	 * last drain, so their symbols are used as cached, not revalidated
+	 * against memory that is gone. */
+	targets_poll(&ts, now_ns(CLOCK_MONOTONIC));
 	targets_drain(&ts);
 	/* A failed write is reported by output_commit, which knows its
 	 * errno.  A reader that stops early (| head) is not an error: say

@@ -486,7 +486,9 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			changed |= t->nvms != before;
 			/* A new process creates its VM early: look often at first. */
 			if (t->waiting) {
-				uint64_t wait = RESCAN_FIRST_NS << (t->scans < 6 ? t->scans : 6);
+				/* 20 ms for the first half second, then doubling. */
+				unsigned over = t->scans > 25 ? t->scans - 25 : 0;
+				uint64_t wait = RESCAN_FIRST_NS << (over < 6 ? over : 6);
 
 				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
 			} else {
@@ -505,6 +507,14 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			push_to_kernel(ts, t);
 	}
 	return running;
+}
+
+bool targets_waiting(const struct targets *ts)
+{
+	for (int i = 0; i < ts->n; i++)
+		if (!ts->t[i].exited && ts->t[i].waiting)
+			return true;
+	return false;
 }
 
 void targets_free(struct targets *ts)

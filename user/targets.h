@@ -73,6 +73,9 @@ FILE *targets_open_source(const char *path, void *targets);
  * notices exits.  Returns the number of targets still running. */
 int targets_poll(struct targets *ts, uint64_t now_ns);
 
+/* Whether a running target is still waiting for its first VM. */
+bool targets_waiting(const struct targets *ts);
+
 /* Drains the collector into ts->prof (user/drain.c). */
 int targets_drain(struct targets *ts);
 
