@@ -12,10 +12,15 @@ local function c(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 42949672
 
 local secs = tonumber(arg and arg[1])
 local K = 200000 -- one round (10 K iterations) is ~10 ms with the JIT on
+local random = math.random
 local x = 1
 while not secs or os.clock() < secs do
-	x = a(6 * K, x)
-	x = b(3 * K, x)
-	x = c(K, x)
+	-- Rounds of random length: a fixed-length round would alias with a
+	-- fixed sampling period (c's 1 ms slot caught 0 or 1 times a round,
+	-- depending on the phase).  Each round keeps the 6:3:1 split exactly.
+	local k = K * (0.5 + random())
+	x = a(6 * k, x)
+	x = b(3 * k, x)
+	x = c(k, x)
 end
 return x

@@ -21,11 +21,14 @@ local secs = tonumber(arg and arg[1])
 local K = 300000
 local x = 1
 while not secs or os.clock() < secs do
+	-- A round of random length (the split within it is exact): fixed
+	-- rounds alias with a fixed sampling period.
+	local k = K * (0.5 + math.random())
 	zone("alpha")
-	x = work_alpha(2 * K, x)
+	x = work_alpha(2 * k, x)
 	zone()
 	zone("beta")
-	x = work_beta(K, x)
+	x = work_beta(k, x)
 	zone()
 end
 return x
