@@ -60,7 +60,11 @@ struct {
 #define L_BLOCK		64	/* from L->base past L->stacksize */
 #define T_BLOCK		96	/* GCtrace up to mcode */
 #define SNAP_INLINE	16	/* snapshots searched in one read */
+/* struct SnapShot is the same in every supported variant (luajit-internals
+ * §1.8): mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
 #define SNAP_SIZE	12
+#define SNAP_MCOFS	6
+#define SNAP_NENT	10
 
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
@@ -243,7 +247,7 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 
 			if (i >= nsnap || at > sizeof(sc->snaps) - SNAP_SIZE)
 				break;
-			__builtin_memcpy(&mcofs, sc->snaps + at + 6, 2);
+			__builtin_memcpy(&mcofs, sc->snaps + at + SNAP_MCOFS, 2);
 			if (mcofs > ofs)
 				break;
 			lo = i;
@@ -253,7 +257,7 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 			__u32 mid = (lo + hi) / 2;
 
 			mcofs = 0xffff;
-			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + 6));
+			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + SNAP_MCOFS));
 			if (mcofs <= ofs)
 				lo = mid;
 			else
@@ -264,7 +268,7 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 	if (bpf_probe_read_user(sc->snaps, SNAP_SIZE, (void *)(snap + SNAP_SIZE * (__u64)lo)))
 		return 0;
 	__builtin_memcpy(&mapofs, sc->snaps, 4);
-	mapofs += sc->snaps[10];
+	mapofs += sc->snaps[SNAP_NENT];
 	bpf_probe_read_user(&pc, off->gc64 ? 8 : 4, (void *)(snapmap + 4ull * mapofs));
 	if (off->gc64)
 		pc >>= 8;
