@@ -15,7 +15,7 @@
  */
 struct lj_offsets {
 	__u8 gc64;		/* 8-byte GCRef/MRef and two-slot frames (LJ_FR2) */
-	__u8 pad0;
+	__u8 gct;		/* GCHeader.gct: the object type */
 	__u16 sizeof_proto;	/* bytecode starts right after GCproto */
 	/* global_State */
 	__u16 g_vmstate;

@@ -21,8 +21,6 @@
 #define GC64_PTR_MASK	((1ull << 47) - 1)
 #define GC64_ITYPE_FUNC	0xfffffff7u	/* ~LJ_TFUNC as itype */
 #define GCT_FUNC	8		/* ~LJ_TFUNC as stored in GCHeader.gct */
-#define GC64_GCT_OFF	9
-#define GC32_GCT_OFF	5
 
 /* Stack slots are fetched a window at a time: a frame is a few slots, so
  * one read usually serves several frames. */
@@ -126,7 +124,7 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 		*link = (__s64)(slots[1] >> 32);
 		if (*fn == c->L)
 			return 0;
-		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + GC32_GCT_OFF)))
+		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + c->off.gct)))
 			return -1;
 		if (gct != GCT_FUNC)
 			return 1;

@@ -131,9 +131,7 @@ static void scan_mapping(pid_t pid, struct mem_reader *mem, const struct proc_ma
 		for (uint64_t off = 0; off + SIG_BYTES <= len; off += 8) {
 			const uint8_t *b = buf + off;
 
-			/* Cheap pre-filter: gct == thread and dummy_ffid == FF_C
-			 * at the GC64 (9, 10) or non-GC64 (5, 6) positions. */
-			if ((b[9] == 6 && b[10] == 1) || (b[5] == 6 && b[6] == 1))
+			if (layout_signature_hint(b))
 				probe_at(pid, mem, maps, b, at + off, vms, max, rep);
 		}
 	}

@@ -21,6 +21,7 @@
 	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,                \
 	.pt_varinfo = 96, .str_len = 20, .str_data = 24,                     \
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
+	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .cframe_pc = 24
 
@@ -36,6 +37,7 @@
 	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,                \
 	.pt_varinfo = 60, .str_len = 16, .str_data = 20,                     \
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
+	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .cframe_pc = 28
 
@@ -108,6 +110,14 @@ static uint64_t load_le(const uint8_t *p, int n)
 	for (int i = n - 1; i >= 0; i--)
 		v = (v << 8) | p[i];
 	return v;
+}
+
+bool layout_signature_hint(const uint8_t *b)
+{
+	const struct lj_layout *w64 = &layouts[0], *w32 = &layouts[3];
+
+	return (b[w64->L_gct] == LJ_GCT_THREAD && b[w64->L_dummy_ffid] == FF_C) ||
+	       (b[w32->L_gct] == LJ_GCT_THREAD && b[w32->L_dummy_ffid] == FF_C);
 }
 
 unsigned layout_signature(const uint8_t *b, uint64_t addr, bool gc64)
@@ -194,6 +204,7 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 {
 	memset(off, 0, sizeof(*off));
 	off->gc64 = lay->gc64;
+	off->gct = (__u8)lay->gct;
 	off->sizeof_proto = lay->sizeof_proto;
 	off->g_vmstate = lay->g_vmstate;
 	off->g_cur_L = lay->g_cur_L;

@@ -43,6 +43,7 @@ struct lj_layout {
 	uint16_t str_len, str_data;
 	/* GCtab and Node */
 	uint16_t tab_array, tab_node, tab_asize, tab_hmask;
+	uint16_t node_size, node_key;	/* Node: val at 0, then key */
 	/* GCtrace */
 	uint16_t tr_nsnap, tr_snap, tr_snapmap, tr_startpt, tr_startpc, tr_szmcode, tr_mcode;
 	/* C frame of a VM activation */
@@ -62,6 +63,10 @@ struct layout_probe {
 /* Number of layouts in the table and access by index (for tests). */
 int layout_count(void);
 const struct lj_layout *layout_at(int i);
+
+/* Cheap pre-filter for a scan: gct == thread and dummy_ffid == FF_C at
+ * either width's offsets, in at least 32 bytes at b. */
+bool layout_signature_hint(const uint8_t *b);
 
 /* Checks the lua_State signature at gg (gct 6, dummy ffid 1, glref
  * pointing just past it) in bytes already read; returns sizeof(lua_State)

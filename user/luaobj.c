@@ -8,7 +8,6 @@
 #include "memory.h"
 
 #define GC64_PTR_MASK	((1ull << 47) - 1)
-#define NODE_SIZE	24	/* TValue val; TValue key; next (+ freetop) */
 #define MAX_NODES	65536
 
 uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv)
@@ -49,15 +48,15 @@ int lj_tab_getstr(struct mem_reader *m, const struct lj_layout *lay, uint64_t ta
 	if (layout_read_ref(m, lay, tab + lay->tab_node, &node) ||
 	    mem_read(m, tab + lay->tab_hmask, &hmask, 4) || !node || hmask >= MAX_NODES)
 		goto cleanup;
-	nodes = malloc((size_t)(hmask + 1) * NODE_SIZE);
+	nodes = malloc((size_t)(hmask + 1) * lay->node_size);
 	name = malloc(keylen + 2);
-	if (!nodes || !name || mem_read(m, node, nodes, (size_t)(hmask + 1) * NODE_SIZE))
+	if (!nodes || !name || mem_read(m, node, nodes, (size_t)(hmask + 1) * lay->node_size))
 		goto cleanup;
 	for (uint32_t i = 0; i <= hmask; i++) {
 		uint64_t val, k;
 
-		memcpy(&val, nodes + (size_t)i * NODE_SIZE, 8);
-		memcpy(&k, nodes + (size_t)i * NODE_SIZE + 8, 8);
+		memcpy(&val, nodes + (size_t)i * lay->node_size, 8);
+		memcpy(&k, nodes + (size_t)i * lay->node_size + lay->node_key, 8);
 		if (lj_tv_itype(lay, k) != LJ_ITYPE_STR)
 			continue;
 		/* Reading keylen+1 bytes tells a prefix from an exact match. */
