@@ -37,6 +37,11 @@ struct lj_offsets {
 	__u16 fn_cfunc;
 	/* GCproto */
 	__u16 pt_sizebc;
+	__u16 pt_chunkname;
+	__u16 pt_firstline;
+	__u16 pt_numline;
+	/* GCstr */
+	__u16 str_sid;		/* string id (or hash, older builds) */
 	/* GCtab */
 	__u16 tab_array;
 	__u16 tab_asize;
@@ -63,18 +68,27 @@ struct proc_info {
 	struct vm_slot vm[LBP_MAX_VMS];
 };
 
-/* A walked frame: what the function is, and the PC current in it (0 when
- * unknown).  The PC follows LuaJIT's convention for saved PCs: it points
- * just after the instruction being executed.
+/* A walked frame: what the function is, where it was, and for Lua, what
+ * identified its prototype at the sample instant.
  *
  * The function is resolved at the sample instant and recorded by what
  * outlives it: closures created per call (gmatch iterators, anonymous
  * functions) are often freed before user space reads them, their
  * prototypes and C functions are not.
+ *
+ * A prototype can die too before user space reads it, and its memory be
+ * reused: sometimes with its header intact and its chunk name's string
+ * replaced.  The fingerprint (the chunk name's string id and the
+ * prototype's line span) tells user space whether the prototype it reads
+ * is the one the sample saw.
+ *
+ * PCs follow LuaJIT's convention for saved PCs: they point just after the
+ * instruction being executed.
  */
 struct lua_frame {
 	__u64 id;		/* FRAME_KIND_* in the top byte, the rest below */
-	__u64 pc;
+	__u32 pc_off;		/* Lua: current PC - prototype address; 0: unknown */
+	__u32 fp;		/* Lua: frame_fingerprint(); 0: not taken */
 };
 
 #define FRAME_KIND_SHIFT	56
@@ -82,6 +96,15 @@ struct lua_frame {
 #define FRAME_KIND_C		1ull	/* id: lua_CFunction address */
 #define FRAME_KIND_FF		2ull	/* id: fast-function id */
 #define FRAME_ID_MASK		((1ull << FRAME_KIND_SHIFT) - 1)
+
+static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numline)
+{
+	__u64 h = ((__u64)str_sid << 32 | (__u32)firstline) ^ ((__u64)(__u32)numline << 17);
+
+	h *= 0x9e3779b97f4a7c15ull;
+	h ^= h >> 32;
+	return (__u32)h ? (__u32)h : 1;
+}
 
 #define STACK_TRUNCATED	(1u << 0)	/* walk stopped at LBP_MAX_FRAMES */
 #define STACK_BAD_FRAME	(1u << 1)	/* walk stopped at a frame that failed validation */

@@ -162,9 +162,36 @@ static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u6
 	return 0;
 }
 
+/* The prototype's fingerprint (sampler.h) at pt, read now while it runs;
+ * 0 when a read fails, which leaves user space its own revalidation. */
+static __always_inline __u32 proto_fingerprint(const struct walk_ctx *c, __u64 pt)
+{
+	__u8 h[24] = {};
+	__u32 span = c->off.pt_numline + 4 - c->off.pt_chunkname;
+	__u32 first_at = (c->off.pt_firstline - c->off.pt_chunkname) & 15;
+	__u32 num_at = (c->off.pt_numline - c->off.pt_chunkname) & 15;
+	__u64 str = 0;
+	__s32 first = 0, num = 0;
+	__u32 sid = 0;
+
+	if (span > 16)
+		span = 16;
+	if (bpf_probe_read_user(h, span, (void *)(pt + c->off.pt_chunkname)))
+		return 0;
+	__builtin_memcpy(&str, h, 8);
+	if (!c->off.gc64)
+		str &= 0xffffffffull;
+	__builtin_memcpy(&first, h + first_at, 4);
+	__builtin_memcpy(&num, h + num_at, 4);
+	if (!str || bpf_probe_read_user(&sid, 4, (void *)(str + c->off.str_sid)))
+		return 0;
+	return frame_fingerprint(sid, first, num);
+}
+
 static __always_inline int record(struct walk_ref *ref, __u64 fn)
 {
 	struct walk_ctx *c = ref->c;
+	struct lua_frame *f;
 	__u32 i = c->n;
 	__u64 id = 0;
 
@@ -172,9 +199,18 @@ static __always_inline int record(struct walk_ref *ref, __u64 fn)
 		return 0;
 	if (resolve_func(c, fn, &id))
 		return -1;
-	ref->st->frames[i].id = id;
-	ref->st->frames[i].pc = c->pc;
-	c->hash = mix_hash(mix_hash(c->hash, id), c->pc);
+	f = &ref->st->frames[i];
+	f->id = id;
+	f->pc_off = 0;
+	f->fp = 0;
+	if ((id >> FRAME_KIND_SHIFT) == FRAME_KIND_LUA) {
+		__u64 pt = id & FRAME_ID_MASK;
+
+		if (c->pc > pt && c->pc - pt < 0xffffffffull)
+			f->pc_off = (__u32)(c->pc - pt);
+		f->fp = proto_fingerprint(c, pt);
+	}
+	c->hash = mix_hash(mix_hash(c->hash, id), (__u64)f->fp << 32 | f->pc_off);
 	c->n = i + 1;
 	return 0;
 }

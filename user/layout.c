@@ -19,7 +19,7 @@
 	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
 	.pt_sizeuv = 60, .pt_chunkname = 64, .pt_firstline = 72,             \
 	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,                \
-	.pt_varinfo = 96, .str_len = 20, .str_data = 24,                     \
+	.pt_varinfo = 96, .str_sid = 12, .str_len = 20, .str_data = 24,      \
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
@@ -35,7 +35,7 @@
 	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \
 	.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,             \
 	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,                \
-	.pt_varinfo = 60, .str_len = 16, .str_data = 20,                     \
+	.pt_varinfo = 60, .str_sid = 8, .str_len = 16, .str_data = 20,       \
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
@@ -221,6 +221,10 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->fn_pc = lay->fn_pc;
 	off->fn_cfunc = lay->fn_cfunc;
 	off->pt_sizebc = lay->pt_sizebc;
+	off->pt_chunkname = lay->pt_chunkname;
+	off->pt_firstline = lay->pt_firstline;
+	off->pt_numline = lay->pt_numline;
+	off->str_sid = lay->str_sid;
 	off->tab_array = lay->tab_array;
 	off->tab_asize = lay->tab_asize;
 	off->tr_nsnap = lay->tr_nsnap;

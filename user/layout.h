@@ -40,6 +40,7 @@ struct lj_layout {
 	uint16_t sizeof_proto, pt_sizebc, pt_k, pt_sizekgc, pt_sizeuv, pt_chunkname;
 	uint16_t pt_firstline, pt_numline, pt_lineinfo, pt_uvinfo, pt_varinfo;
 	/* GCstr */
+	uint16_t str_sid;	/* sid: a new id for each new string (hash before 2020) */
 	uint16_t str_len, str_data;
 	/* GCtab and Node */
 	uint16_t tab_array, tab_node, tab_asize, tab_hmask;

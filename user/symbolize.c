@@ -43,6 +43,7 @@ struct proto_entry {
 	int32_t firstline, numline;
 	uint32_t sizebc;
 	uint32_t epoch;		/* last epoch it was validated in */
+	uint32_t used;		/* last epoch it named a frame */
 	bool valid;
 	char *chunk;
 	uint32_t *bc;		/* lazily copied bytecode */
@@ -51,6 +52,8 @@ struct proto_entry {
 	uint32_t sizekgc;
 	uint8_t sizeuv;
 	uint8_t marked;		/* GC mark bits when the header was read */
+	uint32_t sid;		/* the chunk name's string id */
+	uint32_t fp;		/* frame_fingerprint() of the header and chunk name */
 	uint8_t *varinfo_copy, *uvinfo_copy;
 	size_t varinfo_len, uvinfo_len;
 	struct site_name *sites;
@@ -140,7 +143,7 @@ static void cache_sweep(struct symbolizer *s)
 
 		if (!e)
 			continue;
-		if (s->epoch - e->epoch >= CACHE_SWEEP || !(slot = cache_slot(s, e->addr))) {
+		if (s->epoch - e->used >= CACHE_SWEEP || !(slot = cache_slot(s, e->addr))) {
 			entry_free(e);
 			continue;
 		}
@@ -229,11 +232,12 @@ static bool same_white(uint8_t parent, uint8_t str)
 }
 
 /* Reads the GCstr at str (at most max bytes of it) into buf (max + 1
- * bytes): only if it is a string of the same GC colour as the object
- * referencing it (parent_marked), and its header reads the same after its
- * bytes.  Returns the length, or -1. */
+ * bytes), and its string id into *sid when sid is not NULL: only if it is a
+ * string of the same GC colour as the object referencing it
+ * (parent_marked), and its header reads the same after its bytes.  Returns
+ * the length, or -1. */
 static int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked,
-			       char *buf, size_t max)
+			       char *buf, size_t max, uint32_t *sid)
 {
 	const struct lj_layout *lay = s->lay;
 	uint8_t h[32], again[32];
@@ -249,10 +253,13 @@ static int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t paren
 	    mem_read(s->mem, str, again, lay->str_data) || memcmp(h, again, lay->str_data))
 		return -1;
 	buf[len] = '\0';
+	if (sid)
+		memcpy(sid, h + lay->str_sid, 4);
 	return len;
 }
 
-static char *read_gcstr(struct symbolizer *s, uint64_t str, uint8_t parent_marked, size_t max)
+static char *read_gcstr(struct symbolizer *s, uint64_t str, uint8_t parent_marked, size_t max,
+			uint32_t *sid)
 {
 	uint32_t len;
 	char *buf;
@@ -262,7 +269,7 @@ static char *read_gcstr(struct symbolizer *s, uint64_t str, uint8_t parent_marke
 	if (len > max)
 		len = (uint32_t)max;
 	buf = malloc((size_t)len + 1);
-	if (buf && read_gcstr_into(s, str, parent_marked, buf, len) < 0) {
+	if (buf && read_gcstr_into(s, str, parent_marked, buf, len, sid) < 0) {
 		free(buf);
 		buf = NULL;
 	}
@@ -365,31 +372,35 @@ static bool proto_newest(struct symbolizer *s, uint64_t pt)
 	       (root & (s->lay->gc64 ? ~0ull : 0xffffffffull)) == pt;
 }
 
-/* The chunk name of the prototype whose header e holds, or NULL when it
- * may be another's: the header must read the same after it, and the
- * prototype must not be one still under construction. */
-static char *proto_chunk(struct symbolizer *s, const struct proto_entry *e)
+/* Reads the chunk name (and with it the fingerprint) of the prototype
+ * whose header e holds; e->chunk stays NULL when it may be another's: the
+ * header must read the same after it, and the prototype must not be one
+ * still under construction. */
+static void proto_chunk(struct symbolizer *s, struct proto_entry *e)
 {
-	char *chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME);
-
-	if (chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
-		free(chunk);
-		chunk = NULL;
+	e->chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME, &e->sid);
+	if (e->chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
+		free(e->chunk);
+		e->chunk = NULL;
 	}
-	return chunk;
+	e->fp = frame_fingerprint(e->sid, e->firstline, e->numline);
 }
 
-/* The cached prototype at pt, revalidated once per epoch; NULL when the
- * memory no longer holds a prototype. */
-static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
+/* The prototype at pt that a sample saw, given its fingerprint fp (0 when
+ * not taken); NULL when the memory no longer holds that prototype.  A
+ * matching fingerprint needs no read; without one, the cache is
+ * revalidated once per epoch. */
+static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint32_t fp)
 {
 	struct proto_entry **slot = cache_slot(s, pt), *e, fresh;
 
 	if (!slot)
 		return NULL;
 	e = *slot;
-	if (e && (e->epoch == s->epoch || s->frozen))
-		return e->valid ? e : NULL;
+	if (e && e->valid && fp && e->fp == fp)
+		return e;
+	if (e && (s->frozen || (e->epoch == s->epoch && !fp)))
+		return e->valid && !fp ? e : NULL;
 	if (proto_header(s, pt, &fresh)) {
 		if (e) {
 			e->valid = false;
@@ -397,10 +408,21 @@ static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
 		}
 		return NULL;
 	}
+	/* An unchanged header is the cached prototype, unless the chunk name's
+	 * string changed under it: with a fingerprint (which differs, or the
+	 * cache would have answered), that is checked too. */
 	if (e && e->valid && e->chunk_ptr == fresh.chunk_ptr && e->firstline == fresh.firstline &&
 	    e->numline == fresh.numline && e->sizebc == fresh.sizebc) {
-		e->epoch = s->epoch;
-		return e;
+		uint32_t sid = 0;
+
+		if (!fp) {
+			e->epoch = s->epoch;
+			return e;
+		}
+		if (!mem_read(s->mem, e->chunk_ptr + s->lay->str_sid, &sid, 4) && sid == e->sid) {
+			e->epoch = s->epoch;
+			return NULL;	/* the sample saw another prototype */
+		}
 	}
 	/* New, or the memory now holds another prototype: rebuild. */
 	if (!e) {
@@ -414,9 +436,18 @@ static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt)
 	}
 	*e = fresh;
 	e->epoch = s->epoch;
-	e->chunk = proto_chunk(s, e);
+	proto_chunk(s, e);
 	e->valid = e->chunk != NULL;
-	return e->valid ? e : NULL;
+	return e->valid && (!fp || e->fp == fp) ? e : NULL;
+}
+
+static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
+{
+	struct proto_entry *e = proto_lookup(s, pt, fp);
+
+	if (e)
+		e->used = s->epoch;
+	return e;
 }
 
 static uint64_t proto_bc_addr(const struct symbolizer *s, const struct proto_entry *e)
@@ -609,7 +640,7 @@ static const char *const_string(struct symbolizer *s, struct proto_entry *e, uin
 	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
 
 	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
-	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1) < 0)
+	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
 		return NULL;
 	return s->scratch;
 }
@@ -697,6 +728,12 @@ static const char *call_site_name(struct symbolizer *s, struct proto_entry *call
 	}
 }
 
+/* The current PC of a Lua frame, 0 when unknown. */
+static uint64_t frame_pc(const struct lua_frame *f)
+{
+	return f->pc_off ? (f->id & FRAME_ID_MASK) + f->pc_off : 0;
+}
+
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 	       struct frame_sym *out)
 {
@@ -712,7 +749,7 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 		f->line = -1;
 		switch (frames[i].id >> FRAME_KIND_SHIFT) {
 		case FRAME_KIND_LUA:
-			pt = proto_get(s, id);
+			pt = proto_get(s, id, frames[i].fp);
 			if (!pt) {
 				f->kind = FRAME_UNKNOWN;
 				s->unknown++;
@@ -721,7 +758,7 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 			f->kind = FRAME_LUA;
 			f->chunk = pt->chunk;
 			f->firstline = pt->firstline;
-			f->line = line_at(s, pt, pc_pos(s, pt, frames[i].pc));
+			f->line = line_at(s, pt, pc_pos(s, pt, frame_pc(&frames[i])));
 			break;
 		case FRAME_KIND_C:
 			f->kind = FRAME_C;
@@ -737,9 +774,9 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 			s->unknown++;
 		}
 		/* The caller's PC is this frame's call site when the caller is Lua
-		 * and called it from Lua (frames[i + 1].pc is 0 otherwise). */
+		 * and called it from Lua (its PC is unknown otherwise). */
 		if (f->kind != FRAME_UNKNOWN && caller && i + 1 < n)
-			f->name = call_site_name(s, caller, frames[i + 1].pc);
+			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
 		caller = pt;
 	}
 }
@@ -759,7 +796,7 @@ int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, si
 	    layout_read_ref(s->mem, lay, T + lay->tr_startpt, &pt) ||
 	    layout_read_ref(s->mem, lay, T + lay->tr_startpc, &startpc))
 		return -1;
-	e = proto_get(s, pt);
+	e = proto_get(s, pt, 0);
 	if (!e)
 		return -1;
 	f.chunk = e->chunk;

@@ -24,7 +24,7 @@ int snap_parse(const uint8_t *data, size_t len, struct snapshot *s)
 	int nstacks, nregions;
 
 	memset(s, 0, sizeof(*s));
-	if (take(&r, head, sizeof(head)) || memcmp(head, "LBPS", 4) || head[4] != 1 ||
+	if (take(&r, head, sizeof(head)) || memcmp(head, "LBPS", 4) || head[4] != 2 ||
 	    take(&r, &s->gg, 8) || take(&r, &s->g, 8))
 		return -1;
 	s->layout = head[5];
@@ -42,7 +42,7 @@ int snap_parse(const uint8_t *data, size_t len, struct snapshot *s)
 		for (uint32_t f = 0; f < nframes; f++) {
 			struct lua_frame fr;
 
-			if (take(&r, &fr.id, 8) || take(&r, &fr.pc, 8))
+			if (take(&r, &fr.id, 8) || take(&r, &fr.pc_off, 4) || take(&r, &fr.fp, 4))
 				return 0;
 			if (f < LBP_MAX_FRAMES)
 				st->frames[st->nframes++] = fr;
@@ -95,7 +95,7 @@ static void put(struct writer *w, const void *p, size_t n)
 int snap_encode(const struct snapshot *s, uint8_t **buf, size_t *len)
 {
 	struct writer w = { 0 };
-	uint8_t head[8] = { 'L', 'B', 'P', 'S', 1, (uint8_t)s->layout, (uint8_t)s->nstacks,
+	uint8_t head[8] = { 'L', 'B', 'P', 'S', 2, (uint8_t)s->layout, (uint8_t)s->nstacks,
 			    (uint8_t)s->nregions };
 
 	put(&w, head, sizeof(head));
@@ -110,7 +110,8 @@ int snap_encode(const struct snapshot *s, uint8_t **buf, size_t *len)
 		put(&w, &vmstate, 2);
 		for (uint32_t f = 0; f < st->nframes; f++) {
 			put(&w, &st->frames[f].id, 8);
-			put(&w, &st->frames[f].pc, 8);
+			put(&w, &st->frames[f].pc_off, 4);
+			put(&w, &st->frames[f].fp, 4);
 		}
 	}
 	for (int i = 0; i < s->nregions; i++) {

@@ -4,8 +4,8 @@
  * the reader trusts nothing).
  *
  * Layout, little-endian, no padding:
- *   "LBPS" u8 version(1) u8 layout u8 nstacks u8 nregions u64 gg u64 g
- *   nstacks x { u16 nframes  i16 vmstate  nframes x { u64 id  u64 pc } }
+ *   "LBPS" u8 version(2) u8 layout u8 nstacks u8 nregions u64 gg u64 g
+ *   nstacks x { u16 nframes  i16 vmstate  nframes x { u64 id  u32 pc_off  u32 fp } }
  *   nregions x { u64 addr  u32 len  len bytes }
  * layout indexes layout_at() modulo layout_count().
  */

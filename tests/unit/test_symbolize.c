@@ -62,14 +62,24 @@ static uint64_t alloc(size_t n)
 	return a;
 }
 
-/* A GCstr of len bytes (may hold NULs and any byte). */
+/* Writes a GCstr of len bytes (may hold NULs and any byte) at a, with a
+ * new string id, as LuaJIT gives each new string. */
+static void write_str(uint64_t a, const char *s, size_t len)
+{
+	static uint32_t next_sid = 1000;
+
+	put(a + lay->gct, 4, 1);
+	put(a + lay->str_sid, next_sid++, 4);
+	put(a + lay->str_len, len, 4);
+	memcpy(at(a + lay->str_data), s, len);
+	at(a + lay->str_data)[len] = 0;
+}
+
 static uint64_t mkstr_n(const char *s, size_t len)
 {
 	uint64_t a = alloc(lay->str_data + len + 1);
 
-	put(a + lay->gct, 4, 1);
-	put(a + lay->str_len, len, 4);
-	memcpy(at(a + lay->str_data), s, len);
+	write_str(a, s, len);
 	return a;
 }
 
@@ -158,25 +168,39 @@ static uint64_t mkproto(const struct pspec *p)
 	return mkproto_at(p, 0);
 }
 
+/* The fingerprint the sampler would take of the prototype at pt now. */
+static uint32_t fingerprint_of(uint64_t pt)
+{
+	uint64_t chunk = 0;
+	uint32_t sid = 0;
+	int32_t first = 0, num = 0;
+
+	memcpy(&chunk, at(pt + lay->pt_chunkname), 8);
+	memcpy(&first, at(pt + lay->pt_firstline), 4);
+	memcpy(&num, at(pt + lay->pt_numline), 4);
+	memcpy(&sid, at(chunk + lay->str_sid), 4);
+	return frame_fingerprint(sid, first, num);
+}
+
 /* A Lua frame whose current instruction is pos (the saved PC points
  * after it); pos < 0: PC unknown. */
 static struct lua_frame lua_at(uint64_t pt, int pos)
 {
-	struct lua_frame f = { FRAME_KIND_LUA << FRAME_KIND_SHIFT | pt, 0 };
+	struct lua_frame f = { FRAME_KIND_LUA << FRAME_KIND_SHIFT | pt, 0, 0 };
 
 	if (pos >= 0)
-		f.pc = pt + lay->sizeof_proto + 4ull * (uint64_t)(pos + 1);
+		f.pc_off = lay->sizeof_proto + 4u * (uint32_t)(pos + 1);
 	return f;
 }
 
 static struct lua_frame c_frame(uint64_t fn)
 {
-	return (struct lua_frame){ FRAME_KIND_C << FRAME_KIND_SHIFT | fn, 0 };
+	return (struct lua_frame){ FRAME_KIND_C << FRAME_KIND_SHIFT | fn, 0, 0 };
 }
 
 static struct lua_frame ff_frame(int ffid)
 {
-	return (struct lua_frame){ FRAME_KIND_FF << FRAME_KIND_SHIFT | (uint64_t)ffid, 0 };
+	return (struct lua_frame){ FRAME_KIND_FF << FRAME_KIND_SHIFT | (uint64_t)ffid, 0, 0 };
 }
 
 static const char *put_frame(const struct frame_sym *f, char c)
@@ -353,7 +377,7 @@ static void names(void)
 	{
 		struct lua_frame fr[1] = { lua_at(callee, 1) };
 
-		fr[0].pc += 2;
+		fr[0].pc_off += 2;
 		run(fr, 1);
 		CHECK("misaligned PC: line unknown", out[0].line == -1);
 	}
@@ -569,6 +593,69 @@ static void reuse(void)
  * object) is dropped, never paired with the cached name.  The lazy parts
  * (lines, bytecode) are read on first use, which may come later in the
  * same drain. */
+/* Frames carry the fingerprint their prototype had at the sample instant:
+ * a prototype whose header survived its death while its chunk name's
+ * memory took a new string must not be named by that new string. */
+static void fingerprints(void)
+{
+	static const uint8_t li[] = { 1, 2 };
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_KPRI, 0, 0),
+				       INS_AD(OP_RET0, 0, 1) };
+	struct pspec a = { .chunk = "@gen12.lua", .firstline = 13, .numline = 2, .bc = bc,
+			   .sizebc = 3, .lineinfo = li };
+	struct pspec b = a;
+	struct lua_frame fr[1] = { lua_at(SPARE, 1) };
+	uint64_t chunk = 0, unknown;
+	uint32_t fp_a, fp_b;
+
+	mkproto_at(&a, SPARE);
+	fp_a = fr[0].fp = fingerprint_of(SPARE);
+	CHECK("fingerprint taken", fp_a != 0);
+	run(fr, 1);
+	CHECK_STR("fingerprint matches: named", put_frame(&out[0], 'l'), "gen12.lua:14");
+
+	/* Sampled alive, first read dead: the header stays, the chunk name's
+	 * memory holds a new string. */
+	mkproto_at(&a, SPARE);
+	fr[0].fp = fingerprint_of(SPARE);
+	memcpy(&chunk, at(SPARE + lay->pt_chunkname), 8);
+	write_str(chunk, "@gen37.lua", 10);
+	unknown = sym_unknown_count(sym);
+	run(fr, 1);
+	CHECK("string reused under a dead prototype: unknown, not gen37.lua:14",
+	      out[0].kind == FRAME_UNKNOWN);
+	CHECK("string reused under a dead prototype: counted",
+	      sym_unknown_count(sym) == unknown + 1);
+	sym_stack(sym, fr, 1, out);
+	CHECK("string reused: unknown in the same epoch too", out[0].kind == FRAME_UNKNOWN);
+
+	/* A new prototype there, and samples of both. */
+	b.chunk = "@gen37.lua";
+	b.firstline = 38;
+	mkproto_at(&b, SPARE);
+	fp_b = fingerprint_of(SPARE);
+	CHECK("another prototype, another fingerprint", fp_b != fp_a);
+	fr[0].fp = fp_b;
+	run(fr, 1);
+	CHECK_STR("the new prototype's sample: named", put_frame(&out[0], 'l'), "gen37.lua:39");
+	fr[0].fp = fp_a;
+	run(fr, 1);
+	CHECK("the dead prototype's sample: unknown", out[0].kind == FRAME_UNKNOWN);
+
+	/* A matching fingerprint needs no read: the sample saw that prototype. */
+	fr[0].fp = fp_b;
+	spare[lay->gct] = 11;
+	sym_stack(sym, fr, 1, out);
+	CHECK_STR("same epoch, fingerprint matches: cached name", put_frame(&out[0], 'l'),
+		  "gen37.lua:39");
+	run(fr, 1);
+	CHECK_STR("next epoch, fingerprint matches: still the name the sample saw",
+		  put_frame(&out[0], 'l'), "gen37.lua:39");
+	fr[0].fp = fp_a;
+	run(fr, 1);
+	CHECK("memory gone, fingerprint differs: unknown", out[0].kind == FRAME_UNKNOWN);
+}
+
 static void dying(void)
 {
 	static const uint8_t li[] = { 1, 2, 3 };
@@ -757,6 +844,7 @@ int main(void)
 	chunks();
 	builtins();
 	reuse();
+	fingerprints();
 	dying();
 	sweep();
 	deep();
