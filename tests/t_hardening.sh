@@ -342,20 +342,20 @@ kill "$N"
 start_bg "$LUAJIT" "$WL/churn.lua" 60
 C=$BGPID
 wait_lua "$C"
-prof churn -p "$C" -d 3 -F 499 --jp lm0
+prof churn -p "$C" -d 3 -F 999 --jp lm0
 reported "churn: no crash, a report" "%  "
-# Line 0 is the chunk's own header (its firstline), as jit.p prints it.
+# gen<k>.lua's function starts on line A = k % 50 + 1 and runs on lines A and
+# A + 2 only (churn.lua); line 0 is a chunk's own header, as jit.p prints
+# it.  A frame named from a prototype that took the sampled one's memory
+# lands on another line (measured before frames carried a fingerprint:
+# 14 to 18 wrong keys in about 100 per run).
 bad=$(sed -n 's/^ *[0-9]*%  gen\([0-9]*\)\.lua:\([0-9]*\)$/\1 \2/p' "$TMP/churn.out" |
-	awk '$2 != $1 % 50 + 1 && $2 != 0')
+	awk '$2 != 0 && $2 != $1 % 50 + 1 && $2 != $1 % 50 + 3' | tr '\n' ' ')
 named=$(grep -c 'gen[0-9]*\.lua:' "$TMP/churn.out")
-# A prototype freed between the sample and its symbolization, whose memory
-# stays intact while its chunk name's memory already holds a new string of
-# the same GC colour, is indistinguishable from a live one (docs/hardening.md):
-# measured at about 1% of the keys under this churn at 999 Hz.  One such key
-# is tolerated; a symbolizer that trusted its cache would get most wrong.
-nbad=$(printf '%s' "$bad" | grep -c .)
-check "churn: no wrong name: gen<k>.lua keys have line k%50+1 or 0 ($named named, $nbad wrong${bad:+: $bad})" \
-	[ "$nbad" -le 1 ]
+nbad=$(printf '%s' "$bad" | wc -w)
+check "churn: no wrong name: gen<k>.lua keys on lines k%50+1, k%50+3 or 0 ($named named, $((nbad / 2)) wrong${bad:+: $bad})" \
+	[ "$nbad" -eq 0 ]
+check "churn: some frames are still named ($named)" [ "$named" -ge 5 ]
 unknown=$(summary "unknown frames")
 check "churn: frames of freed prototypes are counted as unknown ($unknown)" \
 	bash -c "! grep -q '\[unknown\]' '$TMP/churn.out' || [ '${unknown:-0}' -gt 0 ]"
