@@ -678,10 +678,12 @@ closing() {
 			per=$(awk -v a="${a%% *}" -v b="${b%% *}" 'BEGIN {if (a == "NA" || b == "NA") print "n/a"; else printf "%.0f", (b - a) / 230 * 1000}')
 			echo "- **$what**: measured $(fmt3 "$val" "%.2f µs")."
 			echo "  The cost grows by about $per ns per frame (figure 2: depth 250 against depth 20), on top of"
-			echo "  $d5 µs at depth 5. For each Lua frame the walker makes two bpf_probe_read_user calls, the"
-			echo "  function's header and the caller's CALL instruction (for the frame size), reads the"
-			echo "  frame's slots from a 512-byte window of the Lua stack refilled every few frames, and takes"
-			echo "  one bpf_loop step."
+			echo "  $d5 µs at depth 5. For each Lua frame the walker makes four bpf_probe_read_user calls:"
+			echo "  the function's header (what the function is), the caller's CALL instruction (the frame"
+			echo "  size), the prototype's header and its chunk name's string id (the fingerprint that keeps a"
+			echo "  prototype freed before the drain from being named after its successor,"
+			echo "  docs/hardening.md). It reads the frame's slots from a 512-byte window of the Lua stack"
+			echo "  refilled every few frames, and takes one bpf_loop step."
 			if [ "$per" != n/a ]; then
 				awk -v t="${a%% *}" -v p="$per" 'BEGIN {
 					printf "  At depth 20 that is about %.2f µs for the frames and %.2f µs for the rest of the sample.\n",
