@@ -356,7 +356,8 @@ fig2() {
 	echo "invocation is an early exit. **Early exit**: luabpfprof attached to an idle LuaJIT process"
 	echo "while a busy non-Lua loop runs, so every invocation is an early exit. **Depth N**: a hot"
 	echo "leaf at N frames (\`bench/workloads/depth.lua\`: the C frame, the main chunk, N−3"
-	echo "\`descend\` frames and \`leaf\`); cost per sample = (run_time_ns − early exits × early-exit"
+	echo "\`descend\` frames, each a function of its own chunk, and \`leaf\`: the walker's worst case);"
+	echo "cost per sample = (run_time_ns − early exits × early-exit"
 	echo "cost) / samples. *Frames seen* is the depth of the most frequent stack luabpfprof reported."
 	echo
 	echo "| path | frames seen | µs per sample | vs depth 5 | samples per window | target |"

@@ -43,6 +43,12 @@ struct walk_ctx {
 	__u64 stack_end;	/* and below this */
 	__u64 pc;		/* PC current in the frame being recorded */
 	__u64 hash;
+	/* The previous frame's answers.  The sampled thread is stopped and owns
+	 * its VM, so nothing it references can change during the walk: a
+	 * repeated function, prototype or chunk name needs no second read. */
+	__u64 last_fn, last_id;
+	__u64 last_pt, last_str;
+	__u32 last_fp, last_sid;
 	__u32 n;
 	__u32 max;		/* frames to record before declaring truncation */
 	__u32 flags;
@@ -134,7 +140,7 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 
 /* What a GCfunc is: its prototype, C function or fast-function id, read
  * from one span of its header (ffid .. the C function pointer). */
-static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u64 *id)
+static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 {
 	__u8 hdr[48] = {};
 	/* A clamp, not a mask: `& 47` cut the non-GC64 span (26) to 10. */
@@ -143,6 +149,10 @@ static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u6
 	__u32 cf_at = (c->off.fn_cfunc - c->off.fn_ffid) & 31;
 	__u64 v = 0;
 
+	if (fn && fn == c->last_fn) {
+		*id = c->last_id;
+		return 0;
+	}
 	if (span > sizeof(hdr))
 		span = sizeof(hdr);
 	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.fn_ffid)))
@@ -159,12 +169,14 @@ static __always_inline int resolve_func(const struct walk_ctx *c, __u64 fn, __u6
 	} else {			/* fast function */
 		*id = hdr[0] | (FRAME_KIND_FF << FRAME_KIND_SHIFT);
 	}
+	c->last_fn = fn;
+	c->last_id = *id;
 	return 0;
 }
 
 /* The prototype's fingerprint (sampler.h) at pt, read now while it runs;
  * 0 when a read fails, which leaves user space its own revalidation. */
-static __always_inline __u32 proto_fingerprint(const struct walk_ctx *c, __u64 pt)
+static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt)
 {
 	__u8 h[24] = {};
 	__u32 span = c->off.pt_numline + 4 - c->off.pt_chunkname;
@@ -174,6 +186,8 @@ static __always_inline __u32 proto_fingerprint(const struct walk_ctx *c, __u64 p
 	__s32 first = 0, num = 0;
 	__u32 sid = 0;
 
+	if (pt == c->last_pt)
+		return c->last_fp;
 	if (span > 16)
 		span = 16;
 	if (bpf_probe_read_user(h, span, (void *)(pt + c->off.pt_chunkname)))
@@ -183,9 +197,19 @@ static __always_inline __u32 proto_fingerprint(const struct walk_ctx *c, __u64 p
 		str &= 0xffffffffull;
 	__builtin_memcpy(&first, h + first_at, 4);
 	__builtin_memcpy(&num, h + num_at, 4);
-	if (!str || bpf_probe_read_user(&sid, 4, (void *)(str + c->off.str_sid)))
+	if (!str)
 		return 0;
-	return frame_fingerprint(sid, first, num);
+	if (str == c->last_str) {
+		sid = c->last_sid;
+	} else {
+		if (bpf_probe_read_user(&sid, 4, (void *)(str + c->off.str_sid)))
+			return 0;
+		c->last_str = str;
+		c->last_sid = sid;
+	}
+	c->last_pt = pt;
+	c->last_fp = frame_fingerprint(sid, first, num);
+	return c->last_fp;
 }
 
 static __always_inline int record(struct walk_ref *ref, __u64 fn)
