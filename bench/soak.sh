@@ -19,7 +19,9 @@
 # processes come and go), and luabpfprof is still running at the end and
 # exits 0 on SIGINT.  Samples go to
 # DIR/soak.csv (default: a new directory under /tmp), with the profiler's
-# log and its rolling profile files.  Needs root and `make`.
+# log and its rolling profile files; whenever the count of descriptors
+# other than pidfds changes, DIR/fds-at-Ns.txt lists them by kind.  Needs
+# root and `make`.
 set -u
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -87,6 +89,13 @@ while [ $SECONDS -lt $end ]; do
 	fds=$(ls "/proc/$prof/fd" | wc -l)
 	pidfds=$(find "/proc/$prof/fd" -lname 'anon_inode:\[pidfd\]' | wc -l)
 	echo "$((SECONDS - start)),$rss,$fds,$pidfds" >>"$csv"
+	# Keep what the descriptors were whenever their count changes, so that
+	# a failure says which kind came or went.
+	if [ "$((fds - pidfds))" != "${last_other:-}" ]; then
+		ls -l "/proc/$prof/fd" 2>/dev/null | awk 'NR > 1 { print $NF }' |
+			sed 's/[0-9][0-9]*/N/g' | sort | uniq -c >"$dir/fds-at-$((SECONDS - start))s.txt"
+		last_other=$((fds - pidfds))
+	fi
 	sleep "$every"
 done
 
