@@ -86,14 +86,17 @@ while [ $SECONDS -lt $end ]; do
 		exit 1
 	fi
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$prof/status")
-	fds=$(ls "/proc/$prof/fd" | wc -l)
-	pidfds=$(find "/proc/$prof/fd" -lname 'anon_inode:\[pidfd\]' | wc -l)
+	# One listing for both counts: a profiled process that exits between
+	# two listings would pass for a descriptor that is not a pidfd.
+	fdlist=$(ls -l "/proc/$prof/fd" 2>/dev/null | awk 'NR > 1 { print $NF }')
+	fds=$(printf '%s\n' "$fdlist" | grep -c .)
+	pidfds=$(printf '%s\n' "$fdlist" | grep -c pidfd)
 	echo "$((SECONDS - start)),$rss,$fds,$pidfds" >>"$csv"
 	# Keep what the descriptors were whenever their count changes, so that
 	# a failure says which kind came or went.
 	if [ "$((fds - pidfds))" != "${last_other:-}" ]; then
-		ls -l "/proc/$prof/fd" 2>/dev/null | awk 'NR > 1 { print $NF }' |
-			sed 's/[0-9][0-9]*/N/g' | sort | uniq -c >"$dir/fds-at-$((SECONDS - start))s.txt"
+		printf '%s\n' "$fdlist" | sed 's/[0-9][0-9]*/N/g' | sort | uniq -c \
+			>"$dir/fds-at-$((SECONDS - start))s.txt"
 		last_other=$((fds - pidfds))
 	fi
 	sleep "$every"
