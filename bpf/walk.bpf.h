@@ -43,9 +43,9 @@ struct walk_ctx {
 	__u64 stack_end;	/* and below this */
 	__u64 pc;		/* PC current in the frame being recorded */
 	__u64 hash;
-	/* The previous frame's answers.  The sampled thread is stopped and owns
-	 * its VM, so nothing it references can change during the walk: a
-	 * repeated function, prototype or chunk name needs no second read. */
+	/* The last function, prototype and chunk name read in this walk.  The
+	 * sampled thread is stopped and owns its VM, so nothing it references
+	 * can change during the walk: meeting one again needs no read. */
 	__u64 last_fn, last_id;
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
