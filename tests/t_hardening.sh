@@ -5,6 +5,7 @@
 # reused under the symbolizer; maps too small.  Exit statuses and messages
 # are the ones docs/hardening.md documents.
 source "$(dirname "$0")/lib.sh"
+source "$TOP/tests/variants.sh"
 CPU1=/sys/devices/system/cpu/cpu1/online
 trap 'restore_cpu1; cleanup_children; rm -rf "$TMP"' EXIT
 
@@ -339,28 +340,38 @@ reported "names: the text view prints them" "c<d>&e"
 kill "$N"
 
 # --- prototypes freed and reused between sampling and symbolization ---------------------------
-start_bg "$LUAJIT" "$WL/churn.lua" 60
-C=$BGPID
-wait_lua "$C"
-prof churn -p "$C" -d 3 -F 999 --jp lm0
-reported "churn: no crash, a report" "%  "
+# churn_check LABEL COMMAND...: runs churn.lua under COMMAND and profiles it.
 # gen<k>.lua's function starts on line A = k % 50 + 1 and runs on lines A and
 # A + 2 only (churn.lua); line 0 is a chunk's own header, as jit.p prints
 # it.  A frame named from a prototype that took the sampled one's memory
 # lands on another line (measured before frames carried a fingerprint:
 # 14 to 18 wrong keys in about 100 per run).
-bad=$(sed -n 's/^ *[0-9]*%  gen\([0-9]*\)\.lua:\([0-9]*\)$/\1 \2/p' "$TMP/churn.out" |
-	awk '$2 != 0 && $2 != $1 % 50 + 1 && $2 != $1 % 50 + 3' | tr '\n' ' ')
-named=$(grep -c 'gen[0-9]*\.lua:' "$TMP/churn.out")
-nbad=$(printf '%s' "$bad" | wc -w)
-check "churn: no wrong name: gen<k>.lua keys on lines k%50+1, k%50+3 or 0 ($named named, $((nbad / 2)) wrong${bad:+: $bad})" \
-	[ "$nbad" -eq 0 ]
-check "churn: some frames are still named ($named)" [ "$named" -ge 5 ]
-unknown=$(summary "unknown frames")
-check "churn: frames of freed prototypes are counted as unknown ($unknown)" \
-	bash -c "! grep -q '\[unknown\]' '$TMP/churn.out' || [ '${unknown:-0}' -gt 0 ]"
-kill -0 "$C" && pass "churn: the target still runs" || fail "churn" "the target died"
-kill "$C"
+churn_check() {
+	local label=$1 c bad named nbad unknown; shift
+	start_bg "$@" "$WL/churn.lua" 60
+	c=$BGPID
+	wait_lua "$c"
+	prof churn -p "$c" -d 3 -F 999 --jp lm0
+	reported "churn ($label): no crash, a report" "%  "
+	bad=$(sed -n 's/^ *[0-9]*%  gen\([0-9]*\)\.lua:\([0-9]*\)$/\1 \2/p' "$TMP/churn.out" |
+		awk '$2 != 0 && $2 != $1 % 50 + 1 && $2 != $1 % 50 + 3' | tr '\n' ' ')
+	named=$(grep -c 'gen[0-9]*\.lua:' "$TMP/churn.out")
+	nbad=$(printf '%s' "$bad" | wc -w)
+	check "churn ($label): no wrong name: gen<k>.lua keys on lines k%50+1, k%50+3 or 0 ($named named, $((nbad / 2)) wrong${bad:+: $bad})" \
+		[ "$nbad" -eq 0 ]
+	check "churn ($label): some frames are still named ($named)" [ "$named" -ge 5 ]
+	unknown=$(summary "unknown frames")
+	check "churn ($label): frames of freed prototypes are counted as unknown ($unknown)" \
+		bash -c "! grep -q '\[unknown\]' '$TMP/churn.out' || [ '${unknown:-0}' -gt 0 ]"
+	kill -0 "$c" && pass "churn ($label): the target still runs" || fail "churn ($label)" "the target died"
+	kill "$c"
+}
+churn_check "$(basename "$LUAJIT")" "$LUAJIT"
+# The fingerprint's other reading (4-byte references, a 12-byte header
+# span) and OpenResty's build, when the test set-up made them.
+for v in deb-nogc64-bin or-bin; do
+	[[ " ${VARIANTS[*]} ${NOGC64_VARIANTS[*]} " == *" $v "* ]] && churn_check "$v" variant_exec "$v"
+done
 
 # --- maps too small: drops are counted and reported ------------------------------------------------
 start_bg "$LUAJIT" "$WL/cfuncs.lua" 60
