@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "export.h"
 #include "log.h"
@@ -66,14 +67,6 @@ static void on_sighup(int sig)
 {
 	(void)sig;
 	reopen_log = 1;
-}
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec t;
-
-	clock_gettime(clk, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 static uint64_t own_cpu_us(void)

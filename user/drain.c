@@ -4,8 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "hashfn.h"
 #include "luaobj.h"
@@ -151,17 +151,9 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	profile_add(ts->prof, &s);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec tp;
-
-	clock_gettime(CLOCK_MONOTONIC, &tp);
-	return (uint64_t)tp.tv_sec * 1000000000ull + (uint64_t)tp.tv_nsec;
-}
-
 int targets_drain(struct targets *ts)
 {
-	uint64_t now_ns = monotonic_ns();
+	uint64_t now_ns = clock_ns(CLOCK_MONOTONIC);
 	struct drain_state *ds = calloc(1, sizeof(*ds));
 	uint64_t cnt[CNT__MAX];
 	struct profile_stats *st = &ts->prof->stats;

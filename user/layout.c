@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "luaobj.h"
 #include "memory.h"
 
 /* Fields that do not differ between families of one pointer width. */
@@ -89,8 +90,6 @@ static const struct lj_layout layouts[] = {
 
 #define NLAYOUTS ((int)(sizeof(layouts) / sizeof(layouts[0])))
 
-#define LJ_GCT_THREAD	6
-#define LJ_GCT_STR	4
 #define FF_C		1
 
 int layout_count(void)

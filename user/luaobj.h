@@ -11,6 +11,13 @@ struct mem_reader;
 #define LJ_ITYPE_STR	0xfffffffbu	/* ~4 */
 #define LJ_ITYPE_TAB	0xfffffff4u	/* ~11 */
 
+/* GCHeader.gct of an object (~its type tag) and GCHeader.marked bits. */
+#define LJ_GCT_STR	4
+#define LJ_GCT_THREAD	6
+#define LJ_GCT_PROTO	7
+#define LJ_GC_WHITES	0x03	/* the two whites */
+#define LJ_GC_BLACK	0x04
+
 /* Type tag and GC pointer of a raw 8-byte TValue. */
 uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv);
 uint64_t lj_tv_gcptr(const struct lj_layout *lay, uint64_t tv);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "collector.h"
 #include "export.h"
 #include "jpmode.h"
@@ -39,14 +40,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The first capability missing for BPF, perf events and reading target
@@ -225,13 +218,13 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
  * exits, draining the kernel maps as it goes. */
 static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
 {
-	uint64_t start = now_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
 	uint64_t next_progress = start + PROGRESS_NS;
 	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
 	struct timespec tick = { 0, TICK_NS };
 
 	while (!stop_signal) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 		if (o->duration > 0 && (double)(now - start) / 1e9 >= o->duration)
 			break;
@@ -260,7 +253,7 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 	}
 	if (progress)
 		fputc('\n', stderr);
-	ts->prof->duration_ns = now_ns(CLOCK_MONOTONIC) - start;
+	ts->prof->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
 }
 
 int main(int argc, char **argv)
@@ -331,7 +324,7 @@ int main(int argc, char **argv)
 	ts.lua_only = o.lua_only;
 	if (!ts.prof)
 		goto cleanup;
-	ts.prof->start_ns = now_ns(CLOCK_REALTIME);
+	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);
 	for (int i = 0; i < o.npids; i++) {
 		if (targets_add(&ts, o.pids[i], true, err, sizeof(err))) {
 			log_error("%s", err);
@@ -371,7 +364,7 @@ int main(int argc, char **argv)
 	/* Notice exits (a launched command that was just reaped) before the
 	 * last drain, so their symbols are used as cached, not revalidated
 	 * against memory that is gone. */
-	targets_poll(&ts, now_ns(CLOCK_MONOTONIC));
+	targets_poll(&ts, clock_ns(CLOCK_MONOTONIC));
 	targets_drain(&ts);
 	/* A failed write is reported by output_commit, which knows its
 	 * errno.  A reader that stops early (| head) is not an error: say

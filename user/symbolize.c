@@ -15,9 +15,6 @@
 #include "memory.h"
 #include "vmdef.h"
 
-#define LJ_GCT_PROTO	7
-#define LJ_GC_WHITES	0x03	/* GCHeader.marked: the two whites */
-#define LJ_GC_BLACK	0x04
 #define MAX_CHUNKNAME	(64 * 1024)
 #define MAX_SIZEBC	(1u << 24)
 #define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
@@ -215,8 +212,6 @@ static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr)
 		j = (j + 1) & (s->nslots - 1);
 	return &s->slots[j];
 }
-
-#define LJ_GCT_STR	4
 
 /* Whether a string referenced by an object is still that object's string,
  * as far as the GC's colours tell.  While the GC sweeps, a dead object is

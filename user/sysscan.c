@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "elfinfo.h"
 #include "log.h"
 #include "targets.h"
@@ -82,14 +83,6 @@ struct sysscan {
 
 static struct sysscan S;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static struct proc_entry *find_proc(pid_t pid)
 {
 	size_t lo = 0, hi = S.nprocs;
@@ -104,14 +97,6 @@ static struct proc_entry *find_proc(pid_t pid)
 		else
 			hi = mid;
 	}
-	return NULL;
-}
-
-static struct target *find_target(struct targets *ts, pid_t pid)
-{
-	for (int i = 0; i < ts->n; i++)
-		if (ts->t[i].pid == pid)
-			return &ts->t[i];
 	return NULL;
 }
 
@@ -220,7 +205,7 @@ static void try_add(struct targets *ts, struct proc_entry *e, uint64_t now)
 		e->kind = PROC_DONE;
 		return;
 	}
-	t = find_target(ts, e->pid);
+	t = targets_find(ts, e->pid);
 	if (t && !t->waiting) {
 		log_verbose("-a: profiling PID %d (%s), %d VM(s)", (int)e->pid, t->comm, t->nvms);
 		e->kind = PROC_TARGET;
@@ -380,7 +365,7 @@ static void on_vm_created(void *ctx, pid_t pid)
 {
 	uint64_t now = *(uint64_t *)ctx;
 	struct proc_entry *e = find_proc(pid);
-	struct target *t = find_target(S.ts, pid);
+	struct target *t = targets_find(S.ts, pid);
 
 	if (pid == S.self)
 		return;
@@ -427,7 +412,7 @@ static void open_watch(void)
 
 int sysscan_add_all(struct targets *ts)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 	S.self = getpid();
 	S.ts = ts;
