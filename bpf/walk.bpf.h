@@ -128,7 +128,8 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 		/* One slot: the 32-bit GCRef low, a 32-bit PC or type|delta high. */
 		*fn = slots[1] & 0xffffffffull;
 		*link = (__s64)(slots[1] >> 32);
-		if (*fn == c->L)
+		/* L, or the function just resolved (recursion): nothing to check. */
+		if (*fn == c->L || *fn == c->last_fn)
 			return 0;
 		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + c->off.gct)))
 			return -1;
