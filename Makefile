@@ -22,12 +22,15 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
-USER_SRCS := $(wildcard user/*.c)
+# user/ is one folder per layer (user/README.md); unit tests sit beside the
+# code they test as test_*.c and link against everything but main.
+LAYERS    := base target model symbolize sample session report ship cli
+USER_HDRS := $(wildcard user/*/*.h) bpf/sampler.h
+UNIT_SRCS := $(wildcard user/*/test_*.c)
+USER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
-LIB_OBJS  := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
-
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+LIB_OBJS  := $(filter-out $(OUT)/user/cli/main.o,$(USER_OBJS))
+UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 
 .PHONY: all deps test-deps demo test unit bench clean
 .DELETE_ON_ERROR:
@@ -41,17 +44,21 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/user/%.o: user/%.c user/*.h bpf/sampler.h | $(OUT)
+$(OUT)/user/%.o: user/%.c $(USER_HDRS) | $(OUT)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Only the loaders include the generated skeletons.
-$(OUT)/user/collector.o $(OUT)/user/vmwatch.o: $(SKELS)
+$(OUT)/user/sample/collector.o $(OUT)/user/sample/vmwatch.o: $(SKELS)
 
 luabpfprof: $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) | $(OUT)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+define unit_rule
+$(OUT)/tests/$(basename $(notdir $(1))): $(1) $(USER_HDRS) $(LIB_OBJS) | $(OUT)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $(1) $$(LIB_OBJS) $$(LDLIBS)
+endef
+$(foreach src,$(UNIT_SRCS),$(eval $(call unit_rule,$(src))))
 
 unit: $(UNIT_BINS)
 

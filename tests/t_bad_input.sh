@@ -50,7 +50,7 @@ alive() {	# alive NAME PID: the target was not disturbed
 }
 
 # --- options: every numeric flag, bad values of every kind ---------------------
-# (tests/unit/test_options.c checks the parser itself; this is the binary.)
+# (user/cli/test_options.c checks the parser itself; this is the binary.)
 declare -A GOOD=([-p]=1 [-d]=1 [-F]=99 [--tree-depth]=3 [--max-stacks]=64 [--max-counts]=64
 	[--max-frames]=16 [--every]=10 [--retain-count]=5 [--retain-size]=1M [--spool-size]=1M)
 for flag in -p -d -F --tree-depth --max-stacks --max-counts --max-frames --every \

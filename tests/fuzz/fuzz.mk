@@ -15,15 +15,15 @@ FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
 # reaches (memory images, layouts, the symbolizer, the profile model, every
 # exporter and view), never BPF or the network.  Those files are checked
 # with -Werror by the main build; here clang compiles them quietly.
-FUZZ_UNITS  := $(filter-out main collector vmwatch,$(patsubst user/%.c,%,$(wildcard user/*.c)))
+FUZZ_UNITS  := $(filter-out cli/main sample/collector sample/vmwatch,$(patsubst user/%.c,%,$(USER_SRCS)))
 FUZZ_LIB    := $(FUZZ_DIR)/libuser.a
 FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm
 
-$(FUZZ_DIR)/obj/%.o: user/%.c user/*.h bpf/sampler.h
+$(FUZZ_DIR)/obj/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -w -c $< -o $@
 
-$(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c tests/fuzz/*.h user/*.h
+$(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c tests/fuzz/*.h $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -c $< -o $@
 
@@ -37,7 +37,7 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/obj/snapfmt.o $(FUZZ_LI
 # The snapshot tool: the real collector and discovery, with a memory reader
 # that records what the symbolizer reads (it replaces memory.o).
 $(FUZZ_DIR)/snapshot: tests/fuzz/snapshot.c tests/fuzz/recmem.c tests/fuzz/snapfmt.c \
-		      tests/fuzz/*.h $(filter-out $(OUT)/user/memory.o,$(LIB_OBJS))
+		      tests/fuzz/*.h $(filter-out $(OUT)/user/target/memory.o,$(LIB_OBJS))
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 

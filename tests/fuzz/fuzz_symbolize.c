@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "jpmode.h"
-#include "layout.h"
-#include "memory.h"
-#include "profile.h"
+#include "report/export.h"
+#include "report/jpmode.h"
+#include "target/layout.h"
+#include "target/memory.h"
+#include "model/profile.h"
 #include "snapfmt.h"
-#include "symbolize.h"
-#include "view_jitp.h"
-#include "view_tree.h"
-#include "vmdef.h"
+#include "symbolize/symbolize.h"
+#include "report/view_jitp.h"
+#include "report/view_tree.h"
+#include "target/vmdef.h"
 
 static char *ff_names[128];
 static struct vmdef vd = { .ffnames = ff_names, .nff = 128 };

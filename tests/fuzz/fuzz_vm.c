@@ -5,12 +5,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "discover.h"
-#include "layout.h"
-#include "luaobj.h"
-#include "memory.h"
+#include "target/discover.h"
+#include "target/layout.h"
+#include "target/luaobj.h"
+#include "target/memory.h"
 #include "snapfmt.h"
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 static struct snapshot snap;
 

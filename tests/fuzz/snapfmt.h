@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memory.h"
-#include "sampler_types.h"
+#include "target/memory.h"
+#include "base/sampler_types.h"
 
 #define SNAP_MAX_STACKS		64
 #define SNAP_MAX_REGIONS	255

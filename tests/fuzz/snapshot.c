@@ -17,13 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "discover.h"
-#include "frame_fmt.h"
-#include "layout.h"
+#include "sample/collector.h"
+#include "target/discover.h"
+#include "model/frame_fmt.h"
+#include "target/layout.h"
 #include "recmem.h"
 #include "snapfmt.h"
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 #define DEBUGINFO_MAX	(64 * 1024)	/* what symbolize.c copies at most */
 #define MAX_WINDOWS	512

@@ -1,0 +1,44 @@
+/* Exporters: the profile model written as folded stacks, an SVG flame
+ * graph, pprof or speedscope JSON.  docs/formats.md describes each output.
+ */
+#ifndef LBP_EXPORT_H
+#define LBP_EXPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/profile.h"
+#include "base/strbuf.h"
+
+enum out_format { FMT_TEXT, FMT_FOLDED, FMT_SVG, FMT_PPROF, FMT_SPEEDSCOPE };
+
+/* "text", "folded", "svg", "pprof", "speedscope" (and the aliases
+ * "collapsed", "flamegraph", "speedscope.json"); -1 if unknown. */
+int out_format_parse(const char *name, enum out_format *fmt);
+
+/* The format a file name implies: .svg, .pb.gz/.pprof, .folded/.collapsed,
+ * .speedscope.json; FMT_TEXT for anything else, NULL and "-". */
+enum out_format out_format_from_path(const char *path);
+
+const char *out_format_name(enum out_format fmt);
+
+struct export_opts {
+	char scope;		/* frame labels: 'F' (default, also for 0), 'f', 'l' */
+	bool pathstrip;		/* keep only the file name of "@path" chunks */
+	bool vmstate_frames;	/* add a [Compiled]/[Interpreted]/... leaf frame */
+	bool zone_frames;	/* add a [zone:NAME] frame below the process root */
+	bool icicle;		/* SVG: root at the top */
+	const char *title;	/* SVG title, speedscope name; NULL for a default */
+};
+
+/* Each returns 0, or -1 with errno set (EINVAL for bad options, the write
+ * error otherwise).  opts may be NULL for the defaults. */
+int export_folded(FILE *out, const struct profile *p, const struct export_opts *o);
+int export_svg(FILE *out, const struct profile *p, const struct export_opts *o);
+int export_speedscope(FILE *out, const struct profile *p, const struct export_opts *o);
+int export_pprof(FILE *out, const struct profile *p, const struct export_opts *o);
+
+/* Appends the gzip-compressed pprof profile to gz. */
+int pprof_encode(const struct profile *p, const struct export_opts *o, struct strbuf *gz);
+
+#endif

@@ -1,0 +1,577 @@
+/* A self-contained, interactive SVG flame graph (or icicle graph).
+ *
+ * Stacks are merged from the root into a tree; each node becomes a <g>
+ * holding a <title> (name, samples, share, VM states), a <rect> and a
+ * <text>.  The node's place in the tree is kept as data-s (first sample
+ * offset), data-n (samples) and data-d (depth), which is all the inline
+ * script needs to zoom and to compute the share a search matched.
+ */
+#include "report/export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/export_stack.h"
+#include "base/hashfn.h"
+#include "base/xalloc.h"
+
+#define IMAGE_WIDTH	1200
+#define XPAD		10
+#define FRAME_HEIGHT	16
+#define FONT_SIZE	12
+#define CHAR_WIDTH	(FONT_SIZE * 0.59)	/* estimate for Verdana-like fonts */
+#define TOP_PAD		(FRAME_HEIGHT * 3 + 4)
+#define BOTTOM_PAD	(FRAME_HEIGHT * 3 + 8)
+#define MIN_WIDTH	0.1	/* px; narrower frames are left out */
+
+/* Colour classes, chosen per node (see node_class). */
+enum color_class {
+	CC_INTERP, CC_COMPILED, CC_C, CC_FF, CC_GC, CC_JIT, CC_HOST,
+	CC_PROCESS, CC_ZONE, CC_OTHER, CC_NCLASS
+};
+
+static const struct {
+	unsigned char r, g, b;
+	const char *legend;	/* NULL: not in the legend */
+} palette[CC_NCLASS] = {
+	[CC_INTERP]   = { 232, 150, 60, "Lua interpreted" },
+	[CC_COMPILED] = { 90, 190, 90, "Lua compiled" },
+	[CC_C]        = { 90, 150, 225, "C function" },
+	[CC_FF]       = { 60, 190, 190, "fast function" },
+	[CC_GC]       = { 225, 85, 85, "GC" },
+	[CC_JIT]      = { 170, 115, 225, "JIT compiler" },
+	[CC_HOST]     = { 165, 165, 165, "host" },
+	[CC_PROCESS]  = { 200, 200, 215, NULL },
+	[CC_ZONE]     = { 205, 190, 120, "zone" },
+	[CC_OTHER]    = { 215, 215, 215, NULL },
+};
+
+/* What a node is, before the samples through it pick a colour. */
+enum node_kind { NK_ROOT, NK_PROCESS, NK_LUA, NK_C, NK_FF, NK_HOST, NK_ZONE,
+		 NK_VMSTATE, NK_OTHER };
+
+#define NVM (VM_NCLASS + 1)	/* VM classes, plus host samples */
+
+struct node {
+	uint32_t label;		/* index in the label table */
+	uint32_t parent;
+	uint32_t depth;
+	enum node_kind kind;
+	uint64_t total;		/* samples through this node */
+	uint64_t vm[NVM];	/* ... by VM state */
+	uint64_t self[NVM];	/* samples ending here, by VM state */
+	uint64_t start;		/* first sample offset in the layout */
+	uint32_t first_child, nchildren;	/* range in the children array */
+};
+
+struct flame {
+	const struct profile *p;
+	struct export_opts o;
+	struct keytab labels;	/* raw labels */
+	struct keytab edges;	/* (parent, label, kind) -> node index - 1 */
+	struct node *nodes;	/* nodes[0] is the root, "all" */
+	uint32_t n, cap;
+	uint32_t *children;
+	uint32_t max_depth;
+	uint64_t total;
+	int height;
+};
+
+static enum node_kind node_kind_of(const struct xframe *xf)
+{
+	switch (xf->kind) {
+	case XF_FRAME:
+		switch (xf->sym->kind) {
+		case FRAME_LUA: return NK_LUA;
+		case FRAME_C: return NK_C;
+		case FRAME_FF: return NK_FF;
+		case FRAME_HOST: return NK_HOST;
+		case FRAME_UNKNOWN: return NK_OTHER;
+		}
+		return NK_OTHER;
+	case XF_COMM:
+	case XF_PID: return NK_PROCESS;
+	case XF_ZONE: return NK_ZONE;
+	case XF_HOST: return NK_HOST;
+	case XF_VMSTATE: return NK_VMSTATE;
+	case XF_TRUNCATED: return NK_OTHER;
+	}
+	return NK_OTHER;
+}
+
+static uint32_t node_new(struct flame *fl, uint32_t parent, uint32_t label,
+			 enum node_kind kind)
+{
+	struct node *nd;
+
+	if (fl->n == fl->cap) {
+		fl->cap = fl->cap ? fl->cap * 2 : 256;
+		fl->nodes = xrealloc(fl->nodes, fl->cap * sizeof(*fl->nodes));
+	}
+	nd = &fl->nodes[fl->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->label = label;
+	nd->parent = parent;
+	nd->kind = kind;
+	nd->depth = fl->n ? fl->nodes[parent].depth + 1 : 0;
+	if (nd->depth > fl->max_depth)
+		fl->max_depth = nd->depth;
+	return fl->n++;
+}
+
+static uint32_t node_child(struct flame *fl, uint32_t parent, const char *label,
+			   size_t len, enum node_kind kind)
+{
+	uint32_t key[3];
+	bool added;
+	uint32_t idx;
+
+	key[0] = parent;
+	key[1] = keytab_intern(&fl->labels, label, len, NULL);
+	key[2] = kind;
+	idx = keytab_intern(&fl->edges, key, sizeof(key), &added);
+	/* Edges and nodes are created together: edge i is node i + 1. */
+	if (added)
+		node_new(fl, parent, key[1], kind);
+	return idx + 1;
+}
+
+static void node_count(struct node *nd, const struct sample *s, bool leaf)
+{
+	int vm = s->flags & PSAMPLE_HOST ? VM_NCLASS : (int)vm_class_of(s->vmstate);
+
+	nd->total += s->count;
+	nd->vm[vm] += s->count;
+	if (leaf)
+		nd->self[vm] += s->count;
+}
+
+static void flame_merge(struct flame *fl)
+{
+	const struct profile *p = fl->p;
+	struct xstack st = { 0 };
+	struct strbuf label = STRBUF_INIT;
+	unsigned flags = XS_PROCESS | (export_multi_pid(p) ? XS_PID : 0);
+
+	node_new(fl, 0, keytab_intern(&fl->labels, "all", 3, NULL), NK_ROOT);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct sample *s = &p->samples[i];
+		uint32_t cur = 0;
+
+		if (!s->count)
+			continue;
+		xstack_build(&st, s, &fl->o, flags);
+		node_count(&fl->nodes[0], s, !st.n);
+		for (uint32_t k = 0; k < st.n; k++) {
+			sb_reset(&label);
+			xframe_put(&label, &st.f[k], p, s, &fl->o);
+			cur = node_child(fl, cur, sb_str(&label), label.len,
+					 node_kind_of(&st.f[k]));
+			node_count(&fl->nodes[cur], s, k + 1 == st.n);
+		}
+	}
+	fl->total = fl->nodes[0].total;
+	xstack_free(&st);
+	sb_free(&label);
+}
+
+static const struct keytab *sort_labels;
+static const struct node *sort_nodes;
+
+static int cmp_children(const void *a, const void *b)
+{
+	const struct node *x = &sort_nodes[*(const uint32_t *)a];
+	const struct node *y = &sort_nodes[*(const uint32_t *)b];
+	size_t lx = sort_labels->lens[x->label], ly = sort_labels->lens[y->label];
+	int c = memcmp(sort_labels->keys[x->label], sort_labels->keys[y->label],
+		       lx < ly ? lx : ly);
+
+	if (c)
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Children in name order, left to right, each starting where the previous
+ * sibling ends; a node's own samples take the rest on its right. */
+static void flame_layout(struct flame *fl)
+{
+	uint32_t *fill;
+
+	fl->children = xrealloc(NULL, fl->n * sizeof(*fl->children));
+	for (uint32_t i = 1; i < fl->n; i++)
+		fl->nodes[fl->nodes[i].parent].nchildren++;
+	for (uint32_t i = 0, at = 0; i < fl->n; i++) {
+		fl->nodes[i].first_child = at;
+		at += fl->nodes[i].nchildren;
+	}
+	fill = xrealloc(NULL, fl->n * sizeof(*fill));
+	for (uint32_t i = 0; i < fl->n; i++)
+		fill[i] = fl->nodes[i].first_child;
+	for (uint32_t i = 1; i < fl->n; i++)
+		fl->children[fill[fl->nodes[i].parent]++] = i;
+	free(fill);
+	sort_labels = &fl->labels;
+	sort_nodes = fl->nodes;
+	for (uint32_t i = 0; i < fl->n; i++)
+		qsort(fl->children + fl->nodes[i].first_child, fl->nodes[i].nchildren,
+		      sizeof(*fl->children), cmp_children);
+	/* A parent is always created before its children. */
+	for (uint32_t i = 0; i < fl->n; i++) {
+		const struct node *nd = &fl->nodes[i];
+		uint64_t at = nd->start;
+
+		for (uint32_t k = 0; k < nd->nchildren; k++) {
+			struct node *c = &fl->nodes[fl->children[nd->first_child + k]];
+
+			c->start = at;
+			at += c->total;
+		}
+	}
+	fl->height = TOP_PAD + (int)(fl->max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
+}
+
+/* The VM state that dominates the samples ending in nd (what ran there),
+ * or, for a frame with no samples of its own, all samples through it. */
+static int node_top_vm(const struct node *nd)
+{
+	const uint64_t *vm = nd->vm;
+	int top = 0;
+
+	for (int i = 0; i < NVM; i++)
+		if (nd->self[i])
+			vm = nd->self;
+	for (int i = 1; i < NVM; i++)
+		if (vm[i] > vm[top])
+			top = i;
+	return top;
+}
+
+static enum color_class node_class(const struct node *nd)
+{
+	int top;
+
+	switch (nd->kind) {
+	case NK_ROOT:
+	case NK_PROCESS: return CC_PROCESS;
+	case NK_HOST: return CC_HOST;
+	case NK_ZONE: return CC_ZONE;
+	case NK_OTHER: return CC_OTHER;
+	default: break;
+	}
+	top = node_top_vm(nd);
+	/* GC and the JIT compiler show wherever they dominate. */
+	if (top == VM_GC)
+		return CC_GC;
+	if (top == VM_JIT)
+		return CC_JIT;
+	switch (nd->kind) {
+	case NK_VMSTATE:
+		return top == VM_COMPILED ? CC_COMPILED : top == VM_INTERP ? CC_INTERP : CC_C;
+	case NK_C: return CC_C;
+	case NK_FF: return CC_FF;
+	default: break;
+	}
+	return top == VM_COMPILED ? CC_COMPILED : CC_INTERP;
+}
+
+static int clamp_channel(int v)
+{
+	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* XML text: invalid UTF-8 and the characters XML forbids become U+FFFD,
+ * control characters a visible \n, \t or \xNN, markup characters entities.
+ * max > 0 cuts the text to max code points, ending in "..". */
+static void put_xml_text(struct strbuf *sb, const char *s, size_t n, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t ncp = 0, keep = (size_t)-1;
+
+	if (max) {
+		for (size_t i = 0; i < n; ncp++) {
+			uint32_t cp;
+
+			i += utf8_next(u + i, n - i, &cp);
+		}
+		if (ncp > max)
+			keep = max - 2;
+	}
+	ncp = 0;
+	for (size_t i = 0; i < n && ncp < keep; ncp++) {
+		uint32_t cp;
+		size_t len = utf8_next(u + i, n - i, &cp);
+
+		switch (cp) {
+		case '&': sb_puts(sb, "&amp;"); break;
+		case '<': sb_puts(sb, "&lt;"); break;
+		case '>': sb_puts(sb, "&gt;"); break;
+		case '"': sb_puts(sb, "&quot;"); break;
+		case '\'': sb_puts(sb, "&apos;"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		case 0xfffe:
+		case 0xffff: sb_puts(sb, "\xef\xbf\xbd"); break;
+		default:
+			if (cp < 0x20 || cp == 0x7f)
+				sb_printf(sb, "\\x%02x", cp);
+			else if (cp == 0xfffd && len == 1)
+				sb_puts(sb, "\xef\xbf\xbd");
+			else
+				sb_putn(sb, s + i, len);
+		}
+		i += len;
+	}
+	if (keep != (size_t)-1)
+		sb_puts(sb, "..");
+}
+
+static double node_x(const struct flame *fl, const struct node *nd)
+{
+	return XPAD + (double)nd->start * (IMAGE_WIDTH - 2 * XPAD) / (double)fl->total;
+}
+
+static double node_width(const struct flame *fl, const struct node *nd)
+{
+	return (double)nd->total * (IMAGE_WIDTH - 2 * XPAD) / (double)fl->total;
+}
+
+static int node_y(const struct flame *fl, const struct node *nd)
+{
+	if (fl->o.icicle)
+		return TOP_PAD + (int)nd->depth * FRAME_HEIGHT;
+	return fl->height - BOTTOM_PAD - (int)(nd->depth + 1) * FRAME_HEIGHT;
+}
+
+static void put_node(struct strbuf *sb, const struct flame *fl, const struct node *nd)
+{
+	const char *label = fl->labels.keys[nd->label];
+	size_t len = fl->labels.lens[nd->label];
+	enum color_class cc = node_class(nd);
+	uint64_t h = hash_bytes(label, len, 0);
+	double x = node_x(fl, nd), w = node_width(fl, nd);
+	int y = node_y(fl, nd), fit = (int)((w - 6) / CHAR_WIDTH);
+	/* Neighbours differ a little in shade, so frames stay apart. */
+	int shade = (int)(h % 31) - 15;
+	static const char *const vm_names[NVM] = {
+		"compiled", "interpreted", "C code", "GC", "JIT compiler", "host",
+	};
+	const char *sep = "\n";
+
+	sb_printf(sb, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%u\"><title>",
+		  (unsigned long long)nd->start, (unsigned long long)nd->total, nd->depth);
+	put_xml_text(sb, label, len, 0);
+	sb_printf(sb, "\n%llu sample%s, %.2f%%", (unsigned long long)nd->total,
+		  nd->total == 1 ? "" : "s", 100.0 * (double)nd->total / (double)fl->total);
+	for (int i = 0; i < NVM; i++) {
+		if (!nd->vm[i])
+			continue;
+		sb_printf(sb, "%s%s %.1f%%", sep, vm_names[i],
+			  100.0 * (double)nd->vm[i] / (double)nd->total);
+		sep = ", ";
+	}
+	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		  "fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
+		  x, y, w, FRAME_HEIGHT - 1,
+		  clamp_channel(palette[cc].r + shade), clamp_channel(palette[cc].g + shade),
+		  clamp_channel(palette[cc].b + shade / 2), x + 3, y + FRAME_HEIGHT - 4);
+	if (fit >= 3)
+		put_xml_text(sb, label, len, (size_t)fit);
+	sb_puts(sb, "</text></g>\n");
+}
+
+/* The inline script: zoom on click, reset, search with the share matched,
+ * details of the frame under the mouse.  Kept free of "]]>". */
+static const char flame_script[] =
+	"\"use strict\";\n"
+	"var frames = [], details, matched, unzoomBtn, searchBtn, searching = false;\n"
+	"function fitText(g, w) {\n"
+	"  var max = Math.floor((w - 6) / CHAR_W), chars = Array.from(g.fname);\n"
+	"  if (max < 3) g.ftext.textContent = '';\n"
+	"  else if (chars.length <= max) g.ftext.textContent = g.fname;\n"
+	"  else g.ftext.textContent = chars.slice(0, max - 2).join('') + '..';\n"
+	"}\n"
+	"function place(g, x, w) {\n"
+	"  g.frect.setAttribute('x', x.toFixed(2));\n"
+	"  g.frect.setAttribute('width', w.toFixed(2));\n"
+	"  g.ftext.setAttribute('x', (x + 3).toFixed(2));\n"
+	"  fitText(g, w);\n"
+	"}\n"
+	"function zoom(node) {\n"
+	"  var s = node.fs, n = node.fn, d = node.fd, scale = (WIDTH - 2 * XPAD) / n;\n"
+	"  frames.forEach(function (g) {\n"
+	"    if (g.fd >= d && g.fs >= s && g.fs + g.fn <= s + n) {\n"
+	"      g.classList.remove('hide', 'parent');\n"
+	"      place(g, XPAD + (g.fs - s) * scale, g.fn * scale);\n"
+	"    } else if (g.fd < d && g.fs <= s && g.fs + g.fn >= s + n) {\n"
+	"      g.classList.remove('hide');\n"
+	"      g.classList.add('parent');\n"
+	"      place(g, XPAD, WIDTH - 2 * XPAD);\n"
+	"    } else {\n"
+	"      g.classList.add('hide');\n"
+	"    }\n"
+	"  });\n"
+	"  unzoomBtn.classList.toggle('hide', d === 0);\n"
+	"}\n"
+	"function unzoom() {\n"
+	"  var scale = (WIDTH - 2 * XPAD) / TOTAL;\n"
+	"  frames.forEach(function (g) {\n"
+	"    g.classList.remove('hide', 'parent');\n"
+	"    place(g, XPAD + g.fs * scale, g.fn * scale);\n"
+	"  });\n"
+	"  unzoomBtn.classList.add('hide');\n"
+	"}\n"
+	"function clearSearch() {\n"
+	"  frames.forEach(function (g) { g.frect.setAttribute('fill', g.ffill); });\n"
+	"  matched.textContent = '';\n"
+	"  searchBtn.textContent = 'Search';\n"
+	"  searching = false;\n"
+	"}\n"
+	"function search(term) {\n"
+	"  var re, spans = [], sum = 0, end = -1;\n"
+	"  clearSearch();\n"
+	"  if (!term) return;\n"
+	"  try { re = new RegExp(term); }\n"
+	"  catch (e) { re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')); }\n"
+	"  frames.forEach(function (g) {\n"
+	"    if (!re.test(g.fname)) return;\n"
+	"    g.frect.setAttribute('fill', MATCH_FILL);\n"
+	"    spans.push([g.fs, g.fs + g.fn]);\n"
+	"  });\n"
+	"  /* Nested matches (recursion) count once: merge the spans. */\n"
+	"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+	"  spans.forEach(function (sp) {\n"
+	"    if (sp[0] >= end) { sum += sp[1] - sp[0]; end = sp[1]; }\n"
+	"    else if (sp[1] > end) { sum += sp[1] - end; end = sp[1]; }\n"
+	"  });\n"
+	"  matched.textContent = 'Matched: ' + (TOTAL ? 100 * sum / TOTAL : 0).toFixed(1) + '%';\n"
+	"  searchBtn.textContent = 'Reset Search';\n"
+	"  searching = true;\n"
+	"}\n"
+	"function askSearch() {\n"
+	"  if (searching) { clearSearch(); return; }\n"
+	"  var term = window.prompt('Search for (regular expression):', '');\n"
+	"  if (term) search(term);\n"
+	"}\n"
+	"function init() {\n"
+	"  details = document.getElementById('details');\n"
+	"  matched = document.getElementById('matched');\n"
+	"  unzoomBtn = document.getElementById('unzoom');\n"
+	"  searchBtn = document.getElementById('search');\n"
+	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+	"  frames.forEach(function (g) {\n"
+	"    var title = g.querySelector('title').textContent;\n"
+	"    g.fs = +g.getAttribute('data-s');\n"
+	"    g.fn = +g.getAttribute('data-n');\n"
+	"    g.fd = +g.getAttribute('data-d');\n"
+	"    g.fname = title.split('\\n')[0];\n"
+	"    g.frect = g.querySelector('rect');\n"
+	"    g.ftext = g.querySelector('text');\n"
+	"    g.ffill = g.frect.getAttribute('fill');\n"
+	"    g.addEventListener('click', function () { zoom(g); });\n"
+	"    g.addEventListener('mouseover', function () {\n"
+	"      details.textContent = title.replace(/\\n/g, ' | ');\n"
+	"    });\n"
+	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"  });\n"
+	"  unzoomBtn.addEventListener('click', unzoom);\n"
+	"  searchBtn.addEventListener('click', askSearch);\n"
+	"  document.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
+	"    else if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
+	"  });\n"
+	"  var q = /[?&]s=([^&]*)/.exec(window.location.search);\n"
+	"  if (q) search(decodeURIComponent(q[1]));\n"
+	"}\n"
+	"window.addEventListener('load', init);\n";
+
+static const char flame_style[] =
+	"text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: 12px; fill: #000; }\n"
+	"g.f { cursor: pointer; }\n"
+	"g.f text { pointer-events: none; }\n"
+	"g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	"#title { font-size: 17px; text-anchor: middle; }\n"
+	"#subtitle { fill: #555; text-anchor: middle; }\n"
+	".button { cursor: pointer; fill: #224; text-decoration: underline; }\n"
+	".button:hover { fill: #a00; }\n"
+	".parent { opacity: 0.5; }\n"
+	".hide { display: none; }\n";
+
+static void put_legend(struct strbuf *sb, int y)
+{
+	double x = XPAD;
+
+	for (int i = 0; i < CC_NCLASS; i++) {
+		if (!palette[i].legend)
+			continue;
+		sb_printf(sb, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height=\"10\" "
+			  "fill=\"rgb(%d,%d,%d)\"/><text x=\"%.0f\" y=\"%d\">%s</text>\n",
+			  x, y - 9, palette[i].r, palette[i].g, palette[i].b, x + 14, y,
+			  palette[i].legend);
+		x += 130;
+	}
+}
+
+static void put_document(struct strbuf *sb, struct flame *fl)
+{
+	const char *title = fl->o.title ? fl->o.title :
+			    fl->o.icicle ? "Icicle Graph" : "Flame Graph";
+	int h = fl->height;
+
+	sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+		  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		  IMAGE_WIDTH, h, IMAGE_WIDTH, h);
+	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", flame_style);
+	sb_printf(sb, "<script type=\"text/ecmascript\"><![CDATA[\n"
+		  "var WIDTH = %d, XPAD = %d, CHAR_W = %.3f, TOTAL = %llu, "
+		  "MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
+		  IMAGE_WIDTH, XPAD, CHAR_WIDTH, (unsigned long long)fl->total, flame_script);
+	sb_printf(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
+		  IMAGE_WIDTH, h);
+	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
+	put_xml_text(sb, title, strlen(title), 0);
+	sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
+		  "; click a frame to zoom, Ctrl-F to search</text>\n",
+		  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
+	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
+		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
+		  "text-anchor=\"end\">Search</text>\n",
+		  XPAD, IMAGE_WIDTH - XPAD);
+	sb_printf(sb, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		  XPAD, h - BOTTOM_PAD + FRAME_HEIGHT + 4, IMAGE_WIDTH - XPAD,
+		  h - BOTTOM_PAD + FRAME_HEIGHT + 4);
+	put_legend(sb, h - 10);
+	if (!fl->total)
+		sb_printf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples collected</text>\n",
+			  IMAGE_WIDTH / 2, TOP_PAD + FRAME_HEIGHT);
+	for (uint32_t i = 0; fl->total && i < fl->n; i++)
+		if (node_width(fl, &fl->nodes[i]) >= MIN_WIDTH)
+			put_node(sb, fl, &fl->nodes[i]);
+	sb_puts(sb, "</svg>\n");
+}
+
+int export_svg(FILE *out, const struct profile *p, const struct export_opts *opts)
+{
+	struct flame fl;
+	struct strbuf sb = STRBUF_INIT;
+	int err = -1;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.p = p;
+	if (export_opts_norm(&fl.o, opts))
+		return -1;
+	flame_merge(&fl);
+	flame_layout(&fl);
+	put_document(&sb, &fl);
+	fwrite(sb_str(&sb), 1, sb.len, out);
+	err = export_finish(out);
+	sb_free(&sb);
+	keytab_free(&fl.labels);
+	keytab_free(&fl.edges);
+	free(fl.nodes);
+	free(fl.children);
+	return err;
+}

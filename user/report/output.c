@@ -1,0 +1,242 @@
+/* Safe report files: mkstemp + rename. */
+#define _GNU_SOURCE
+#include "report/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Every report is written through a sink: stdio keeps no errno and the
+ * exporters turn a failed write into EIO, so the sink remembers the write's
+ * own error (ENOSPC, EPIPE ...) for output_commit to report.  One report
+ * per process: the open sink is kept here. */
+struct sink {
+	int fd;
+	int err;	/* errno of the first failed write, 0 if none */
+	bool own;	/* the stream closes fd */
+};
+
+static struct sink *open_sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *s = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(s->fd, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!s->err)
+				s->err = w < 0 ? errno : EIO;
+			errno = s->err;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct sink *s = cookie;
+	int rc = s->own ? close(s->fd) : 0;
+
+	if (open_sink == s)
+		open_sink = NULL;
+	free(s);
+	return rc;
+}
+
+static FILE *sink_open(int fd, bool own)
+{
+	static const cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
+	struct sink *s = calloc(1, sizeof(*s));
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->own = own;
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	open_sink = s;
+	return f;
+}
+
+/* The error of the failed write, else fallback (else EIO). */
+static int write_error(int fallback)
+{
+	if (open_sink && open_sink->err)
+		return open_sink->err;
+	return fallback ? fallback : EIO;
+}
+
+/* Whether path names something a rename must not replace: a device, FIFO
+ * or socket (/dev/null, a named pipe), directly or through a symlink of
+ * our own or root's (/dev/stdout).  Another user's symlink is never
+ * followed: it is replaced like a file. */
+static bool write_in_place(const char *path)
+{
+	struct stat lsb, sb;
+
+	if (lstat(path, &lsb))
+		return false;
+	if (S_ISLNK(lsb.st_mode)) {
+		if (lsb.st_uid != geteuid() && lsb.st_uid != 0)
+			return false;
+		if (stat(path, &sb))
+			return false;
+		return !S_ISREG(sb.st_mode);
+	}
+	return !S_ISREG(lsb.st_mode);
+}
+
+/* Opens a device or FIFO for writing; 1 when it turned out to be a regular
+ * file after all (raced), to be written the safe way. */
+static int open_in_place(struct output *o, const char *path, char *err, size_t errlen)
+{
+	struct stat lsb, sb;
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fd;
+
+	if (!lstat(path, &lsb) && !S_ISLNK(lsb.st_mode))
+		flags |= O_NOFOLLOW;
+	fd = open(path, flags);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) || S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	o->f = sink_open(fd, true);
+	if (!o->f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+int output_open(struct output *o, const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	char *dircopy = NULL;
+	mode_t mask;
+	int fd = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !strcmp(path, "-")) {
+		o->f = sink_open(STDOUT_FILENO, false);
+		if (!o->f) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	o->path = path;
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "cannot write %s: is a directory", path);
+		return -1;
+	}
+	if (write_in_place(path)) {
+		int r = open_in_place(o, path, err, errlen);
+
+		if (r <= 0)
+			return r;
+	}
+	dircopy = strdup(path);
+	if (!dircopy || asprintf(&o->tmp, "%s/.luabpfprof.XXXXXX", dirname(dircopy)) < 0) {
+		o->tmp = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	/* O_EXCL under the hood: never follows or reuses an existing name. */
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = sink_open(fd, true))) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	free(dircopy);
+	return 0;
+fail:
+	if (fd >= 0) {
+		close(fd);
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	free(dircopy);
+	return -1;
+}
+
+int output_commit(struct output *o, char *err, size_t errlen)
+{
+	int failed = fflush(o->f) != 0 || ferror(o->f);
+	int saved = failed ? write_error(errno) : 0;
+
+	if (!o->tmp) {
+		/* stdout, or a device or FIFO written in place. */
+		if (fclose(o->f) && !failed) {
+			failed = 1;
+			saved = write_error(errno);
+		}
+		o->f = NULL;
+		if (failed)
+			snprintf(err, errlen, "writing %s failed: %s",
+				 o->path ? o->path : "the report", strerror(saved));
+		errno = saved;
+		return failed ? -1 : 0;
+	}
+	if (!failed && open_sink && fsync(open_sink->fd)) {
+		failed = 1;
+		saved = errno;
+	}
+	if (fclose(o->f) && !failed) {
+		failed = 1;
+		saved = write_error(errno);
+	}
+	o->f = NULL;
+	if (!failed && rename(o->tmp, o->path)) {
+		failed = 1;
+		saved = errno;
+	}
+	if (failed) {
+		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(saved));
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	errno = saved;
+	return failed ? -1 : 0;
+}
+
+void output_abort(struct output *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}

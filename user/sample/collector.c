@@ -1,0 +1,405 @@
+/* Sampler loading, perf_event attachment and map draining. */
+#include "sample/collector.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/hashfn.h"
+#include "base/log.h"
+#include "sampler.skel.h"
+
+#define DRAIN_BATCH	1024
+
+struct collector {
+	struct sampler_bpf *skel;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpus, nattached;
+	uint32_t max_stacks;
+	/* Stack ids already read from the kernel; once they fill half the map
+	 * they are deleted there and kept here for one more drain, since a
+	 * count may still arrive for them. */
+	uint64_t *seen;
+	size_t nseen;
+	uint64_t *seen_set;	/* open addressing over seen[], 0 = empty */
+	size_t set_mask;
+	struct stack_trace *grave;
+	uint64_t *grave_ids;
+	size_t ngrave;
+	struct sample_key *keys;
+	uint64_t *vals;
+	struct stack_trace *st;
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !log_is_verbose)
+		return 0;
+	if (!log_is_verbose)
+		return 0;	/* failures are reported by the caller in one line */
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int open_cpu_clock(int cpu, unsigned hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = 1000000000ull / hz,
+	};
+
+	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errlen)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0) {
+		snprintf(err, errlen, "cannot count CPUs");
+		return -1;
+	}
+	c->ncpus = ncpus;
+	c->links = calloc((size_t)ncpus, sizeof(*c->links));
+	c->pfds = calloc((size_t)ncpus, sizeof(*c->pfds));
+	if (!c->links || !c->pfds) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		int fd = open_cpu_clock(cpu, hz);
+
+		c->pfds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV) {
+				log_verbose("CPU %d is offline: not sampled", cpu);
+				continue;
+			}
+			if (errno == EMFILE || errno == ENFILE)
+				snprintf(err, errlen, "perf_event_open on CPU %d: too many open files", cpu);
+			else if (errno == EACCES || errno == EPERM)
+				snprintf(err, errlen, "perf_event_open: permission denied (needs root or CAP_PERFMON)");
+			else
+				snprintf(err, errlen, "perf_event_open on CPU %d: %s", cpu, strerror(errno));
+			return -1;
+		}
+		c->links[cpu] = bpf_program__attach_perf_event(c->skel->progs.on_sample, fd);
+		if (!c->links[cpu]) {
+			snprintf(err, errlen, "attaching the sampler to CPU %d: %s", cpu,
+				 errno == EMFILE || errno == ENFILE ? "too many open files" : strerror(errno));
+			return -1;
+		}
+		c->nattached++;
+	}
+	if (!c->nattached) {
+		snprintf(err, errlen, "no online CPU could be sampled");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether n more file descriptors can be opened.  Loading needs one per
+ * map, plus the program, BTF and libbpf's feature probes; libbpf turns
+ * running out into misleading errors (a failed probe, then a verifier
+ * rejection), so this is checked first. */
+static bool fds_available(int n)
+{
+	int fds[64], got = 0;
+	bool ok = true;
+
+	if (n > 64)
+		n = 64;
+	while (got < n) {
+		fds[got] = dup(STDERR_FILENO);
+		if (fds[got] < 0) {
+			ok = errno != EMFILE && errno != ENFILE;
+			break;
+		}
+		got++;
+	}
+	while (got > 0)
+		close(fds[--got]);
+	return ok;
+}
+
+struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	const char *btf;
+	int e;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	libbpf_set_print(libbpf_print);
+	/* LUABPFPROF_BTF: the kernel's BTF from a file, for kernels without
+	 * /sys/kernel/btf/vmlinux (and to test that case). */
+	btf = getenv("LUABPFPROF_BTF");
+	if (btf && *btf && access(btf, R_OK)) {
+		snprintf(err, errlen, "kernel BTF unavailable: LUABPFPROF_BTF=%s: %s", btf,
+			 strerror(errno));
+		goto fail;
+	}
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf && *btf ? btf : NULL);
+
+		c->skel = sampler_bpf__open_opts(&oo);
+	}
+	if (!c->skel) {
+		snprintf(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
+		goto fail;
+	}
+	c->max_stacks = o->max_stacks;
+	bpf_map__set_max_entries(c->skel->maps.stacks, o->max_stacks);
+	bpf_map__set_max_entries(c->skel->maps.counts, o->max_counts);
+	c->skel->rodata->walk_max_frames = o->max_frames;
+	{
+		struct bpf_map *map;
+		int nmaps = 0;
+
+		bpf_object__for_each_map(map, c->skel->obj)
+			nmaps++;
+		if (!fds_available(nmaps + 6)) {
+			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
+			goto fail;
+		}
+	}
+	e = sampler_bpf__load(c->skel);
+	if (e) {
+		e = -e;
+		if (e == EMFILE || e == ENFILE)
+			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
+		else if (e == ENOSYS)
+			snprintf(err, errlen, "BPF is not available: this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)");
+		else if (btf && *btf)
+			snprintf(err, errlen, "loading BPF with the kernel BTF from LUABPFPROF_BTF=%s failed: %s (is it this kernel's BTF?)",
+				 btf, strerror(e));
+		else if (access("/sys/kernel/btf/vmlinux", R_OK))
+			snprintf(err, errlen, "kernel BTF unavailable: /sys/kernel/btf/vmlinux is missing (needs CONFIG_DEBUG_INFO_BTF, or LUABPFPROF_BTF=FILE)");
+		else if (e == EPERM || (e == EACCES && geteuid() != 0))
+			snprintf(err, errlen, "loading BPF: permission denied (needs root, or CAP_BPF and CAP_PERFMON)");
+		else if (e == EACCES || e == EINVAL)
+			snprintf(err, errlen, "the kernel's BPF verifier rejected the sampler (-v shows its log)");
+		else
+			snprintf(err, errlen, "loading the BPF sampler failed: %s (-v for the verifier log)",
+				 strerror(e));
+		goto fail;
+	}
+	if (attach_cpus(c, o->hz, err, errlen))
+		goto fail;
+	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
+	c->set_mask = 1;
+	while (c->set_mask < 2ull * o->max_stacks)
+		c->set_mask <<= 1;
+	c->seen_set = calloc(c->set_mask, sizeof(*c->seen_set));
+	c->set_mask--;
+	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
+	c->grave = calloc(o->max_stacks / 2 + 1, sizeof(*c->grave));
+	c->keys = calloc(DRAIN_BATCH, sizeof(*c->keys));
+	c->vals = calloc(DRAIN_BATCH, sizeof(*c->vals));
+	c->st = calloc(1, sizeof(*c->st));
+	if (!c->seen || !c->seen_set || !c->grave_ids || !c->grave || !c->keys || !c->vals || !c->st) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return c;
+fail:
+	collector_close(c);
+	return NULL;
+}
+
+void collector_close(struct collector *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->ncpus; i++) {
+		bpf_link__destroy(c->links ? c->links[i] : NULL);
+		if (c->pfds && c->pfds[i] > 0)
+			close(c->pfds[i]);
+	}
+	free(c->links);
+	free(c->pfds);
+	sampler_bpf__destroy(c->skel);
+	free(c->seen);
+	free(c->seen_set);
+	free(c->grave);
+	free(c->grave_ids);
+	free(c->keys);
+	free(c->vals);
+	free(c->st);
+	free(c);
+}
+
+int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n)
+{
+	struct proc_info pi;
+	__u32 key = (__u32)pid;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.nvms = (__u32)(n < LBP_MAX_VMS ? n : LBP_MAX_VMS);
+	memcpy(pi.vm, vms, pi.nvms * sizeof(*vms));
+	return bpf_map__update_elem(c->skel->maps.procs, &key, sizeof(key), &pi, sizeof(pi), BPF_ANY);
+}
+
+int collector_del_proc(struct collector *c, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	return bpf_map__delete_elem(c->skel->maps.procs, &key, sizeof(key), 0);
+}
+
+/* Records id as read; false when it already was. */
+static bool mark_seen(struct collector *c, uint64_t id)
+{
+	size_t j = hash_u64(id, 0) & c->set_mask;
+
+	while (c->seen_set[j]) {
+		if (c->seen_set[j] == id)
+			return false;
+		j = (j + 1) & c->set_mask;
+	}
+	if (c->nseen >= c->max_stacks)
+		return false;
+	c->seen_set[j] = id;
+	c->seen[c->nseen++] = id;
+	return true;
+}
+
+/* The stack for id: from the kernel map, else from the graveyard. */
+static const struct stack_trace *stack_for(struct collector *c, uint64_t id)
+{
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+
+	if (!bpf_map_lookup_elem(fd, &id, c->st)) {
+		mark_seen(c, id);
+		return c->st;
+	}
+	for (size_t i = 0; i < c->ngrave; i++)
+		if (c->grave_ids[i] == id)
+			return &c->grave[i];
+	return NULL;
+}
+
+/* Frees kernel stack entries once half the map has been read. */
+static void recycle_stacks(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+
+	c->ngrave = 0;
+	if (c->nseen < c->max_stacks / 2)
+		return;
+	for (size_t i = 0; i < c->nseen; i++) {
+		if (bpf_map_lookup_elem(fd, &c->seen[i], &c->grave[c->ngrave]))
+			continue;
+		c->grave_ids[c->ngrave++] = c->seen[i];
+		bpf_map_delete_elem(fd, &c->seen[i]);
+		if (c->ngrave > c->max_stacks / 2)
+			break;
+	}
+	c->nseen = 0;
+	memset(c->seen_set, 0, (c->set_mask + 1) * sizeof(*c->seen_set));
+}
+
+static void deliver(struct collector *c, const struct sample_key *key, uint64_t count,
+		    drain_fn fn, void *ctx)
+{
+	const struct stack_trace *st = NULL;
+
+	if (key->stack_id)
+		st = stack_for(c, key->stack_id);
+	fn(ctx, key, count, st);
+}
+
+/* Fallback for kernels without batch ops on hash maps. */
+static int drain_one_by_one(struct collector *c, int fd, drain_fn fn, void *ctx)
+{
+	struct sample_key prev, key;
+	size_t n = 0;
+	bool first = true;
+
+	while (n < DRAIN_BATCH && !bpf_map_get_next_key(fd, first ? NULL : &prev, &key)) {
+		c->keys[n++] = key;
+		prev = key;
+		first = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (!bpf_map_lookup_and_delete_elem(fd, &c->keys[i], &v))
+			deliver(c, &c->keys[i], v, fn, ctx);
+	}
+	return n == DRAIN_BATCH ? 1 : 0;
+}
+
+int collector_drain(struct collector *c, drain_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(c->skel->maps.counts);
+	__u64 batch = 0;
+	bool first = true;
+
+	for (;;) {
+		__u32 n = DRAIN_BATCH;
+		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch,
+							   c->keys, c->vals, &n, NULL);
+
+		if (err && errno != ENOENT) {
+			if (errno == EINVAL || errno == ENOTSUP || errno == ENOSPC) {
+				while (drain_one_by_one(c, fd, fn, ctx) > 0)
+					;
+				break;
+			}
+			return -1;
+		}
+		for (__u32 i = 0; i < n; i++)
+			deliver(c, &c->keys[i], c->vals[i], fn, ctx);
+		if (err)
+			break;	/* ENOENT: that was the last batch */
+		first = false;
+	}
+	recycle_stacks(c);
+	return 0;
+}
+
+void collector_counters(struct collector *c, uint64_t out[CNT__MAX])
+{
+	int fd = bpf_map__fd(c->skel->maps.counters);
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *per = calloc((size_t)ncpu * CNT__MAX, sizeof(*per));
+	__u32 key = 0;
+
+	memset(out, 0, CNT__MAX * sizeof(*out));
+	/* One block of CNT__MAX counters per CPU. */
+	if (per && !bpf_map_lookup_elem(fd, &key, per))
+		for (int i = 0; i < ncpu; i++)
+			for (int k = 0; k < CNT__MAX; k++)
+				out[k] += per[(size_t)i * CNT__MAX + k];
+	free(per);
+}
+
+void collector_prog_stats(struct collector *c, uint64_t *run_ns, uint64_t *run_cnt)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	*run_ns = *run_cnt = 0;
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(c->skel->progs.on_sample), &info, &len)) {
+		*run_ns = info.run_time_ns;
+		*run_cnt = info.run_cnt;
+	}
+}
+
+int collector_ncpus(const struct collector *c)
+{
+	return c->nattached;
+}

@@ -1,0 +1,47 @@
+/* The BPF side from user space: load the sampler, attach it to cpu-clock
+ * perf events on every online CPU, tell it which processes to walk, and
+ * drain its aggregated counts. */
+#ifndef LBP_COLLECTOR_H
+#define LBP_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/sampler_types.h"
+
+struct collector;
+
+struct collector_opts {
+	unsigned hz;
+	uint32_t max_stacks;	/* entries of the stacks map */
+	uint32_t max_counts;	/* entries of the counts map */
+	uint32_t max_frames;	/* frames walked before truncation */
+};
+
+/* Loads and attaches; on failure writes a one-line reason into err. */
+struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen);
+void collector_close(struct collector *c);
+
+/* Starts or updates walking pid with these VMs (n may be 0: samples are
+ * then counted as host time and as "no VM"). */
+int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n);
+int collector_del_proc(struct collector *c, pid_t pid);
+
+/* Called per drained count; st is NULL when the stack is not available. */
+typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,
+			 const struct stack_trace *st);
+
+/* Moves every count out of the kernel maps into fn. */
+int collector_drain(struct collector *c, drain_fn fn, void *ctx);
+
+/* Totals of the kernel's counters (enum lbp_counter), summed over CPUs. */
+void collector_counters(struct collector *c, uint64_t out[CNT__MAX]);
+
+/* The program's bpf_stats (run_time_ns, run_cnt); 0s when stats are off. */
+void collector_prog_stats(struct collector *c, uint64_t *run_ns, uint64_t *run_cnt);
+
+/* Number of CPUs sampled. */
+int collector_ncpus(const struct collector *c);
+
+#endif

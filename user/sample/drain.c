@@ -1,0 +1,204 @@
+/* Drained kernel samples into the profile model: symbolize each stack once
+ * per drain, attach zone and trace labels, count what was lost. */
+#include "sample/targets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "sample/collector.h"
+#include "base/hashfn.h"
+#include "target/luaobj.h"
+#include "symbolize/symbolize.h"
+
+#define EPOCH_NS	1000000000ull	/* prototype revalidation period */
+#define ZONE_NAME_MAX	256
+
+/* Per-drain memo: stacks shared by several sample classes are symbolized
+ * once. */
+struct stack_memo {
+	uint64_t id;
+	uint32_t nframes;
+	const struct frame_sym **frames;
+};
+
+struct drain_state {
+	struct targets *ts;
+	struct stack_memo *memo;
+	size_t memo_mask, memo_used;
+	struct frame_sym scratch[LBP_MAX_FRAMES];
+};
+
+static struct stack_memo *memo_find(struct stack_memo *memo, size_t mask, uint64_t id)
+{
+	size_t j = hash_u64(id, 0) & mask;
+
+	while (memo[j].id && memo[j].id != id)
+		j = (j + 1) & mask;
+	return &memo[j];
+}
+
+/* The memo slot for id, growing the table to stay at most half full. */
+static struct stack_memo *memo_slot(struct drain_state *ds, uint64_t id)
+{
+	if ((ds->memo_used + 1) * 2 > ds->memo_mask + 1) {
+		size_t mask = ds->memo_mask * 2 + 1;
+		struct stack_memo *memo = calloc(mask + 1, sizeof(*memo));
+
+		if (!memo)
+			return NULL;
+		for (size_t i = 0; i <= ds->memo_mask; i++)
+			if (ds->memo[i].id)
+				*memo_find(memo, mask, ds->memo[i].id) = ds->memo[i];
+		free(ds->memo);
+		ds->memo = memo;
+		ds->memo_mask = mask;
+	}
+	return memo_find(ds->memo, ds->memo_mask, id);
+}
+
+static const struct frame_sym *unknown_frame(struct profile *p)
+{
+	struct frame_sym f = { .kind = FRAME_UNKNOWN, .line = -1 };
+
+	return profile_frame(p, &f);
+}
+
+/* Symbolized, interned frames of a kernel stack (memoized per drain). */
+static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t,
+					  uint64_t id, const struct stack_trace *st)
+{
+	struct stack_memo *m = memo_slot(ds, id);
+	struct symbolizer *sym = NULL;
+	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
+
+	if (!m || m->id == id)
+		return m;
+	for (int v = 0; v < t->nvms; v++)
+		if (t->vms[v].g == st->g)
+			sym = t->sym[v];
+	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
+	if (!m->frames)
+		return NULL;
+	m->id = id;
+	m->nframes = n;
+	ds->memo_used++;
+	if (!sym) {
+		/* The VM is gone (or was never known): count what is lost. */
+		for (uint32_t i = 0; i < n; i++)
+			m->frames[i] = unknown_frame(ds->ts->prof);
+		ds->ts->retired_unknown += n;
+		return m;
+	}
+	sym_stack(sym, st->frames, n, ds->scratch);
+	for (uint32_t i = 0; i < n; i++)
+		m->frames[i] = profile_frame(ds->ts->prof, &ds->scratch[i]);
+	return m;
+}
+
+static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
+		       const struct stack_trace *st)
+{
+	struct drain_state *ds = ctx;
+	struct targets *ts = ds->ts;
+	struct target *t = targets_find(ts, (pid_t)key->pid);
+	struct sample s = {
+		.pid = key->pid, .tid = key->tid, .vmstate = key->vmstate, .count = count,
+	};
+	const struct frame_sym *lost[1];
+	char zone[ZONE_NAME_MAX], trace[256];
+	struct stack_memo *m;
+
+	if (!t)
+		return;
+	if (key->flags & SAMPLE_HOST) {
+		/* No frames, but never a NULL array: profile.c compares frame
+		 * arrays with memcmp, and NULL is undefined there even for 0
+		 * bytes (UBSan). */
+		static const struct frame_sym *no_frames[1];
+
+		if (ts->lua_only)
+			return;
+		s.flags = PSAMPLE_HOST;
+		s.frames = no_frames;
+		profile_add(ts->prof, &s);
+		return;
+	}
+	if (!st || (key->flags & SAMPLE_NO_STACK)) {
+		ts->prof->stats.stack_lost += count;
+		lost[0] = unknown_frame(ts->prof);
+		s.frames = lost;
+		s.nframes = 1;
+		profile_add(ts->prof, &s);
+		return;
+	}
+	m = symbolize_stack(ds, t, key->stack_id, st);
+	if (!m)
+		return;
+	s.frames = m->frames;
+	s.nframes = m->nframes;
+	if (st->flags & STACK_TRUNCATED)
+		s.flags |= PSAMPLE_TRUNCATED;
+	for (int v = 0; v < t->nvms; v++) {
+		if (t->vms[v].g != st->g)
+			continue;
+		if (key->zone && !lj_read_str(t->mem, t->vms[v].layout, key->zone, zone, sizeof(zone)))
+			s.zone = zone;
+		if (key->vmstate >= 1 &&
+		    !sym_trace_start(t->sym[v], st->g, key->vmstate, trace, sizeof(trace)))
+			s.trace_start = trace;
+	}
+	profile_add(ts->prof, &s);
+}
+
+int targets_drain(struct targets *ts)
+{
+	uint64_t now_ns = clock_ns(CLOCK_MONOTONIC);
+	struct drain_state *ds = calloc(1, sizeof(*ds));
+	uint64_t cnt[CNT__MAX];
+	struct profile_stats *st = &ts->prof->stats;
+	int err = -1;
+
+	if (!ds)
+		return -1;
+	ds->ts = ts;
+	ds->memo_mask = 4095;
+	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
+	if (!ds->memo)
+		goto cleanup;
+	/* Drains come often (a process may exit any moment, and then its
+	 * memory is gone); prototypes are revalidated about once a second. */
+	if (now_ns >= ts->next_epoch_ns) {
+		for (int i = 0; i < ts->n; i++)
+			for (int v = 0; v < ts->t[i].nvms; v++)
+				sym_next_epoch(ts->t[i].sym[v]);
+		ts->next_epoch_ns = now_ns + EPOCH_NS;
+	}
+	err = collector_drain(ts->col, on_drained, ds);
+	/* The kernel counters are cumulative: the profile shows the totals. */
+	collector_counters(ts->col, cnt);
+	st->samples = cnt[CNT_SAMPLES];
+	st->host = cnt[CNT_HOST];
+	st->no_vm = cnt[CNT_NO_VM];
+	st->bad_frame = cnt[CNT_BAD_FRAME];
+	st->truncated = cnt[CNT_TRUNCATED];
+	st->read_fault = cnt[CNT_READ_FAULT];
+	st->stack_map_full = cnt[CNT_STACK_MAP_FULL];
+	st->count_map_full = cnt[CNT_COUNT_MAP_FULL];
+	st->base_regs = cnt[CNT_BASE_REGS];
+	st->base_jit = cnt[CNT_BASE_JIT];
+	st->base_L = cnt[CNT_BASE_L];
+	st->trace_pc = cnt[CNT_TRACE_PC];
+	st->sym_unknown = ts->retired_unknown;
+	for (int i = 0; i < ts->n; i++)
+		for (int v = 0; v < ts->t[i].nvms; v++)
+			st->sym_unknown += sym_unknown_count(ts->t[i].sym[v]);
+cleanup:
+	if (ds->memo)
+		for (size_t i = 0; i <= ds->memo_mask; i++)
+			free(ds->memo[i].frames);
+	free(ds->memo);
+	free(ds);
+	return err;
+}
+

@@ -1,0 +1,527 @@
+/* Profiled processes: discovery, rescans, forks and exits. */
+#define _GNU_SOURCE
+#include "sample/targets.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sample/collector.h"
+#include "base/hashfn.h"
+#include "base/log.h"
+#include "target/luaobj.h"
+#include "target/memory.h"
+#include "target/procmaps.h"
+#include "symbolize/symbolize.h"
+
+#define PF_KTHREAD		0x00200000u
+#define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
+#define RESCAN_WAIT_MAX_NS	1000000000ull
+#define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
+#define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
+
+struct target *targets_find(struct targets *ts, pid_t pid)
+{
+	for (int i = 0; i < ts->n; i++)
+		if (ts->t[i].pid == pid)
+			return &ts->t[i];
+	return NULL;
+}
+
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+static int read_stat(pid_t pid, char *state, unsigned *flags)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may contain spaces and parentheses: parse after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
+		return -1;
+	return 0;
+}
+
+static void read_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(comm, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(comm, (int)len, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Whether any LuaJIT file is mapped: then a missing VM is worth waiting for. */
+static bool maps_luajit(pid_t pid)
+{
+	struct proc_maps maps;
+	bool found = false;
+
+	if (procmaps_read(pid, &maps))
+		return false;
+	for (int i = 0; i < maps.n && !found; i++)
+		found = strstr(maps.e[i].path, "luajit") != NULL;
+	procmaps_free(&maps);
+	return found;
+}
+
+static void push_to_kernel(struct targets *ts, struct target *t)
+{
+	struct vm_slot slots[LBP_MAX_VMS];
+
+	if (!ts->col)
+		return;
+	for (int i = 0; i < t->nvms; i++)
+		discover_vm_slot(&t->vms[i], &slots[i]);
+	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
+		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
+			 strerror(errno));
+}
+
+/* Adds newly found VMs (keeping known ones) and their symbolizers. */
+static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
+{
+	for (int i = 0; i < n && t->nvms < LBP_MAX_VMS; i++) {
+		bool known = false;
+
+		for (int j = 0; j < t->nvms; j++)
+			known |= t->vms[j].gg == found[i].gg;
+		if (known)
+			continue;
+		if (!t->have_vd && found[i].elf_path[0]) {
+			struct vmdef *vd = calloc(1, sizeof(*vd));
+
+			t->have_vd = vd && !vmdef_find(t->pid, found[i].elf_path,
+						       found[i].layout->openresty, vd);
+			if (t->have_vd) {
+				t->vd = vd;
+				log_verbose("PID %d: fast-function names from %s", (int)t->pid,
+					    t->vd->path);
+			} else {
+				free(vd);
+				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
+					 (int)t->pid);
+			}
+		}
+		log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)t->pid,
+			    (unsigned long long)found[i].g, found[i].layout->name,
+			    (unsigned long long)found[i].vm_lo, (unsigned long long)found[i].vm_hi,
+			    found[i].elf_path[0] ? found[i].elf_path : "?");
+		t->vms[t->nvms] = found[i];
+		t->vms[t->nvms].zone_tab = discover_zone_table(t->mem, &found[i]);
+		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? t->vd : NULL);
+		if (t->sym[t->nvms])
+			sym_set_vm(t->sym[t->nvms], found[i].g);
+		t->nvms++;
+	}
+}
+
+static void target_release(struct target *t);
+static void follow_forks(struct targets *ts, pid_t parent);
+
+static enum discover_result scan(struct target *t, struct discover_report *rep)
+{
+	struct lj_vm found[LBP_MAX_VMS];
+	enum discover_result res = discover_vms(t->pid, t->mem, found, LBP_MAX_VMS, rep);
+
+	if (res == DISCOVER_FOUND)
+		adopt_vms(t, found, rep->nvms);
+	if (rep->nvms == LBP_MAX_VMS && !t->warned_max_vms) {
+		log_warn("PID %d (%s): more than %d LuaJIT VMs; samples of any others count as [host]",
+			 (int)t->pid, t->comm, LBP_MAX_VMS);
+		t->warned_max_vms = true;
+	}
+	t->scans++;
+	return res;
+}
+
+int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen)
+{
+	struct target *t;
+	struct discover_report rep;
+	enum discover_result res;
+	int scan_errno;
+	unsigned flags = 0;
+	char state = 0;
+
+	if (targets_find(ts, pid))
+		return 0;
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH) || read_stat(pid, &state, &flags)) {
+		snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		return -1;
+	}
+	if (flags & PF_KTHREAD) {
+		snprintf(err, errlen, "PID %d: is a kernel thread, not a LuaJIT process", (int)pid);
+		return -1;
+	}
+	if (state == 'Z' || state == 'X') {
+		snprintf(err, errlen, "PID %d: is a zombie (it has exited)", (int)pid);
+		return -1;
+	}
+	if (ts->n == ts->cap) {
+		int cap = ts->cap ? ts->cap * 2 : 8;
+		struct target *nt = realloc(ts->t, (size_t)cap * sizeof(*nt));
+
+		if (!nt) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		ts->t = nt;
+		ts->cap = cap;
+	}
+	t = &ts->t[ts->n];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	read_comm(pid, t->comm, sizeof(t->comm));
+	{
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+		n = readlink(link, t->cwd, sizeof(t->cwd) - 1);
+		t->cwd[n > 0 ? n : 0] = '\0';
+	}
+	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	t->mem = mem_open_pid(pid);
+	if (!t->mem) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	errno = 0;
+	res = scan(t, &rep);
+	scan_errno = errno;
+	log_verbose("PID %d (%s): scanned %llu KiB, %d candidate(s), %d VM(s)", (int)pid, t->comm,
+		    (unsigned long long)(rep.bytes_scanned >> 10), rep.candidates, rep.nvms);
+	if (res == DISCOVER_GONE) {
+		/* /proc/PID/maps unreadable: gone, not ours to read, or no fd. */
+		if (kill(pid, 0) && errno == ESRCH)
+			snprintf(err, errlen, "PID %d: no such process", (int)pid);
+		else
+			snprintf(err, errlen, "PID %d (%s): cannot read its memory maps: %s", (int)pid,
+				 t->comm,
+				 scan_errno == EMFILE || scan_errno == ENFILE ? "too many open files" :
+				 scan_errno == EACCES || scan_errno == EPERM ?
+				 "permission denied (needs CAP_SYS_PTRACE)" : strerror(scan_errno));
+		goto fail;
+	}
+	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {
+		snprintf(err, errlen, "PID %d (%s): cannot read its memory: %s", (int)pid, t->comm,
+			 geteuid() ? "permission denied (needs root)" : "process_vm_readv failed");
+		goto fail;
+	}
+	if (strict && res == DISCOVER_UNRECOGNISED) {
+		snprintf(err, errlen, "PID %d (%s): LuaJIT layout not recognised (-v for details)",
+			 (int)pid, t->comm);
+		goto fail;
+	}
+	if (strict && res == DISCOVER_NO_VM && !maps_luajit(pid)) {
+		snprintf(err, errlen, "PID %d (%s): no LuaJIT VM found", (int)pid, t->comm);
+		goto fail;
+	}
+	if (res != DISCOVER_FOUND) {
+		t->waiting = true;
+		if (strict)
+			log_warn("PID %d (%s): LuaJIT is loaded but no VM exists yet; waiting for one",
+				 (int)pid, t->comm);
+	}
+	profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+	push_to_kernel(ts, t);
+	ts->n++;
+	if (strict)
+		follow_forks(ts, pid);
+	return 0;
+fail:
+	target_release(t);
+	return -1;
+}
+
+static void target_release(struct target *t)
+{
+	for (int v = 0; v < t->nvms; v++)
+		sym_free(t->sym[v]);
+	if (t->have_vd) {
+		vmdef_free(t->vd);
+		free(t->vd);
+		t->vd = NULL;
+	}
+	mem_close(t->mem);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->nvms = 0;
+	t->have_vd = false;
+	t->mem = NULL;
+	t->pidfd = -1;
+}
+
+void targets_remove(struct targets *ts, pid_t pid)
+{
+	struct target *t = targets_find(ts, pid);
+
+	if (!t)
+		return;
+	if (ts->col)
+		collector_del_proc(ts->col, pid);
+	target_release(t);
+	*t = ts->t[--ts->n];
+}
+
+void targets_attach(struct targets *ts, struct collector *col)
+{
+	ts->col = col;
+	for (int i = 0; i < ts->n; i++)
+		push_to_kernel(ts, &ts->t[i]);
+}
+
+FILE *targets_open_source(const char *path, void *ctx)
+{
+	struct targets *ts = ctx;
+	char full[1024];
+	FILE *f;
+
+	for (int i = 0; i < ts->n; i++) {
+		const struct target *t = &ts->t[i];
+
+		if (path[0] == '/')
+			snprintf(full, sizeof(full), "/proc/%d/root%s", (int)t->pid, path);
+		else if (t->cwd[0])
+			snprintf(full, sizeof(full), "%s/%s", t->cwd, path);
+		else
+			continue;
+		f = fopen(full, "re");
+		if (f)
+			return f;
+	}
+	return fopen(path, "re");
+}
+
+static bool has_exited(struct target *t)
+{
+	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
+	char state;
+	unsigned flags;
+
+	if (t->pidfd >= 0)
+		return poll(&pfd, 1, 0) > 0;
+	return read_stat(t->pid, &state, &flags) || state == 'Z' || state == 'X';
+}
+
+/* Whether the VM still validates where it was found: after lua_close or
+ * an exec its memory holds something else. */
+static bool vm_alive(struct target *t, const struct lj_vm *vm)
+{
+	struct layout_probe probe;
+
+	return !layout_identify(t->mem, vm->gg, vm->layout->gc64, &probe) &&
+	       probe.layout == vm->layout;
+}
+
+/* Forgets the VMs that are gone; says so when the last one goes.  Their
+ * samples drained later have unknown frames (the memory they name is gone),
+ * counted; later samples of the process count as [host] until a new VM
+ * is found. */
+static bool drop_dead_vms(struct targets *ts, struct target *t)
+{
+	int before = t->nvms;
+	char comm[32];
+
+	for (int v = 0; v < t->nvms;) {
+		if (vm_alive(t, &t->vms[v])) {
+			v++;
+			continue;
+		}
+		log_verbose("PID %d: the VM at %#llx is gone", (int)t->pid,
+			    (unsigned long long)t->vms[v].g);
+		ts->retired_unknown += sym_unknown_count(t->sym[v]);
+		sym_free(t->sym[v]);
+		t->nvms--;
+		t->vms[v] = t->vms[t->nvms];
+		t->sym[v] = t->sym[t->nvms];
+		t->sym[t->nvms] = NULL;
+	}
+	if (t->nvms == before)
+		return false;
+	if (!t->nvms) {
+		read_comm(t->pid, comm, sizeof(comm));
+		if (strcmp(comm, t->comm))
+			log_warn("PID %d (%s) exec'd %s: its LuaJIT VM is gone; what was collected is kept, its samples count as [host] until a new VM appears",
+				 (int)t->pid, t->comm, comm);
+		else
+			log_warn("PID %d (%s): its LuaJIT VM is gone (closed, or the process exec'd); what was collected is kept, its samples count as [host] until a new VM appears",
+				 (int)t->pid, t->comm);
+		/* Like a new process: look for the next VM often at first. */
+		t->waiting = true;
+		t->scans = 0;
+		t->next_scan_ns = 0;
+	}
+	return true;
+}
+
+/* The children of pid (as /proc/PID/task/TID/children lists them) into
+ * out; returns how many. */
+static int children_of(pid_t pid, pid_t *out, int max)
+{
+	char path[300];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		FILE *f;
+		int child;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (n < max && fscanf(f, "%d", &child) == 1)
+			out[n++] = child;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool same_program(pid_t a, pid_t b)
+{
+	char pa[64], pb[64], ea[PATH_MAX], eb[PATH_MAX];
+	ssize_t na, nb;
+
+	snprintf(pa, sizeof(pa), "/proc/%d/exe", (int)a);
+	snprintf(pb, sizeof(pb), "/proc/%d/exe", (int)b);
+	na = readlink(pa, ea, sizeof(ea));
+	nb = readlink(pb, eb, sizeof(eb));
+	return na > 0 && na == nb && !memcmp(ea, eb, (size_t)na);
+}
+
+/* A forked child that still runs its parent's program holds a copy of the
+ * parent's VM at the same address (an nginx master's workers).  BPF
+ * filters on the process, so each such child is added as a target of its
+ * own.  Takes a pid, not a target: adding may move the targets array. */
+static void follow_forks(struct targets *ts, pid_t parent)
+{
+	struct target *t = targets_find(ts, parent);
+	pid_t kids[64];
+	char comm[32], err[256];
+	int n;
+
+	if (!t || !t->nvms)
+		return;
+	snprintf(comm, sizeof(comm), "%s", t->comm);
+	n = children_of(parent, kids, 64);
+	for (int i = 0; i < n; i++) {
+		if (targets_find(ts, kids[i]) || !same_program(parent, kids[i]))
+			continue;
+		if (!targets_add(ts, kids[i], false, err, sizeof(err)))
+			log_info("PID %d (%s) forked PID %d running the same program: profiling it too",
+				 (int)parent, comm, (int)kids[i]);
+	}
+}
+
+int targets_poll(struct targets *ts, uint64_t now_ns)
+{
+	static uint64_t next_check_ns;
+	bool check = now_ns >= next_check_ns;
+	int running = 0;
+
+	if (check)
+		next_check_ns = now_ns + CHECK_NS;
+	for (int i = 0; i < ts->n; i++) {
+		struct target *t = &ts->t[i];
+		bool changed = false;
+
+		if (t->exited)
+			continue;
+		if (has_exited(t)) {
+			t->exited = true;
+			for (int v = 0; v < t->nvms; v++)
+				sym_freeze(t->sym[v]);
+			continue;
+		}
+		running++;
+		if (check) {
+			pid_t pid = t->pid;
+
+			changed = drop_dead_vms(ts, t);
+			follow_forks(ts, pid);
+			t = &ts->t[i];
+		}
+		/* Without a VM, scan memory only once LuaJIT is mapped: a
+		 * process that exec'd something else is not read over and over. */
+		if (now_ns >= t->next_scan_ns && !t->nvms && !maps_luajit(t->pid)) {
+			t->waiting = true;
+			t->next_scan_ns = now_ns + RESCAN_FIRST_NS;
+		} else if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
+			struct discover_report rep;
+			int before = t->nvms;
+
+			scan(t, &rep);
+			t->waiting = t->nvms == 0;
+			changed |= t->nvms != before;
+			/* A new process creates its VM early: look often at first. */
+			if (t->waiting) {
+				/* 20 ms for the first half second, then doubling. */
+				unsigned over = t->scans > 25 ? t->scans - 25 : 0;
+				uint64_t wait = RESCAN_FIRST_NS << (over < 6 ? over : 6);
+
+				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
+			} else {
+				t->next_scan_ns = now_ns + RESCAN_SLOW_NS;
+			}
+		}
+		/* jit.zone may be required at any time after attach; looking
+		 * once a second keeps twenty idle agents' targets cheap. */
+		for (int v = 0; v < t->nvms && check; v++) {
+			if (!t->vms[v].zone_tab) {
+				t->vms[v].zone_tab = discover_zone_table(t->mem, &t->vms[v]);
+				changed |= t->vms[v].zone_tab != 0;
+			}
+		}
+		if (changed)
+			push_to_kernel(ts, t);
+	}
+	return running;
+}
+
+bool targets_waiting(const struct targets *ts)
+{
+	for (int i = 0; i < ts->n; i++)
+		if (!ts->t[i].exited && ts->t[i].waiting)
+			return true;
+	return false;
+}
+
+void targets_free(struct targets *ts)
+{
+	for (int i = 0; i < ts->n; i++)
+		target_release(&ts->t[i]);
+	free(ts->t);
+	ts->t = NULL;
+	ts->n = ts->cap = 0;
+}

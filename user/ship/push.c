@@ -1,0 +1,431 @@
+/* HTTP push: request bodies for Pyroscope and Parca, one libcurl attempt. */
+#include "ship/push.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base64.h"
+#include "base/strbuf.h"
+
+#define ANSWER_MAX	200	/* bytes of a server's answer kept for the log */
+
+static const char *const reserved_labels[] = { "service_name", "pid" };
+
+struct push_client {
+	CURL *curl;
+	struct curl_slist *headers_bin, *headers_json;
+	char *base;		/* URL without a trailing '/' */
+	char answer[ANSWER_MAX + 1];
+	size_t answer_len;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+int push_api_parse(const char *name, enum push_api *api)
+{
+	if (!strcmp(name, "ingest"))
+		*api = PUSH_API_INGEST;
+	else if (!strcmp(name, "push"))
+		*api = PUSH_API_PUSH;
+	else if (!strcmp(name, "parca"))
+		*api = PUSH_API_PARCA;
+	else
+		return -1;
+	return 0;
+}
+
+void push_service_name(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	for (; *in && n + 1 < len; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		out[n++] = isalnum(c) || c == '_' || c == '.' || c == '-' ? (char)c : '_';
+	}
+	if (!n && len > 1)
+		out[n++] = '_';
+	out[n] = '\0';
+}
+
+int push_label_check(const char *kv, char *err, size_t errlen)
+{
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+
+	if (!eq || !klen) {
+		snprintf(err, errlen, "invalid --label '%s': expected KEY=VALUE", kv);
+		return -1;
+	}
+	for (size_t i = 0; i < klen; i++) {
+		unsigned char c = (unsigned char)kv[i];
+
+		if (!(isalpha(c) || c == '_' || (i && isdigit(c)))) {
+			snprintf(err, errlen, "invalid --label '%s': the name must match [A-Za-z_][A-Za-z0-9_]*",
+				 kv);
+			return -1;
+		}
+	}
+	if (klen >= 2 && kv[0] == '_' && kv[1] == '_') {
+		snprintf(err, errlen, "invalid --label '%s': names starting with __ are reserved", kv);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(reserved_labels) / sizeof(reserved_labels[0]); i++) {
+		if (strlen(reserved_labels[i]) == klen && !strncmp(kv, reserved_labels[i], klen)) {
+			snprintf(err, errlen, "invalid --label '%s': '%s' is set by luabpfprof", kv,
+				 reserved_labels[i]);
+			return -1;
+		}
+	}
+	if (!eq[1]) {
+		snprintf(err, errlen, "invalid --label '%s': empty value", kv);
+		return -1;
+	}
+	for (const char *v = eq + 1; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c < 0x20 || c == 0x7f || strchr("{},=\"\\", c)) {
+			snprintf(err, errlen, "invalid --label '%s': the value may not contain {},=\" or control characters",
+				 kv);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	n = strlen(buf);
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	if (!n) {
+		snprintf(err, errlen, "%s: empty credentials file", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Query-string escaping (RFC 3986 unreserved characters stay). */
+static void put_query_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isalnum(c) || strchr("-._~", c))
+			sb_putc(sb, (char)c);
+		else
+			sb_printf(sb, "%%%02X", c);
+	}
+}
+
+static void put_json_string(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c < 0x20)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_putc(sb, (char)c);
+	}
+	sb_putc(sb, '"');
+}
+
+static void put_json_label(struct strbuf *sb, const char *name, const char *value, bool first)
+{
+	if (!first)
+		sb_putc(sb, ',');
+	sb_puts(sb, "{\"name\":");
+	put_json_string(sb, name);
+	sb_puts(sb, ",\"value\":");
+	put_json_string(sb, value);
+	sb_putc(sb, '}');
+}
+
+/* The labels both JSON APIs share: __name__, service_name, then ours. */
+static void put_json_labels(struct strbuf *sb, const struct push_meta *m, bool delta_label)
+{
+	put_json_label(sb, "__name__", "process_cpu", true);
+	put_json_label(sb, "service_name", m->service, false);
+	if (delta_label)
+		put_json_label(sb, "__delta__", "false", false);
+	for (int i = 0; i < m->nlabels; i++)
+		put_json_label(sb, m->labels[i].name, m->labels[i].value, false);
+}
+
+/* A random (version 4) UUID: the Push API's sample ID, fixed when the
+ * request is built so that a retry carries the same one. */
+static void put_uuid(struct strbuf *sb)
+{
+	unsigned char u[16];
+	FILE *f = fopen("/dev/urandom", "re");
+
+	if (!f || fread(u, 1, sizeof(u), f) != sizeof(u)) {
+		for (size_t i = 0; i < sizeof(u); i++)
+			u[i] = (unsigned char)rand();
+	}
+	if (f)
+		fclose(f);
+	u[6] = (u[6] & 0x0f) | 0x40;
+	u[8] = (u[8] & 0x3f) | 0x80;
+	for (size_t i = 0; i < sizeof(u); i++)
+		sb_printf(sb, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+}
+
+static char *steal(struct strbuf *sb)
+{
+	char *s = sb->buf ? sb->buf : strdup("");
+
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return s;
+}
+
+static void build_ingest(const struct push_meta *m, const void *gz, size_t len,
+			 struct push_req *out, struct strbuf *path)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	/* The type after the last '.' of the name must be one Pyroscope knows. */
+	sb_printf(&name, "%s.cpu{", m->service);
+	for (int i = 0; i < m->nlabels; i++)
+		sb_printf(&name, "%s%s=%s", i ? "," : "", m->labels[i].name, m->labels[i].value);
+	sb_putc(&name, '}');
+	sb_puts(path, "/ingest?name=");
+	put_query_escaped(path, sb_str(&name));
+	sb_printf(path, "&from=%llu&until=%llu&format=pprof&sampleRate=%u&spyName=luabpfprof",
+		  (unsigned long long)(m->from_ns / 1000000000ull),
+		  (unsigned long long)(m->until_ns / 1000000000ull), m->hz);
+	out->content_type = strdup("application/octet-stream");
+	out->body = malloc(len ? len : 1);
+	if (out->body)
+		memcpy(out->body, gz, len);
+	out->body_len = out->body ? len : 0;
+	sb_free(&name);
+}
+
+int push_build(enum push_api api, const struct push_meta *m, const void *gz, size_t len,
+	       struct push_req *out)
+{
+	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	switch (api) {
+	case PUSH_API_INGEST:
+		build_ingest(m, gz, len, out, &path);
+		break;
+	case PUSH_API_PUSH:
+		sb_puts(&path, "/push.v1.PusherService/Push");
+		sb_puts(&body, "{\"series\":[{\"labels\":[");
+		put_json_labels(&body, m, true);
+		sb_puts(&body, "],\"samples\":[{\"ID\":\"");
+		put_uuid(&body);
+		sb_puts(&body, "\",\"rawProfile\":\"");
+		base64_append(&body, gz, len);
+		sb_puts(&body, "\"}]}]}");
+		break;
+	case PUSH_API_PARCA:
+		sb_puts(&path, "/profiles/writeraw");
+		sb_puts(&body, "{\"series\":[{\"labels\":{\"labels\":[");
+		put_json_labels(&body, m, false);
+		sb_puts(&body, "]},\"samples\":[{\"rawProfile\":\"");
+		base64_append(&body, gz, len);
+		sb_puts(&body, "\"}]}],\"normalized\":true}");
+		break;
+	}
+	if (api != PUSH_API_INGEST) {
+		out->content_type = strdup("application/json");
+		out->body_len = body.len;
+		out->body = steal(&body);
+	}
+	out->path = steal(&path);
+	if (!out->path || !out->content_type || !out->body) {
+		push_req_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void push_req_free(struct push_req *r)
+{
+	free(r->path);
+	free(r->content_type);
+	free(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
+{
+	struct push_client *c = ctx;
+	size_t len = size * n, room = ANSWER_MAX - c->answer_len;
+
+	if (len < room)
+		room = len;
+	memcpy(c->answer + c->answer_len, data, room);
+	c->answer_len += room;
+	c->answer[c->answer_len] = '\0';
+	return len;
+}
+
+static struct curl_slist *headers_for(const char *content_type, const struct push_client_opts *o)
+{
+	struct curl_slist *h = NULL, *t;
+	struct strbuf line = STRBUF_INIT;
+
+	sb_printf(&line, "Content-Type: %s", content_type);
+	h = curl_slist_append(h, sb_str(&line));
+	if (h && o->tenant) {
+		sb_reset(&line);
+		sb_printf(&line, "X-Scope-OrgID: %s", o->tenant);
+		t = curl_slist_append(h, sb_str(&line));
+		h = t ? t : (curl_slist_free_all(h), NULL);
+	}
+	if (h && o->bearer) {
+		sb_reset(&line);
+		sb_printf(&line, "Authorization: Bearer %s", o->bearer);
+		t = curl_slist_append(h, sb_str(&line));
+		h = t ? t : (curl_slist_free_all(h), NULL);
+	}
+	/* No "Expect: 100-continue" round trip for large bodies. */
+	if (h) {
+		t = curl_slist_append(h, "Expect:");
+		h = t ? t : (curl_slist_free_all(h), NULL);
+	}
+	sb_free(&line);
+	return h;
+}
+
+struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen)
+{
+	struct push_client *c = calloc(1, sizeof(*c));
+	size_t n;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
+		snprintf(err, errlen, "invalid --push URL '%s': expected http:// or https://", o->url);
+		goto fail;
+	}
+	c->base = strdup(o->url);
+	c->curl = curl_easy_init();
+	c->headers_bin = headers_for("application/octet-stream", o);
+	c->headers_json = headers_for("application/json", o);
+	if (!c->base || !c->curl || !c->headers_bin || !c->headers_json) {
+		snprintf(err, errlen, "cannot set up libcurl");
+		goto fail;
+	}
+	n = strlen(c->base);
+	while (n && c->base[n - 1] == '/')
+		c->base[--n] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, o->timeout_s);
+	curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "luabpfprof");
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_answer);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_err);
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (o->basic) {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(c->curl, CURLOPT_USERPWD, o->basic);
+	}
+	return c;
+fail:
+	push_client_free(c);
+	return NULL;
+}
+
+void push_client_free(struct push_client *c)
+{
+	if (!c)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->headers_bin);
+	curl_slist_free_all(c->headers_json);
+	free(c->base);
+	free(c);
+}
+
+/* The base URL with the request's route, unless the base already ends in
+ * that route (a --push URL given in full). */
+static void full_url(const struct push_client *c, const struct push_req *r, struct strbuf *url)
+{
+	size_t route = strcspn(r->path, "?"), blen = strlen(c->base);
+
+	sb_puts(url, c->base);
+	if (blen >= route && !strncmp(c->base + blen - route, r->path, route))
+		sb_puts(url, r->path + route);
+	else
+		sb_puts(url, r->path);
+}
+
+static void clean_answer(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20)
+			*s = ' ';
+}
+
+enum push_result push_send(struct push_client *c, const struct push_req *r, char *why,
+			   size_t whylen)
+{
+	struct strbuf url = STRBUF_INIT;
+	long status = 0;
+	CURLcode rc;
+	enum push_result res;
+
+	full_url(c, r, &url);
+	c->answer_len = 0;
+	c->answer[0] = '\0';
+	c->curl_err[0] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_URL, sb_str(&url));
+	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
+			 strcmp(r->content_type, "application/json") ? c->headers_bin : c->headers_json);
+	rc = curl_easy_perform(c->curl);
+	if (rc != CURLE_OK) {
+		snprintf(why, whylen, "%s", c->curl_err[0] ? c->curl_err : curl_easy_strerror(rc));
+		res = PUSH_RETRY;
+		goto cleanup;
+	}
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	clean_answer(c->answer);
+	snprintf(why, whylen, "HTTP %ld%s%s", status, c->answer[0] ? ": " : "", c->answer);
+	if (status >= 200 && status < 300)
+		res = PUSH_OK;
+	else if (status >= 300 && status < 400)
+		res = PUSH_REJECTED;	/* redirects are not followed: give the final URL */
+	else if (status >= 400 && status < 500 && status != 401 && status != 403 &&
+		 status != 408 && status != 429)
+		res = PUSH_REJECTED;
+	else
+		res = PUSH_RETRY;
+cleanup:
+	sb_free(&url);
+	return res;
+}

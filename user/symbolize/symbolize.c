@@ -1,0 +1,805 @@
+/* Frame symbolization: chunk names, lines and caller-derived names. */
+#include "symbolize/symbolize.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/bcmode.h"
+#include "model/frame_fmt.h"
+#include "base/hashfn.h"
+#include "target/layout.h"
+#include "target/luaobj.h"
+#include "target/memory.h"
+#include "target/vmdef.h"
+
+#define MAX_CHUNKNAME	(64 * 1024)
+#define MAX_SIZEBC	(1u << 24)
+#define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
+#define MAX_NAME	256
+#define CACHE_LIMIT	(1u << 16)	/* prototypes kept before a flush */
+#define CACHE_SWEEP	64		/* epochs a prototype is kept unused */
+
+static const char *const for_varnames[] = {
+	"(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)",
+	"(for control)",
+};
+
+/* A call site's derived name, cached per prototype. */
+struct site_name {
+	uint32_t pos;
+	char *name;		/* NULL when none is derivable */
+};
+
+struct proto_entry {
+	uint64_t addr;
+	/* What revalidation compares: memory reuse changes at least one. */
+	uint64_t chunk_ptr;
+	int32_t firstline, numline;
+	uint32_t sizebc;
+	uint32_t epoch;		/* last epoch it was validated in */
+	uint32_t used;		/* last epoch it named a frame */
+	bool valid;
+	char *chunk;
+	uint32_t *bc;		/* lazily copied bytecode */
+	void *lines;		/* lazily copied lineinfo (sizebc - 1 entries) */
+	uint64_t k, lineinfo, uvinfo, varinfo;
+	uint32_t sizekgc;
+	uint8_t sizeuv;
+	uint8_t marked;		/* GC mark bits when the header was read */
+	uint32_t sid;		/* the chunk name's string id */
+	uint32_t fp;		/* frame_fingerprint() of the header and chunk name */
+	uint8_t *varinfo_copy, *uvinfo_copy;
+	size_t varinfo_len, uvinfo_len;
+	struct site_name *sites;
+	uint32_t nsites;
+};
+
+struct symbolizer {
+	struct mem_reader *mem;
+	const struct lj_layout *lay;
+	const struct vmdef *vd;
+	struct proto_entry **slots;	/* open addressing by proto address */
+	size_t nslots, n;
+	uint32_t epoch;
+	uint64_t g;		/* global_State, 0 when unknown */
+	bool frozen;		/* the target exited: its memory cannot change */
+	uint64_t unknown;
+	char scratch[MAX_NAME];
+};
+
+struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
+			   const struct vmdef *vd)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->mem = mem;
+	s->lay = lay;
+	s->vd = vd;
+	s->epoch = 1;
+	return s;
+}
+
+/* Frees what an entry owns, leaving the entry itself. */
+static void entry_release(struct proto_entry *e)
+{
+	for (uint32_t i = 0; i < e->nsites; i++)
+		free(e->sites[i].name);
+	free(e->sites);
+	free(e->chunk);
+	free(e->bc);
+	free(e->lines);
+	free(e->varinfo_copy);
+	free(e->uvinfo_copy);
+	memset(e, 0, sizeof(*e));
+}
+
+static void entry_free(struct proto_entry *e)
+{
+	if (!e)
+		return;
+	entry_release(e);
+	free(e);
+}
+
+static void cache_flush(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->nslots; i++)
+		entry_free(s->slots[i]);
+	free(s->slots);
+	s->slots = NULL;
+	s->nslots = s->n = 0;
+}
+
+void sym_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	cache_flush(s);
+	free(s);
+}
+
+static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr);
+
+/* Frees the prototypes no drain used for CACHE_SWEEP epochs: with
+ * prototype churn the cache holds the working set, not every address
+ * ever sampled (flat memory in long runs). */
+static void cache_sweep(struct symbolizer *s)
+{
+	struct proto_entry **old = s->slots;
+	size_t nold = s->nslots;
+
+	s->slots = NULL;
+	s->nslots = s->n = 0;
+	for (size_t i = 0; i < nold; i++) {
+		struct proto_entry *e = old[i], **slot;
+
+		if (!e)
+			continue;
+		if (s->epoch - e->used >= CACHE_SWEEP || !(slot = cache_slot(s, e->addr))) {
+			entry_free(e);
+			continue;
+		}
+		*slot = e;
+		s->n++;
+	}
+	free(old);
+}
+
+void sym_next_epoch(struct symbolizer *s)
+{
+	s->epoch++;
+	/* Bounded memory over long runs with prototype churn.  A frozen
+	 * cache (the target exited) is all that is left: kept whole. */
+	if (s->n > CACHE_LIMIT)
+		cache_flush(s);
+	else if (!s->frozen && s->epoch % CACHE_SWEEP == 0)
+		cache_sweep(s);
+}
+
+void sym_set_vm(struct symbolizer *s, uint64_t g)
+{
+	s->g = g;
+}
+
+void sym_freeze(struct symbolizer *s)
+{
+	s->frozen = true;
+}
+
+uint64_t sym_unknown_count(const struct symbolizer *s)
+{
+	return s->unknown;
+}
+
+static int cache_grow(struct symbolizer *s)
+{
+	size_t nslots = s->nslots ? s->nslots * 2 : 1024;
+	struct proto_entry **slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < s->nslots; i++) {
+		struct proto_entry *e = s->slots[i];
+		size_t j;
+
+		if (!e)
+			continue;
+		j = hash_u64(e->addr, 0) & (nslots - 1);
+		while (slots[j])
+			j = (j + 1) & (nslots - 1);
+		slots[j] = e;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = nslots;
+	return 0;
+}
+
+/* The slot for addr: its entry, or the empty slot to fill. */
+static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr)
+{
+	size_t j;
+
+	if ((s->n + 1) * 2 > s->nslots && cache_grow(s))
+		return NULL;
+	j = hash_u64(addr, 0) & (s->nslots - 1);
+	while (s->slots[j] && s->slots[j]->addr != addr)
+		j = (j + 1) & (s->nslots - 1);
+	return &s->slots[j];
+}
+
+/* Whether a string referenced by an object is still that object's string,
+ * as far as the GC's colours tell.  While the GC sweeps, a dead object is
+ * "the other white" until its turn comes, and strings are swept first: a
+ * dead prototype can still look whole while its chunk name's memory already
+ * holds a new string, which is "the current white".  Two different whites
+ * mean that; black (not swept yet) or equal whites do not. */
+static bool same_white(uint8_t parent, uint8_t str)
+{
+	uint8_t a = parent & LJ_GC_WHITES, b = str & LJ_GC_WHITES;
+
+	return !a || !b || a == b;
+}
+
+/* Reads the GCstr at str (at most max bytes of it) into buf (max + 1
+ * bytes), and its string id into *sid when sid is not NULL: only if it is a
+ * string of the same GC colour as the object referencing it
+ * (parent_marked), and its header reads the same after its bytes.  Returns
+ * the length, or -1. */
+static int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked,
+			       char *buf, size_t max, uint32_t *sid)
+{
+	const struct lj_layout *lay = s->lay;
+	uint8_t h[32], again[32];
+	uint32_t len;
+
+	if (lay->str_data > sizeof(h) || mem_read(s->mem, str, h, lay->str_data) ||
+	    h[lay->gct] != LJ_GCT_STR || !same_white(parent_marked, h[lay->gct - 1]))
+		return -1;
+	memcpy(&len, h + lay->str_len, 4);
+	if (len > max)
+		len = (uint32_t)max;
+	if (mem_read(s->mem, str + lay->str_data, buf, len) ||
+	    mem_read(s->mem, str, again, lay->str_data) || memcmp(h, again, lay->str_data))
+		return -1;
+	buf[len] = '\0';
+	if (sid)
+		memcpy(sid, h + lay->str_sid, 4);
+	return len;
+}
+
+static char *read_gcstr(struct symbolizer *s, uint64_t str, uint8_t parent_marked, size_t max,
+			uint32_t *sid)
+{
+	uint32_t len;
+	char *buf;
+
+	if (mem_read(s->mem, str + s->lay->str_len, &len, 4))
+		return NULL;
+	if (len > max)
+		len = (uint32_t)max;
+	buf = malloc((size_t)len + 1);
+	if (buf && read_gcstr_into(s, str, parent_marked, buf, len, sid) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+/* Reads a prototype header into e (without the lazily loaded parts). */
+static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e)
+{
+	const struct lj_layout *lay = s->lay;
+	uint8_t h[128];
+
+	if (lay->sizeof_proto > sizeof(h) || mem_read(s->mem, pt, h, lay->sizeof_proto))
+		return -1;
+	if (h[lay->gct] != LJ_GCT_PROTO)
+		return -1;
+	memset(e, 0, sizeof(*e));
+	e->addr = pt;
+	memcpy(&e->sizebc, h + lay->pt_sizebc, 4);
+	memcpy(&e->firstline, h + lay->pt_firstline, 4);
+	memcpy(&e->numline, h + lay->pt_numline, 4);
+	memcpy(&e->sizekgc, h + lay->pt_sizekgc, 4);
+	e->sizeuv = h[lay->pt_sizeuv];
+	e->marked = h[lay->gct - 1];	/* GCHeader: marked just before gct */
+	if (lay->gc64) {
+		memcpy(&e->chunk_ptr, h + lay->pt_chunkname, 8);
+		memcpy(&e->k, h + lay->pt_k, 8);
+		memcpy(&e->lineinfo, h + lay->pt_lineinfo, 8);
+		memcpy(&e->uvinfo, h + lay->pt_uvinfo, 8);
+		memcpy(&e->varinfo, h + lay->pt_varinfo, 8);
+	} else {
+		uint32_t v;
+
+		memcpy(&v, h + lay->pt_chunkname, 4);
+		e->chunk_ptr = v;
+		memcpy(&v, h + lay->pt_k, 4);
+		e->k = v;
+		memcpy(&v, h + lay->pt_lineinfo, 4);
+		e->lineinfo = v;
+		memcpy(&v, h + lay->pt_uvinfo, 4);
+		e->uvinfo = v;
+		memcpy(&v, h + lay->pt_varinfo, 4);
+		e->varinfo = v;
+	}
+	if (!e->sizebc || e->sizebc > MAX_SIZEBC || !e->chunk_ptr)
+		return -1;
+	/* Freed memory can pass for a prototype: the allocator's free-list
+	 * links go over the GC header, and now and then a link's byte falls
+	 * on gct == 7.  A live prototype has only white or black mark bits
+	 * (never both whites), and its parts lie in its own block in
+	 * lj_parse's order: bytecode, GC constants below k, then line info,
+	 * upvalue names and variable info above it. */
+	if ((e->marked & ~(LJ_GC_WHITES | LJ_GC_BLACK)) || (e->marked & LJ_GC_WHITES) == LJ_GC_WHITES)
+		return -1;
+	{
+		uint64_t ref = lay->gc64 ? 8 : 4, bcend = pt + lay->sizeof_proto + 4ull * e->sizebc;
+		uint64_t last = e->k;
+
+		if (e->k < bcend + ref * e->sizekgc)
+			return -1;
+		if (e->lineinfo && e->lineinfo < last)
+			return -1;
+		last = e->lineinfo ? e->lineinfo : last;
+		if (e->uvinfo && e->uvinfo < last)
+			return -1;
+		last = e->uvinfo ? e->uvinfo : last;
+		if (e->varinfo && e->varinfo < last)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether the prototype still is what e was read from.  A prototype can die
+ * while its parts (chunk name, bytecode, lines, debug info) are read one
+ * after the other, and their memory be reused by other objects: each part
+ * is kept only if the header reads the same after it.  Freeing overwrites
+ * the header (allocator links over the GC header), so a part read from a
+ * dead prototype is dropped instead of being paired with another's name. */
+static bool proto_same(struct symbolizer *s, const struct proto_entry *e)
+{
+	struct proto_entry now;
+
+	return !proto_header(s, e->addr, &now) && now.chunk_ptr == e->chunk_ptr &&
+	       now.firstline == e->firstline && now.numline == e->numline &&
+	       now.sizebc == e->sizebc && now.k == e->k && now.lineinfo == e->lineinfo &&
+	       now.uvinfo == e->uvinfo && now.varinfo == e->varinfo &&
+	       now.sizekgc == e->sizekgc && now.sizeuv == e->sizeuv;
+}
+
+/* Whether pt is the newest GC object of its VM.  LuaJIT's parser fills a
+ * new prototype's header in steps (lj_parse.c fs_finish: chunk name first,
+ * lines last) right after allocating it, and no other GC object is
+ * allocated meanwhile: a prototype read then may pair its new chunk name
+ * with the lines of the prototype that used that memory before. */
+static bool proto_newest(struct symbolizer *s, uint64_t pt)
+{
+	uint64_t root = 0;
+
+	return s->g && !layout_read_ref(s->mem, s->lay, s->g + s->lay->g_gc_root, &root) &&
+	       (root & (s->lay->gc64 ? ~0ull : 0xffffffffull)) == pt;
+}
+
+/* Reads the chunk name (and with it the fingerprint) of the prototype
+ * whose header e holds; e->chunk stays NULL when it may be another's: the
+ * header must read the same after it, and the prototype must not be one
+ * still under construction. */
+static void proto_chunk(struct symbolizer *s, struct proto_entry *e)
+{
+	e->chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME, &e->sid);
+	if (e->chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
+		free(e->chunk);
+		e->chunk = NULL;
+	}
+	e->fp = frame_fingerprint(e->sid, e->firstline, e->numline);
+}
+
+/* The prototype at pt that a sample saw, given its fingerprint fp (0 when
+ * not taken); NULL when the memory no longer holds that prototype.  A
+ * matching fingerprint needs no read; without one, the cache is
+ * revalidated once per epoch. */
+static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint32_t fp)
+{
+	struct proto_entry **slot = cache_slot(s, pt), *e, fresh;
+
+	if (!slot)
+		return NULL;
+	e = *slot;
+	if (e && e->valid && fp && e->fp == fp)
+		return e;
+	if (e && (s->frozen || (e->epoch == s->epoch && !fp)))
+		return e->valid && !fp ? e : NULL;
+	if (proto_header(s, pt, &fresh)) {
+		if (e) {
+			e->valid = false;
+			e->epoch = s->epoch;
+		}
+		return NULL;
+	}
+	/* An unchanged header is the cached prototype, unless the chunk name's
+	 * string changed under it: with a fingerprint (which differs, or the
+	 * cache would have answered), that is checked too. */
+	if (e && e->valid && e->chunk_ptr == fresh.chunk_ptr && e->firstline == fresh.firstline &&
+	    e->numline == fresh.numline && e->sizebc == fresh.sizebc) {
+		uint32_t sid = 0;
+
+		if (!fp) {
+			e->epoch = s->epoch;
+			return e;
+		}
+		if (!mem_read(s->mem, e->chunk_ptr + s->lay->str_sid, &sid, 4) && sid == e->sid) {
+			e->epoch = s->epoch;
+			return NULL;	/* the sample saw another prototype */
+		}
+	}
+	/* New, or the memory now holds another prototype: rebuild. */
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		*slot = e;
+		s->n++;
+	} else {
+		entry_release(e);
+	}
+	*e = fresh;
+	e->epoch = s->epoch;
+	proto_chunk(s, e);
+	e->valid = e->chunk != NULL;
+	return e->valid && (!fp || e->fp == fp) ? e : NULL;
+}
+
+static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
+{
+	struct proto_entry *e = proto_lookup(s, pt, fp);
+
+	if (e)
+		e->used = s->epoch;
+	return e;
+}
+
+static uint64_t proto_bc_addr(const struct symbolizer *s, const struct proto_entry *e)
+{
+	return e->addr + s->lay->sizeof_proto;
+}
+
+static const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e)
+{
+	if (!e->bc) {
+		e->bc = malloc((size_t)e->sizebc * 4);
+		if (e->bc && (mem_read(s->mem, proto_bc_addr(s, e), e->bc, (size_t)e->sizebc * 4) ||
+			      !proto_same(s, e))) {
+			free(e->bc);
+			e->bc = NULL;
+		}
+	}
+	return e->bc;
+}
+
+/* Position of the instruction before a saved PC, or -1 when pc is not in
+ * this prototype's bytecode. */
+static int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t pc)
+{
+	uint64_t bc = proto_bc_addr(s, e);
+
+	if (!pc || pc <= bc || pc > bc + 4ull * e->sizebc || (pc - bc) & 3)
+		return -1;
+	return (int64_t)((pc - bc) / 4) - 1;
+}
+
+/* A line number, or -1 when garbage in the prototype puts it out of range
+ * (computed wide: firstline + delta must not overflow). */
+static int line_ok(int64_t line)
+{
+	return line < 0 || line > INT32_MAX ? -1 : (int)line;
+}
+
+static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
+{
+	int size;
+
+	if (pos < 0)
+		return -1;
+	if (!e->lineinfo)
+		return 0;		/* stripped bytecode */
+	if (pos == e->sizebc)
+		return line_ok((int64_t)e->firstline + e->numline);
+	if (pos == 0)
+		return e->firstline;
+	size = e->numline < 256 ? 1 : e->numline < 65536 ? 2 : 4;
+	/* Copied once: lines stay resolvable after the target exits. */
+	if (!e->lines) {
+		e->lines = malloc((size_t)(e->sizebc - 1) * size);
+		if (e->lines && (mem_read(s->mem, e->lineinfo, e->lines,
+					  (size_t)(e->sizebc - 1) * size) ||
+				 !proto_same(s, e))) {
+			free(e->lines);
+			e->lines = NULL;
+		}
+		if (!e->lines)
+			return -1;
+	}
+	if (size == 1)
+		return line_ok((int64_t)e->firstline + ((const uint8_t *)e->lines)[pos - 1]);
+	if (size == 2)
+		return line_ok((int64_t)e->firstline + ((const uint16_t *)e->lines)[pos - 1]);
+	return line_ok((int64_t)e->firstline + ((const uint32_t *)e->lines)[pos - 1]);
+}
+
+/* Copies a debug-info block (NUL-terminated records of unknown total size):
+ * as much as is readable, up to MAX_DEBUGINFO bytes. */
+static uint8_t *copy_debuginfo(struct symbolizer *s, uint64_t addr, size_t *len)
+{
+	uint8_t *buf = malloc(MAX_DEBUGINFO);
+	size_t n = 0;
+
+	if (!buf)
+		return NULL;
+	while (n < MAX_DEBUGINFO) {
+		size_t chunk = 4096 - ((addr + n) & 4095);
+
+		if (chunk > MAX_DEBUGINFO - n)
+			chunk = MAX_DEBUGINFO - n;
+		if (mem_read(s->mem, addr + n, buf + n, chunk))
+			break;
+		n += chunk;
+	}
+	*len = n;
+	return buf;
+}
+
+static uint64_t uleb(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* Name of the local variable in `slot` live at instruction pos. */
+static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
+			      uint32_t slot)
+{
+	const uint8_t *p, *end;
+	uint64_t lastpc = 0;
+
+	if (!e->varinfo)
+		return NULL;
+	if (!e->varinfo_copy) {
+		e->varinfo_copy = copy_debuginfo(s, e->varinfo, &e->varinfo_len);
+		if (e->varinfo_copy && !proto_same(s, e)) {
+			free(e->varinfo_copy);
+			e->varinfo_copy = NULL;
+		}
+	}
+	if (!e->varinfo_copy)
+		return NULL;
+	p = e->varinfo_copy;
+	end = p + e->varinfo_len;
+	while (p < end) {
+		const char *name = (const char *)p;
+		uint8_t code = *p++;
+		uint64_t startpc, endpc;
+
+		if (code == 0)
+			break;		/* end of records */
+		if (code >= 7) {	/* an inline name: skip to its NUL */
+			while (p < end && *p)
+				p++;
+			if (p >= end)
+				break;
+			p++;
+		} else {
+			name = for_varnames[code - 1];
+		}
+		startpc = lastpc + uleb(&p, end);
+		lastpc = startpc;
+		if (startpc > pos)
+			break;
+		endpc = startpc + uleb(&p, end);
+		if (pos < endpc && slot-- == 0)
+			return name;
+	}
+	return NULL;
+}
+
+static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
+{
+	const uint8_t *p, *end;
+
+	if (!e->uvinfo || idx >= e->sizeuv)
+		return NULL;
+	if (!e->uvinfo_copy) {
+		e->uvinfo_copy = copy_debuginfo(s, e->uvinfo, &e->uvinfo_len);
+		if (e->uvinfo_copy && !proto_same(s, e)) {
+			free(e->uvinfo_copy);
+			e->uvinfo_copy = NULL;
+		}
+	}
+	if (!e->uvinfo_copy)
+		return NULL;
+	p = e->uvinfo_copy;
+	end = p + e->uvinfo_len;
+	/* sizeuv NUL-terminated names back to back. */
+	for (; p < end; idx--) {
+		const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+
+		if (!nul)
+			return NULL;
+		if (idx == 0)
+			return (const char *)p;
+		p = nul + 1;
+	}
+	return NULL;
+}
+
+/* String constant d of the prototype (kgc grows downwards from k). */
+static const char *const_string(struct symbolizer *s, struct proto_entry *e, uint32_t d)
+{
+	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
+
+	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
+	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
+		return NULL;
+	return s->scratch;
+}
+
+/* lj_debug_slotname: where did the value in `slot` come from, scanning
+ * backwards from instruction pos. */
+static const char *slot_name(struct symbolizer *s, struct proto_entry *e, const uint32_t *bc,
+			     uint32_t pos, uint32_t slot)
+{
+	const char *name;
+
+restart:
+	name = local_name(s, e, pos, slot);
+	if (name)
+		return name;
+	/* Instruction 0 is the function header: never part of the scan. */
+	while (pos >= 2) {
+		uint32_t ins = bc[--pos];
+		uint8_t op = bc_op(ins), ra = bc_a(ins);
+		enum bc_amode mode = bc_amode(s->lay, op);
+
+		if (mode == BCM_BASE) {
+			if (slot >= ra && (op != BC_KNIL || slot <= bc_d(ins)))
+				return NULL;
+		} else if (mode == BCM_DST && ra == slot) {
+			switch (op) {
+			case BC_MOV:
+				slot = bc_d(ins);
+				goto restart;
+			case BC_GGET:
+				return const_string(s, e, bc_d(ins));
+			case BC_TGETS:
+				return const_string(s, e, bc_c(ins));
+			case BC_UGET:
+				return upvalue_name(s, e, bc_d(ins));
+			default:
+				return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* lj_debug_funcname: the name under which the caller at call site pc
+ * called its callee. */
+static const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc)
+{
+	int64_t pos = pc_pos(s, caller, pc);
+	const uint32_t *bc;
+	const char *name = NULL;
+	enum bc_mm mm;
+	uint32_t slot;
+
+	if (pos < 0)
+		return NULL;
+	for (uint32_t i = 0; i < caller->nsites; i++)
+		if (caller->sites[i].pos == pos)
+			return caller->sites[i].name;
+	bc = proto_bc(s, caller);
+	if (!bc)
+		return NULL;
+	mm = bc_mm(bc_op(bc[pos]));
+	if (mm == MM_CALL) {
+		slot = bc_a(bc[pos]);
+		if (bc_op(bc[pos]) == BC_ITERC)
+			slot -= 3;
+		name = slot_name(s, caller, bc, (uint32_t)pos, slot);
+		/* A constant string read from a prototype that died meanwhile
+		 * may be another object's: neither used nor cached. */
+		if (name && !proto_same(s, caller))
+			return NULL;
+	} else if (mm != MM_NONE) {
+		name = bc_mm_name(mm);
+	}
+	{
+		struct site_name *sites = realloc(caller->sites,
+						  (caller->nsites + 1) * sizeof(*sites));
+
+		if (!sites)
+			return NULL;
+		caller->sites = sites;
+		sites[caller->nsites].pos = (uint32_t)pos;
+		sites[caller->nsites].name = name ? strdup(name) : NULL;
+		return sites[caller->nsites++].name;
+	}
+}
+
+/* The current PC of a Lua frame, 0 when unknown. */
+static uint64_t frame_pc(const struct lua_frame *f)
+{
+	return f->pc_off ? (f->id & FRAME_ID_MASK) + f->pc_off : 0;
+}
+
+void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
+	       struct frame_sym *out)
+{
+	struct proto_entry *caller = NULL;
+
+	/* Bottom-up, so each frame's caller is already resolved. */
+	for (uint32_t i = n; i-- > 0;) {
+		struct frame_sym *f = &out[i];
+		struct proto_entry *pt = NULL;
+		uint64_t id = frames[i].id & FRAME_ID_MASK;
+
+		memset(f, 0, sizeof(*f));
+		f->line = -1;
+		switch (frames[i].id >> FRAME_KIND_SHIFT) {
+		case FRAME_KIND_LUA:
+			pt = proto_get(s, id, frames[i].fp);
+			if (!pt) {
+				f->kind = FRAME_UNKNOWN;
+				s->unknown++;
+				break;
+			}
+			f->kind = FRAME_LUA;
+			f->chunk = pt->chunk;
+			f->firstline = pt->firstline;
+			f->line = line_at(s, pt, pc_pos(s, pt, frame_pc(&frames[i])));
+			break;
+		case FRAME_KIND_C:
+			f->kind = FRAME_C;
+			f->cfunc = id;
+			break;
+		case FRAME_KIND_FF:
+			f->kind = FRAME_FF;
+			f->ffid = (int)id;
+			f->ffname = vmdef_ffname(s->vd, (int)id);
+			break;
+		default:
+			f->kind = FRAME_UNKNOWN;
+			s->unknown++;
+		}
+		/* The caller's PC is this frame's call site when the caller is Lua
+		 * and called it from Lua (its PC is unknown otherwise). */
+		if (f->kind != FRAME_UNKNOWN && caller && i + 1 < n)
+			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
+		caller = pt;
+	}
+}
+
+int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len)
+{
+	const struct lj_layout *lay = s->lay;
+	uint64_t traces = 0, T = 0, pt = 0, startpc = 0;
+	uint32_t sizetrace = 0;
+	struct proto_entry *e;
+	struct frame_sym f = { .kind = FRAME_LUA };
+	struct strbuf sb = STRBUF_INIT;
+
+	if (traceno <= 0 || mem_read(s->mem, g + lay->g_trace, &traces, 8) ||
+	    mem_read(s->mem, g + lay->g_sizetrace, &sizetrace, 4) || (uint32_t)traceno >= sizetrace ||
+	    layout_read_ref(s->mem, lay, traces + (uint64_t)traceno * (lay->gc64 ? 8 : 4), &T) || !T ||
+	    layout_read_ref(s->mem, lay, T + lay->tr_startpt, &pt) ||
+	    layout_read_ref(s->mem, lay, T + lay->tr_startpc, &startpc))
+		return -1;
+	e = proto_get(s, pt, 0);
+	if (!e)
+		return -1;
+	f.chunk = e->chunk;
+	f.firstline = e->firstline;
+	/* startpc points at the instruction itself, not after it. */
+	f.line = line_at(s, e, pc_pos(s, e, startpc + 4));
+	frame_put(&sb, &f, 'l', true);
+	snprintf(buf, len, "%s", sb_str(&sb));
+	sb_free(&sb);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* Walked frames (prototype, C function or fast function + PC) to names, by LuaJIT's own rules
+ * (luajit-internals §4, §4.1, §9).  Reads target memory through a
+ * mem_reader; caches prototypes by address and revalidates them, since
+ * prototypes are garbage-collected and their memory reused.
+ */
+#ifndef LBP_SYMBOLIZE_H
+#define LBP_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+#include "base/sampler_types.h"
+
+struct lj_layout;
+struct mem_reader;
+struct vmdef;
+
+struct symbolizer;
+
+/* vd may be NULL: fast functions then print as [builtin#N]. */
+struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
+			   const struct vmdef *vd);
+void sym_free(struct symbolizer *s);
+
+/* The VM's global_State: a prototype that is still the newest GC object
+ * may be under construction (its header half old, half new) and is not
+ * trusted until it is not.  0 (the default) skips that check. */
+void sym_set_vm(struct symbolizer *s, uint64_t g);
+
+/* Starts a new drain: cached prototypes are revalidated on next use. */
+void sym_next_epoch(struct symbolizer *s);
+
+/* The target exited: cached prototypes are used as they are, since its
+ * memory can no longer be reused (and can no longer be read). */
+void sym_freeze(struct symbolizer *s);
+
+/* Symbolizes n walked frames (top first) into out[0..n).  The strings in
+ * out stay valid until the next sym_next_epoch. */
+void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
+	       struct frame_sym *out);
+
+/* "chunk:line" where trace traceno of the VM at g starts, into buf;
+ * -1 when the trace is gone. */
+int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);
+
+/* Frames that failed validation since the symbolizer was created. */
+uint64_t sym_unknown_count(const struct symbolizer *s);
+
+#endif

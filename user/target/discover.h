@@ -1,0 +1,48 @@
+/* Finding LuaJIT VMs in a running process without symbols: a signature
+ * scan of its writable anonymous memory, validated against the table of
+ * layouts (luajit-internals §6.3, §8). */
+#ifndef LBP_DISCOVER_H
+#define LBP_DISCOVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "target/layout.h"
+#include "base/sampler_types.h"
+
+struct mem_reader;
+
+struct lj_vm {
+	uint64_t gg, g;			/* GG_State and global_State */
+	const struct lj_layout *layout;
+	uint64_t vm_lo, vm_hi;		/* interpreter code (lj_vm_asm_begin ...) */
+	char elf_path[256];		/* the file holding the interpreter */
+	uint64_t zone_tab;		/* jit.zone module table, 0 if not loaded */
+};
+
+enum discover_result {
+	DISCOVER_FOUND,
+	DISCOVER_NO_VM,		/* no lua_State signature anywhere */
+	DISCOVER_UNRECOGNISED,	/* signatures, but no layout validated */
+	DISCOVER_GONE,		/* the process went away */
+};
+
+struct discover_report {
+	int nvms;
+	int candidates;			/* signature hits */
+	char first_refusal[200];	/* why the first candidate was refused */
+	uint64_t bytes_scanned;
+};
+
+/* Scans pid for VMs; fills up to max entries of vms. */
+enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
+				  int max, struct discover_report *rep);
+
+/* Locates jit.zone's table (registry._LOADED["jit.zone"]); 0 when absent. */
+uint64_t discover_zone_table(struct mem_reader *mem, const struct lj_vm *vm);
+
+/* The per-VM slot handed to BPF. */
+void discover_vm_slot(const struct lj_vm *vm, struct vm_slot *slot);
+
+#endif

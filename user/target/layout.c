@@ -1,0 +1,234 @@
+/* Per-variant LuaJIT layouts (offsets from luajit-internals §1, measured
+ * with offsetof() against each source tree) and their validation (§6.3, §8).
+ */
+#include "target/layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "target/luaobj.h"
+#include "target/memory.h"
+
+/* Fields that do not differ between families of one pointer width. */
+#define GC64_COMMON                                                          \
+	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
+	.L_base = 32, .L_stack = 56, .L_cframe = 80, .L_stacksize = 88,      \
+	.g_gc_root = 40, .g_strempty = 120, .g_vmstate = 184,                \
+	.g_mainthref = 192,                                                  \
+	.g_registrytv = 272, .gct = 9,                                       \
+	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
+	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
+	.pt_sizeuv = 60, .pt_chunkname = 64, .pt_firstline = 72,             \
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,                \
+	.pt_varinfo = 96, .str_sid = 12, .str_len = 20, .str_data = 24,      \
+	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
+	.node_size = 24, .node_key = 8,                                      \
+	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
+	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .cframe_pc = 24
+
+#define GC32_COMMON                                                          \
+	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
+	.L_base = 16, .L_stack = 36, .L_cframe = 48, .L_stacksize = 56,      \
+	.g_gc_root = 32, .g_strempty = 76, .g_vmstate = 136,                 \
+	.g_mainthref = 140,                                                  \
+	.g_registrytv = 216, .gct = 5,                                       \
+	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
+	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \
+	.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,             \
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,                \
+	.pt_varinfo = 60, .str_sid = 8, .str_len = 16, .str_data = 20,       \
+	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
+	.node_size = 24, .node_key = 8,                                      \
+	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
+	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .cframe_pc = 28
+
+#define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
+#define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
+
+static const struct lj_layout layouts[] = {
+	{
+		.name = "upstream 2.1 GC64", GC64_COMMON, .sizeof_L = 96,
+		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
+		.g_trace = 1112, .g_sizetrace = 1124, .g2disp = 3968,
+		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+	},
+	{
+		.name = "OpenResty 2.1 GC64", GC64_COMMON, .openresty = true,
+		.sizeof_L = 112,
+		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
+		.g_trace = 1120, .g_sizetrace = 1132, .g2disp = 4008,
+		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+	},
+	{
+		.name = "upstream 2.1 GC64 (2025+, vmthref)", GC64_COMMON,
+		.vmthref = true, .sizeof_L = 96,
+		.g_bc_cfunc_int = 368, .g_cur_L = 376, .g_jit_base = 384,
+		.g_trace = 1128, .g_sizetrace = 1140, .g2disp = 4000,
+		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
+	},
+	{
+		.name = "upstream 2.1 non-GC64", GC32_COMMON, .sizeof_L = 64,
+		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
+		.g_trace = 848, .g_sizetrace = 860, .g2disp = 3176,
+		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+	},
+	{
+		.name = "OpenResty 2.1 non-GC64", GC32_COMMON, .openresty = true,
+		.sizeof_L = 80,
+		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
+		.g_trace = 856, .g_sizetrace = 868, .g2disp = 3216,
+		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+	},
+	{
+		.name = "upstream 2.1 non-GC64 (2025+, vmthref)", GC32_COMMON,
+		.vmthref = true, .sizeof_L = 64,
+		.g_bc_cfunc_int = 288, .g_cur_L = 296, .g_jit_base = 300,
+		.g_trace = 864, .g_sizetrace = 876, .g2disp = 3208,
+		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
+	},
+};
+
+#define NLAYOUTS ((int)(sizeof(layouts) / sizeof(layouts[0])))
+
+#define FF_C		1
+
+int layout_count(void)
+{
+	return NLAYOUTS;
+}
+
+const struct lj_layout *layout_at(int i)
+{
+	return i >= 0 && i < NLAYOUTS ? &layouts[i] : NULL;
+}
+
+static uint64_t load_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+bool layout_signature_hint(const uint8_t *b)
+{
+	const struct lj_layout *w64 = &layouts[0], *w32 = &layouts[3];
+
+	return (b[w64->L_gct] == LJ_GCT_THREAD && b[w64->L_dummy_ffid] == FF_C) ||
+	       (b[w32->L_gct] == LJ_GCT_THREAD && b[w32->L_dummy_ffid] == FF_C);
+}
+
+unsigned layout_signature(const uint8_t *b, uint64_t addr, bool gc64)
+{
+	/* The GCHeader and glref offsets are the same for every layout of
+	 * one width; only sizeof(lua_State) differs. */
+	const struct lj_layout *any = gc64 ? &layouts[0] : &layouts[3];
+	uint64_t glref;
+
+	if (b[any->L_gct] != LJ_GCT_THREAD || b[any->L_dummy_ffid] != FF_C)
+		return 0;
+	glref = load_le(b + any->L_glref, gc64 ? 8 : 4);
+	if (glref <= addr || glref - addr > 255)
+		return 0;
+	for (int i = 0; i < NLAYOUTS; i++)
+		if (layouts[i].gc64 == gc64 && glref - addr == layouts[i].sizeof_L)
+			return layouts[i].sizeof_L;
+	return 0;
+}
+
+int layout_read_ref(struct mem_reader *mem, const struct lj_layout *lay, uint64_t addr,
+		    uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (mem_read(mem, addr, &v, lay->gc64 ? 8 : 4))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Checks one layout against the global_State at g; returns NULL or why not. */
+static const char *layout_check(struct mem_reader *mem, const struct lj_layout *lay,
+				uint64_t gg, uint64_t g)
+{
+	uint8_t str[32];
+	uint64_t mainth = 0;
+	uint32_t bc = 0;
+
+	if (mem_read(mem, g + lay->g_strempty, str, sizeof(str)))
+		return "global_State unreadable";
+	if (str[lay->gct] != LJ_GCT_STR || load_le(str + lay->str_len, 4) != 0)
+		return "strempty is not an empty string";
+	if (layout_read_ref(mem, lay, g + lay->g_mainthref, &mainth) || mainth != gg)
+		return "mainthref does not point back to the main thread";
+	if (mem_read(mem, g + lay->g_bc_cfunc_int, &bc, 4) || bc != lay->bc_cfunc_ins)
+		return "bc_cfunc_int does not hold BC_FUNCC";
+	return NULL;
+}
+
+int layout_identify(struct mem_reader *mem, uint64_t gg, bool gc64, struct layout_probe *probe)
+{
+	uint8_t head[128];
+	unsigned size;
+	const char *why = "no layout of this lua_State size";
+
+	memset(probe, 0, sizeof(*probe));
+	probe->gg = gg;
+	if (mem_read(mem, gg, head, sizeof(head))) {
+		snprintf(probe->why, sizeof(probe->why), "unreadable");
+		return -1;
+	}
+	size = layout_signature(head, gg, gc64);
+	if (!size) {
+		snprintf(probe->why, sizeof(probe->why), "no lua_State signature");
+		return -1;
+	}
+	for (int i = 0; i < NLAYOUTS; i++) {
+		const struct lj_layout *lay = &layouts[i];
+
+		if (lay->gc64 != gc64 || lay->sizeof_L != size)
+			continue;
+		why = layout_check(mem, lay, gg, gg + size);
+		if (!why) {
+			probe->layout = lay;
+			return 0;
+		}
+	}
+	snprintf(probe->why, sizeof(probe->why), "lua_State size %u: %s", size, why);
+	return -1;
+}
+
+void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
+{
+	memset(off, 0, sizeof(*off));
+	off->gc64 = lay->gc64;
+	off->gct = (__u8)lay->gct;
+	off->sizeof_proto = lay->sizeof_proto;
+	off->g_vmstate = lay->g_vmstate;
+	off->g_cur_L = lay->g_cur_L;
+	off->g_mainthref = lay->g_mainthref;
+	off->g_jit_base = lay->g_jit_base;
+	off->g_trace = lay->g_trace;
+	off->g_sizetrace = lay->g_sizetrace;
+	off->L_base = lay->L_base;
+	off->L_stack = lay->L_stack;
+	off->L_stacksize = lay->L_stacksize;
+	off->L_cframe = lay->L_cframe;
+	off->cframe_pc = lay->cframe_pc;
+	off->fn_ffid = lay->fn_ffid;
+	off->fn_pc = lay->fn_pc;
+	off->fn_cfunc = lay->fn_cfunc;
+	off->pt_sizebc = lay->pt_sizebc;
+	off->pt_chunkname = lay->pt_chunkname;
+	off->pt_firstline = lay->pt_firstline;
+	off->pt_numline = lay->pt_numline;
+	off->str_sid = lay->str_sid;
+	off->tab_array = lay->tab_array;
+	off->tab_asize = lay->tab_asize;
+	off->tr_nsnap = lay->tr_nsnap;
+	off->tr_snap = lay->tr_snap;
+	off->tr_snapmap = lay->tr_snapmap;
+	off->tr_szmcode = lay->tr_szmcode;
+	off->tr_mcode = lay->tr_mcode;
+}

@@ -1,0 +1,88 @@
+/* The one table of per-variant LuaJIT object layouts, and the validation
+ * that picks a layout for a candidate VM or refuses it.
+ *
+ * Every LuaJIT offset the project uses lives in this table; the BPF side
+ * receives the subset it needs as struct lj_offsets (bpf/sampler.h).
+ */
+#ifndef LBP_LAYOUT_H
+#define LBP_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/sampler_types.h"
+
+struct mem_reader;
+
+struct lj_layout {
+	const char *name;
+	bool gc64;		/* 8-byte GCRef/MRef, two-slot frames */
+	bool openresty;		/* OpenResty's luajit2: its own fast-function ids */
+	bool vmthref;		/* upstream >= 2025-11: shifted global_State, opcodes */
+	uint16_t sizeof_L;	/* sizeof(lua_State) = GG -> g distance */
+
+	/* lua_State */
+	uint16_t L_gct, L_dummy_ffid, L_glref, L_base, L_stack, L_cframe, L_stacksize;
+	/* global_State */
+	uint16_t g_gc_root;	/* GCState.root: the newest GC object */
+	uint16_t g_strempty, g_vmstate, g_mainthref, g_registrytv;
+	uint16_t g_bc_cfunc_int, g_cur_L, g_jit_base;
+	uint16_t g_trace;	/* &J->trace relative to g */
+	uint16_t g_sizetrace;
+	uint16_t g2disp;	/* GG->dispatch - g */
+	uint16_t len_ddisp;	/* dispatch[len_ddisp] is lj_vm_asm_begin */
+	uint32_t bc_cfunc_ins;	/* BCINS_AD(BC_FUNCC, LUA_MINSTACK, 0) */
+	/* GCHeader */
+	uint16_t gct;
+	/* GCfunc */
+	uint16_t fn_ffid, fn_pc, fn_cfunc;
+	/* GCproto */
+	uint16_t sizeof_proto, pt_sizebc, pt_k, pt_sizekgc, pt_sizeuv, pt_chunkname;
+	uint16_t pt_firstline, pt_numline, pt_lineinfo, pt_uvinfo, pt_varinfo;
+	/* GCstr */
+	uint16_t str_sid;	/* sid: a new id for each new string (hash before 2020) */
+	uint16_t str_len, str_data;
+	/* GCtab and Node */
+	uint16_t tab_array, tab_node, tab_asize, tab_hmask;
+	uint16_t node_size, node_key;	/* Node: val at 0, then key */
+	/* GCtrace */
+	uint16_t tr_nsnap, tr_snap, tr_snapmap, tr_startpt, tr_startpc, tr_szmcode, tr_mcode;
+	/* C frame of a VM activation */
+	uint16_t cframe_pc;
+	/* Bytecode numbering below BC_FUNCF is shared by every variant except
+	 * that vmthref builds insert BNOT..BSAR at 89..95. */
+	uint8_t bc_max;
+};
+
+/* Why a candidate failed validation, for -v. */
+struct layout_probe {
+	uint64_t gg;			/* candidate GG_State address */
+	const struct lj_layout *layout;	/* the match, or NULL */
+	char why[160];
+};
+
+/* Number of layouts in the table and access by index (for tests). */
+int layout_count(void);
+const struct lj_layout *layout_at(int i);
+
+/* Cheap pre-filter for a scan: gct == thread and dummy_ffid == FF_C at
+ * either width's offsets, in at least 32 bytes at b. */
+bool layout_signature_hint(const uint8_t *b);
+
+/* Checks the lua_State signature at gg (gct 6, dummy ffid 1, glref
+ * pointing just past it) in bytes already read; returns sizeof(lua_State)
+ * for the GC64 or non-GC64 reading it matches, or 0. */
+unsigned layout_signature(const uint8_t *bytes, uint64_t addr, bool gc64);
+
+/* Validates a candidate GG_State against every layout; fills probe->why on
+ * refusal.  Returns 0 with probe->layout set on a match. */
+int layout_identify(struct mem_reader *mem, uint64_t gg, bool gc64, struct layout_probe *probe);
+
+/* The BPF view of a layout. */
+void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off);
+
+/* Reads a GCRef/MRef of the layout's width. */
+int layout_read_ref(struct mem_reader *mem, const struct lj_layout *lay, uint64_t addr,
+		    uint64_t *out);
+
+#endif

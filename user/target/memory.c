@@ -1,0 +1,105 @@
+/* Target memory readers: a live process (process_vm_readv) or an image. */
+#define _GNU_SOURCE
+#include "target/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+struct mem_reader {
+	pid_t pid;			/* 0 for an image */
+	const struct mem_region *regions;
+	size_t nregions;
+	uint64_t faults;
+};
+
+struct mem_reader *mem_open_pid(pid_t pid)
+{
+	struct mem_reader *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->pid = pid;
+	return m;
+}
+
+struct mem_reader *mem_open_image(const struct mem_region *regions, size_t n)
+{
+	struct mem_reader *m = calloc(1, sizeof(*m));
+
+	if (m) {
+		m->regions = regions;
+		m->nregions = n;
+	}
+	return m;
+}
+
+void mem_close(struct mem_reader *m)
+{
+	free(m);
+}
+
+static int read_image(struct mem_reader *m, uint64_t addr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < m->nregions; i++) {
+		const struct mem_region *r = &m->regions[i];
+
+		if (addr >= r->addr && len <= r->len && addr - r->addr <= r->len - len) {
+			memcpy(buf, (const char *)r->data + (addr - r->addr), len);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int mem_read(struct mem_reader *m, uint64_t addr, void *buf, size_t len)
+{
+	int err;
+
+	if (!len)
+		return 0;
+	if (addr + len < addr) {
+		err = -1;
+	} else if (m->pid) {
+		struct iovec local = { buf, len };
+		struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+		err = process_vm_readv(m->pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+	} else {
+		err = read_image(m, addr, buf, len);
+	}
+	if (err)
+		m->faults++;
+	return err;
+}
+
+int mem_read_cstr(struct mem_reader *m, uint64_t addr, char *buf, size_t max)
+{
+	size_t n = 0;
+
+	if (!max)
+		return -1;
+	/* Byte-wise reads would cost a syscall each: read small chunks that
+	 * do not cross a page, so an unmapped next page is never touched. */
+	while (n + 1 < max) {
+		uint64_t a = addr + n;
+		size_t chunk = 4096 - (a & 4095);
+
+		if (chunk > max - 1 - n)
+			chunk = max - 1 - n;
+		if (chunk > 256)
+			chunk = 256;
+		if (mem_read(m, a, buf + n, chunk))
+			return -1;
+		for (size_t i = 0; i < chunk; i++)
+			if (!buf[n + i])
+				return 0;
+		n += chunk;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+uint64_t mem_faults(const struct mem_reader *m)
+{
+	return m->faults;
+}
