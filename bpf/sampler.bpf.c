@@ -60,8 +60,7 @@ struct {
 #define L_BLOCK		64	/* from L->base past L->stacksize */
 #define T_BLOCK		96	/* GCtrace up to mcode */
 #define SNAP_INLINE	16	/* snapshots searched in one read */
-/* struct SnapShot is the same in every supported variant (luajit-internals
- * §1.8): mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
+/* struct SnapShot (src/lj_jit.h) is the same in every supported variant: mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
 #define SNAP_SIZE	12
 #define SNAP_MCOFS	6
 #define SNAP_NENT	10

@@ -1,5 +1,5 @@
 /* The LuaJIT frame walker, run inside the perf_event program while the
- * sampled thread is stopped (luajit-internals §2.4).
+ * sampled thread is stopped (docs/luajit-internals.md, "Frames").
  *
  * Frames are walked from the top (the base the sampler chose) down to the
  * bottom of the Lua stack.  Each step reads the frame's function slot and

@@ -1,4 +1,4 @@
-/* Frame and stack formatting after lj_debug_dumpstack (luajit-internals §4). */
+/* Frame and stack formatting after lj_debug_dumpstack (src/lj_debug.c; docs/luajit-internals.md, "jit.p's rules"). */
 #include "model/frame_fmt.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* dumpstack formatting rules on synthetic frames (luajit-internals §4). */
+/* dumpstack formatting rules on synthetic frames (src/lj_debug.c lj_debug_dumpstack). */
 #include "model/frame_fmt.h"
 #include "base/unit.h"
 

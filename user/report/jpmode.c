@@ -1,5 +1,5 @@
 /* luajit -jp mode parsing, step for step in jit/p.lua prof_start's order:
- * interval, threshold, depth, then the letter set (luajit-internals §5). */
+ * interval, threshold, depth, then the letter set (jit/p.lua prof_start). */
 #include "report/jpmode.h"
 
 #include <ctype.h>

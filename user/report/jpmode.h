@@ -1,5 +1,5 @@
 /* The luajit -jp mode string, parsed as jit/p.lua's prof_start does
- * (luajit-internals §5), with every derived setting spelled out. */
+ * (jit/p.lua prof_start), with every derived setting spelled out. */
 #ifndef LBP_JPMODE_H
 #define LBP_JPMODE_H
 

@@ -1,5 +1,5 @@
 /* The jit.p report from a profile: prof_cb's keys, prof_top's listing and
- * prof_annotate's source excerpts (luajit-internals §5, jit/p.lua). */
+ * prof_annotate's source excerpts (jit/p.lua). */
 #include "report/view_jitp.h"
 
 #include <errno.h>

@@ -1,5 +1,6 @@
-/* Walked frames (prototype, C function or fast function + PC) to names, by LuaJIT's own rules
- * (luajit-internals §4, §4.1, §9).  Reads target memory through a
+/* Walked frames (prototype, C function or fast function + PC) to names, by
+ * LuaJIT's own rules (src/lj_debug.c lj_debug_dumpstack, lj_debug_funcname).
+ * Reads target memory through a
  * mem_reader; caches prototypes by address and revalidates them, since
  * prototypes are garbage-collected and their memory reused.
  */

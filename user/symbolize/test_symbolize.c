@@ -19,7 +19,7 @@
 #define SPARE		0x7f5600000000ull	/* a second region: freed, reused */
 #define SPARE_SIZE	4096
 
-/* Opcodes (upstream before 2025, luajit-internals §4.1). */
+/* Opcodes (upstream before 2025, src/lj_bc.h BCDEF). */
 enum {
 	OP_ADDVV = 32, OP_CAT = 38, OP_KPRI = 43, OP_MOV = 18, OP_UGET = 45, OP_FNEW = 51,
 	OP_GGET = 54, OP_TGETS = 57, OP_CALL = 66, OP_ITERC = 69, OP_RET0 = 75, OP_FUNCF = 89,

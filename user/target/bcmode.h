@@ -1,6 +1,6 @@
 /* What the name derivation needs to know about LuaJIT bytecode: opcode
  * numbers, operand A's mode and the metamethod an opcode triggers
- * (src/lj_bc.h BCDEF, as summarised in luajit-internals §4.1). */
+ * (src/lj_bc.h BCDEF). */
 #ifndef LBP_BCMODE_H
 #define LBP_BCMODE_H
 

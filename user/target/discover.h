@@ -1,6 +1,6 @@
 /* Finding LuaJIT VMs in a running process without symbols: a signature
  * scan of its writable anonymous memory, validated against the table of
- * layouts (luajit-internals §6.3, §8). */
+ * layouts (docs/luajit-internals.md, "Finding the VM"). */
 #ifndef LBP_DISCOVER_H
 #define LBP_DISCOVER_H
 

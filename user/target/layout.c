@@ -1,5 +1,6 @@
-/* Per-variant LuaJIT layouts (offsets from luajit-internals §1, measured
- * with offsetof() against each source tree) and their validation (§6.3, §8).
+/* Per-variant LuaJIT layouts (offsets measured with offsetof() against each
+ * source tree's src/lj_obj.h, lj_jit.h and lj_dispatch.h) and their
+ * validation (docs/luajit-internals.md, "Finding the VM").
  */
 #include "target/layout.h"
 

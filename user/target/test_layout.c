@@ -148,7 +148,8 @@ int main(void)
 		CHECK(name, lay->g_gc_root == (lay->gc64 ? 40 : 32));
 	}
 
-	/* Known values from luajit-internals §1.3 (GG_G2DISP per family). */
+	/* Known GG_G2DISP per family: offsetof(GG_State, dispatch) -
+	 * offsetof(GG_State, g), src/lj_dispatch.h. */
 	for (int i = 0; i < n; i++) {
 		const struct lj_layout *lay = layout_at(i);
 		unsigned want = lay->gc64 ? (lay->vmthref ? 4000 : lay->openresty ? 4008 : 3968)
