@@ -149,7 +149,7 @@ enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_v
 	if (procmaps_read(pid, &maps))
 		return DISCOVER_GONE;
 	/* Fast path first: LuaJIT's allocator puts GG at a fixed offset in
-	 * its first chunk (§6.3). */
+	 * its first chunk (docs/luajit-internals.md, "Finding the VM"). */
 	for (int i = 0; i < maps.n && rep->nvms < max; i++) {
 		uint64_t gg = maps.e[i].start + GG_FAST_OFFSET;
 

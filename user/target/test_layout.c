@@ -139,7 +139,7 @@ int main(void)
 	CHECK("a GC64 vmthref (2025+) layout is in the table", vmthref64 == 1);
 	CHECK("a non-GC64 vmthref (2025+) layout is in the table", vmthref32 == 1);
 
-	/* GCState.root, the same in every family of a width (§1.2). */
+	/* GCState.root, the same in every family of a width (src/lj_obj.h GCState). */
 	for (int i = 0; i < n; i++) {
 		const struct lj_layout *lay = layout_at(i);
 		char name[256];
