@@ -1,5 +1,6 @@
 #!/bin/bash
-# The include graph of user/ only goes down the layers.  A file in layer N
+# The house rules of user/, checked on every run.  First, the include graph
+# only goes down the layers.  A file in layer N
 # may include headers of layers 0..N; the order is user/README.md's.  Also
 # checks that every include names its layer ("base/log.h", not "log.h"), so
 # that the graph is visible from the #include lines alone.
@@ -36,4 +37,34 @@ done
 # The check must see the graph: a tree with no edges means the sed broke.
 check "include lines read ($edges)" [ "$edges" -gt 100 ]
 [ $bad -eq 0 ] && pass "include graph goes only down: ${LAYERS[*]}"
+
+# Small files with one job: no .c file over 600 lines, no function over 120.
+# A function body opens with "{" alone in column 0 and closes with "}" there.
+MAX_FILE=600 MAX_FUNC=120
+# long_functions FILE: one line per function over MAX_FUNC lines.
+long_functions() {
+	awk -v f="$1" -v max=$MAX_FUNC '
+		/^[A-Za-z_].*\(/ { sig = FNR; name = $0; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name) }
+		/^\{$/ { start = sig ? sig : FNR }
+		/^\}/ && start {
+			if (FNR - start + 1 > max) printf "%s: %s() has %d lines\n", f, name, FNR - start + 1
+			start = 0; sig = 0
+		}' "$1"
+}
+long=$(for f in user/*/*.c bpf/*.c bpf/*.h; do
+	n=$(wc -l <"$f")
+	case $f in *.c) [ "$n" -gt $MAX_FILE ] && echo "$f has $n lines" ;; esac
+	long_functions "$f"
+done)
+if [ -z "$long" ]; then
+	pass "no .c file over $MAX_FILE lines, no function over $MAX_FUNC"
+else
+	while IFS= read -r l; do fail "size" "$l"; done <<<"$long"
+fi
+# The size check must see functions: a 133-line one is reported.
+probe=$TMP/probe.c
+{ echo 'static int f(void)'; echo '{'; for _ in $(seq 130); do echo '	x();'; done; echo '}'; } >"$probe"
+got=$(long_functions "$probe")
+check "the size check finds a 133-line function" [ "$got" = "$probe: f() has 133 lines" ]
+rm -rf "$TMP"
 exit 0
