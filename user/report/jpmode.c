@@ -63,27 +63,15 @@ static void describe_char(char *buf, size_t len, char c)
 		snprintf(buf, len, "'\\x%02x'", (unsigned char)c);
 }
 
-int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errlen)
+/* 1. "i%d*": the sampling interval, removed first.  Copies the rest of mode
+ * into rest (at least strlen(mode) + 1 bytes). */
+static int strip_interval(const char *mode, char *rest, struct jp_mode *out,
+			  char *err, size_t errlen)
 {
-	char rest[256], set[128] = { 0 }, what[16];
 	const char *p;
 	size_t n = 0;
 	long val;
-	long depth = 1;
-	int sign;
-	bool defaulted = !mode || !*mode;
 
-	if (defaulted)
-		mode = "f";
-	if (strlen(mode) >= sizeof(rest)) {
-		set_err(err, errlen, "...", "mode is too long");
-		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->min = 3;
-	out->ann = JP_ANN_NONE;
-
-	/* 1. "i%d*": the sampling interval, removed first. */
 	for (p = mode; *p; ) {
 		if (*p != 'i') {
 			rest[n++] = *p++;
@@ -101,9 +89,17 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 		out->interval_ms = (unsigned)val;
 	}
 	rest[n] = '\0';
+	return 0;
+}
 
-	/* 2. "m(%d+)": the percentage threshold. */
-	n = 0;
+/* 2. "m(%d+)": the percentage threshold, removed from rest in place. */
+static int strip_threshold(const char *mode, char *rest, struct jp_mode *out,
+			   char *err, size_t errlen)
+{
+	const char *p;
+	size_t n = 0;
+	long val;
+
 	for (p = rest; *p; ) {
 		if (*p != 'm' || !isdigit((unsigned char)p[1])) {
 			if (*p == 'm') {
@@ -121,9 +117,17 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 		out->min = (int)val;
 	}
 	rest[n] = '\0';
+	return 0;
+}
 
-	/* 3. "%-?%d+": the depth, the last one wins. */
-	n = 0;
+/* 3. "%-?%d+": the depth, the last one wins; removed from rest in place. */
+static int strip_depth(const char *mode, char *rest, long *depth, char *err, size_t errlen)
+{
+	const char *p;
+	size_t n = 0;
+	long val;
+	int sign;
+
 	for (p = rest; *p; ) {
 		sign = 1;
 		if (*p == '-' && isdigit((unsigned char)p[1])) {
@@ -138,12 +142,19 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 				JP_MAX_DEPTH, JP_MAX_DEPTH);
 			return -1;
 		}
-		depth = sign * val;
+		*depth = sign * val;
 	}
 	rest[n] = '\0';
+	return 0;
+}
 
-	/* 4. What is left is a set of letters. */
-	for (p = rest; *p; p++) {
+/* 4. What is left is a set of letters. */
+static int letter_set(const char *mode, const char *rest, char set[128], char *err,
+		      size_t errlen)
+{
+	char what[16];
+
+	for (const char *p = rest; *p; p++) {
 		if (!strchr("fFlpvzrsaAG-", *p)) {
 			describe_char(what, sizeof(what), *p);
 			set_err(err, errlen, mode, "unknown letter %s", what);
@@ -151,7 +162,14 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 		}
 		set[(unsigned char)*p] = 1;
 	}
+	return 0;
+}
 
+/* 5. Scope, split, depth and the dumpstack format, as prof_start derives
+ * them from the letters. */
+static void derive(const char *rest, const char set[128], long depth, bool defaulted,
+		   struct jp_mode *out)
+{
 	out->states = set['z'] ? 'z' : set['v'] ? 'v' : 0;
 	/* jit.p's default "f" is no letter given: the tree and the exporters
 	 * keep their own default (F) then. */
@@ -198,5 +216,28 @@ int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errle
 			 out->full_path ? "p" : "", sc, out->depth >= 0 ? '<' : '>');
 		out->has_fmt = true;
 	}
+}
+
+int jp_mode_parse(const char *mode, struct jp_mode *out, char *err, size_t errlen)
+{
+	char rest[256], set[128] = { 0 };
+	long depth = 1;
+	bool defaulted = !mode || !*mode;
+
+	if (defaulted)
+		mode = "f";
+	if (strlen(mode) >= sizeof(rest)) {
+		set_err(err, errlen, "...", "mode is too long");
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->min = 3;
+	out->ann = JP_ANN_NONE;
+	if (strip_interval(mode, rest, out, err, errlen) ||
+	    strip_threshold(mode, rest, out, err, errlen) ||
+	    strip_depth(mode, rest, &depth, err, errlen) ||
+	    letter_set(mode, rest, set, err, errlen))
+		return -1;
+	derive(rest, set, depth, defaulted, out);
 	return 0;
 }
