@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *checked(void *p)
 {
@@ -26,4 +27,9 @@ void *xcalloc(size_t n, size_t size)
 void *xrealloc(void *p, size_t size)
 {
 	return checked(realloc(p, size ? size : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return checked(strdup(s));
 }

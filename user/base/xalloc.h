@@ -8,5 +8,6 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
 
 #endif

@@ -6,24 +6,35 @@
 #include <string.h>
 
 #include "base/hashfn.h"
+#include "base/hashidx.h"
 #include "base/xalloc.h"
 
+/* Interned strings: each distinct string once, compared by pointer after. */
 struct str_pool {
-	char **slots;		/* open addressing, power-of-two size */
-	size_t n, cap;
+	char **strs;
+	uint32_t n, cap;
+	struct hashidx idx;
 };
 
+/* Merged sample classes: p->samples, indexed by class. */
 struct sample_index {
-	uint32_t *slots;	/* sample index + 1, 0 = empty */
-	size_t nslots;
+	struct hashidx idx;
 };
 
 struct frame_table {
 	struct frame_sym **byid;	/* byid[id - 1] */
 	uint32_t n, cap;
-	uint32_t *slots;		/* ids, 0 = empty */
-	size_t nslots;
+	struct hashidx idx;		/* over byid */
 };
+
+/* Appends v to the array *arr of *n entries with room for *cap. */
+#define ARRAY_PUSH(arr, n, cap, v) do {						\
+	if ((n) == (cap)) {							\
+		(cap) = (cap) ? (cap) * 2 : 64;					\
+		(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));		\
+	}									\
+	(arr)[(n)++] = (v);							\
+} while (0)
 
 struct profile *profile_new(unsigned hz)
 {
@@ -43,62 +54,53 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->nsamples; i++)
 		free(p->samples[i].frames);
 	free(p->samples);
-	for (size_t i = 0; i < p->strings->cap; i++)
-		free(p->strings->slots[i]);
-	free(p->strings->slots);
+	for (uint32_t i = 0; i < p->strings->n; i++)
+		free(p->strings->strs[i]);
+	free(p->strings->strs);
+	hashidx_free(&p->strings->idx);
 	free(p->strings);
 	for (uint32_t i = 0; i < p->frames->n; i++)
 		free(p->frames->byid[i]);
 	free(p->frames->byid);
-	free(p->frames->slots);
+	hashidx_free(&p->frames->idx);
 	free(p->frames);
-	free(p->index->slots);
+	hashidx_free(&p->index->idx);
 	free(p->index);
 	free(p->procs);
 	free(p);
 }
 
-static void pool_rehash(struct str_pool *sp)
+static uint64_t str_hash(const char *s)
 {
-	size_t cap = sp->cap ? sp->cap * 2 : 256;
-	char **slots = xcalloc(cap, sizeof(*slots));
-
-	for (size_t i = 0; i < sp->cap; i++) {
-		char *s = sp->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		j = hash_bytes(s, strlen(s), 0) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = s;
-	}
-	free(sp->slots);
-	sp->slots = slots;
-	sp->cap = cap;
+	return hash_bytes(s, strlen(s), 0);
 }
+
+static uint64_t pool_entry_hash(const void *ctx, uint32_t e)
+{
+	return str_hash(((const struct str_pool *)ctx)->strs[e]);
+}
+
+static bool pool_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	return !strcmp(((const struct str_pool *)ctx)->strs[e], key);
+}
+
+static const struct hashidx_ops pool_ops = { pool_entry_hash, pool_entry_match };
 
 const char *profile_str(struct profile *p, const char *s)
 {
 	struct str_pool *sp = p->strings;
-	size_t len, j;
+	uint32_t e;
+	size_t hint;
 
 	if (!s)
 		return NULL;
-	if ((sp->n + 1) * 2 > sp->cap)
-		pool_rehash(sp);
-	len = strlen(s);
-	j = hash_bytes(s, len, 0) & (sp->cap - 1);
-	while (sp->slots[j]) {
-		if (!strcmp(sp->slots[j], s))
-			return sp->slots[j];
-		j = (j + 1) & (sp->cap - 1);
-	}
-	sp->slots[j] = xcalloc(len + 1, 1);
-	memcpy(sp->slots[j], s, len);
-	sp->n++;
-	return sp->slots[j];
+	e = hashidx_find(&sp->idx, &pool_ops, sp, str_hash(s), s, &hint);
+	if (e != HASHIDX_NONE)
+		return sp->strs[e];
+	hashidx_add(&sp->idx, hint, sp->n);
+	ARRAY_PUSH(sp->strs, sp->n, sp->cap, xstrdup(s));
+	return sp->strs[sp->n - 1];
 }
 
 /* Strings are interned, so frames compare and hash by pointer. */
@@ -122,51 +124,37 @@ static bool frame_equal(const struct frame_sym *a, const struct frame_sym *b)
 	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname;
 }
 
-static void frames_rehash(struct frame_table *ft)
+static uint64_t frame_entry_hash(const void *ctx, uint32_t e)
 {
-	size_t nslots = ft->nslots ? ft->nslots * 2 : 256;
-	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
-
-	for (uint32_t id = 1; id <= ft->n; id++) {
-		size_t j = frame_hash(ft->byid[id - 1]) & (nslots - 1);
-
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = id;
-	}
-	free(ft->slots);
-	ft->slots = slots;
-	ft->nslots = nslots;
+	return frame_hash(((const struct frame_table *)ctx)->byid[e]);
 }
+
+static bool frame_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	return frame_equal(((const struct frame_table *)ctx)->byid[e], key);
+}
+
+static const struct hashidx_ops frame_ops = { frame_entry_hash, frame_entry_match };
 
 const struct frame_sym *profile_frame(struct profile *p, const struct frame_sym *in)
 {
 	struct frame_table *ft = p->frames;
 	struct frame_sym f = *in, *copy;
-	size_t j;
+	uint32_t e;
+	size_t hint;
 
 	f.id = 0;
 	f.name = profile_str(p, in->name);
 	f.chunk = profile_str(p, in->chunk);
 	f.ffname = profile_str(p, in->ffname);
-	if ((ft->n + 1) * 2 > ft->nslots)
-		frames_rehash(ft);
-	j = frame_hash(&f) & (ft->nslots - 1);
-	while (ft->slots[j]) {
-		copy = ft->byid[ft->slots[j] - 1];
-		if (frame_equal(copy, &f))
-			return copy;
-		j = (j + 1) & (ft->nslots - 1);
-	}
-	if (ft->n == ft->cap) {
-		ft->cap = ft->cap ? ft->cap * 2 : 256;
-		ft->byid = xrealloc(ft->byid, ft->cap * sizeof(*ft->byid));
-	}
+	e = hashidx_find(&ft->idx, &frame_ops, ft, frame_hash(&f), &f, &hint);
+	if (e != HASHIDX_NONE)
+		return ft->byid[e];
+	hashidx_add(&ft->idx, hint, ft->n);
 	copy = xcalloc(1, sizeof(*copy));
 	*copy = f;
-	copy->id = ++ft->n;
-	ft->byid[copy->id - 1] = copy;
-	ft->slots[j] = copy->id;
+	copy->id = ft->n + 1;
+	ARRAY_PUSH(ft->byid, ft->n, ft->cap, copy);
 	return copy;
 }
 
@@ -199,44 +187,34 @@ static uint64_t sample_hash(const struct sample *s)
 	return hash_bytes(s->frames, s->nframes * sizeof(*s->frames), h);
 }
 
-static void index_rehash(struct profile *p)
+static uint64_t sample_entry_hash(const void *ctx, uint32_t e)
 {
-	struct sample_index *ix = p->index;
-	size_t nslots = ix->nslots ? ix->nslots * 2 : 256;
-	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
-
-	for (size_t i = 0; i < p->nsamples; i++) {
-		size_t j = sample_hash(&p->samples[i]) & (nslots - 1);
-
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(ix->slots);
-	ix->slots = slots;
-	ix->nslots = nslots;
+	return sample_hash(&((const struct profile *)ctx)->samples[e]);
 }
+
+static bool sample_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	return sample_same_class(&((const struct profile *)ctx)->samples[e], key);
+}
+
+static const struct hashidx_ops sample_ops = { sample_entry_hash, sample_entry_match };
 
 int profile_add(struct profile *p, const struct sample *in)
 {
 	struct sample_index *ix = p->index;
 	struct sample s = *in, *dst;
-	size_t j;
+	uint32_t e;
+	size_t hint;
 
 	s.zone = profile_str(p, in->zone);
 	s.trace_start = profile_str(p, in->trace_start);
-	if ((p->nsamples + 1) * 2 > ix->nslots)
-		index_rehash(p);
-	j = sample_hash(&s) & (ix->nslots - 1);
-	while (ix->slots[j]) {
-		dst = &p->samples[ix->slots[j] - 1];
-		if (sample_same_class(dst, &s)) {
-			dst->count += s.count;
-			p->total += s.count;
-			return 0;
-		}
-		j = (j + 1) & (ix->nslots - 1);
+	e = hashidx_find(&ix->idx, &sample_ops, p, sample_hash(&s), &s, &hint);
+	if (e != HASHIDX_NONE) {
+		p->samples[e].count += s.count;
+		p->total += s.count;
+		return 0;
 	}
+	hashidx_add(&ix->idx, hint, (uint32_t)p->nsamples);
 	if (p->nsamples == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
 		p->samples = xrealloc(p->samples, p->cap * sizeof(*p->samples));
@@ -246,7 +224,7 @@ int profile_add(struct profile *p, const struct sample *in)
 	dst->frames = xcalloc(s.nframes, sizeof(*dst->frames));
 	if (s.nframes)
 		memcpy(dst->frames, s.frames, s.nframes * sizeof(*s.frames));
-	ix->slots[j] = (uint32_t)++p->nsamples;
+	p->nsamples++;
 	p->total += s.count;
 	return 0;
 }
