@@ -239,56 +239,52 @@ static uint64_t key_hash(const void *key, size_t len)
 	return hash_bytes(key, len, 0);
 }
 
-static void keytab_rehash(struct keytab *t)
+struct keytab_key {
+	const void *bytes;
+	size_t len;
+};
+
+static uint64_t keytab_entry_hash(const void *ctx, uint32_t e)
 {
-	size_t nslots = t->nslots ? t->nslots * 2 : 256;
-	uint32_t *slots = xrealloc(NULL, nslots * sizeof(*slots));
+	const struct keytab *t = ctx;
 
-	memset(slots, 0, nslots * sizeof(*slots));
-	for (uint32_t i = 0; i < t->n; i++) {
-		size_t j = key_hash(t->keys[i], t->lens[i]) & (nslots - 1);
-
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
+	return key_hash(t->keys[e], t->lens[e]);
 }
+
+static bool keytab_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	const struct keytab *t = ctx;
+	const struct keytab_key *k = key;
+
+	return t->lens[e] == k->len && !memcmp(t->keys[e], k->bytes, k->len);
+}
+
+static const struct hashidx_ops keytab_ops = { keytab_entry_hash, keytab_entry_match };
 
 uint32_t keytab_intern(struct keytab *t, const void *key, size_t len, bool *added)
 {
-	size_t j;
+	struct keytab_key k = { key, len };
+	uint32_t e;
+	size_t hint;
 	char *copy;
 
-	if ((t->n + 1) * 2 > t->nslots)
-		keytab_rehash(t);
-	j = key_hash(key, len) & (t->nslots - 1);
-	while (t->slots[j]) {
-		uint32_t i = t->slots[j] - 1;
-
-		if (t->lens[i] == len && !memcmp(t->keys[i], key, len)) {
-			if (added)
-				*added = false;
-			return i;
-		}
-		j = (j + 1) & (t->nslots - 1);
-	}
+	e = hashidx_find(&t->idx, &keytab_ops, t, key_hash(key, len), &k, &hint);
+	if (added)
+		*added = e == HASHIDX_NONE;
+	if (e != HASHIDX_NONE)
+		return e;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
 		t->keys = xrealloc(t->keys, t->cap * sizeof(*t->keys));
 		t->lens = xrealloc(t->lens, t->cap * sizeof(*t->lens));
 	}
-	copy = xrealloc(NULL, len + 1);
+	copy = xmalloc(len + 1);
 	memcpy(copy, key, len);
 	copy[len] = '\0';
+	hashidx_add(&t->idx, hint, t->n);
 	t->keys[t->n] = copy;
 	t->lens[t->n] = len;
-	t->slots[j] = ++t->n;
-	if (added)
-		*added = true;
-	return t->n - 1;
+	return t->n++;
 }
 
 void keytab_free(struct keytab *t)
@@ -297,6 +293,6 @@ void keytab_free(struct keytab *t)
 		free(t->keys[i]);
 	free(t->keys);
 	free(t->lens);
-	free(t->slots);
+	hashidx_free(&t->idx);
 	memset(t, 0, sizeof(*t));
 }

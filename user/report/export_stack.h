@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashidx.h"
 #include "report/export.h"
 
 /* Copies in (or the defaults when NULL) to out, with scope resolved to
@@ -76,11 +77,10 @@ struct keytab {
 	char **keys;		/* keys[i]: the NUL-terminated copy */
 	size_t *lens;
 	uint32_t n, cap;
-	uint32_t *slots;	/* index + 1, 0 = empty */
-	size_t nslots;
+	struct hashidx idx;	/* over keys */
 };
 
-#define KEYTAB_INIT { NULL, NULL, 0, 0, NULL, 0 }
+#define KEYTAB_INIT { NULL, NULL, 0, 0, HASHIDX_INIT }
 
 uint32_t keytab_intern(struct keytab *t, const void *key, size_t len, bool *added);
 void keytab_free(struct keytab *t);

@@ -9,6 +9,7 @@
 
 #include "model/frame_fmt.h"
 #include "base/hashfn.h"
+#include "base/hashidx.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -23,8 +24,7 @@ struct key_entry {
 struct keymap {
 	struct key_entry *entries;	/* insertion order */
 	size_t n, cap;
-	uint32_t *slots;		/* entry index + 1, 0 = empty */
-	size_t nslots;
+	struct hashidx idx;		/* over entries, by key */
 };
 
 static void keymap_free(struct keymap *km)
@@ -37,55 +37,49 @@ static void keymap_free(struct keymap *km)
 		free(km->entries[i].sub);
 	}
 	free(km->entries);
-	free(km->slots);
+	hashidx_free(&km->idx);
 	memset(km, 0, sizeof(*km));
 }
 
-static void keymap_rehash(struct keymap *km)
+static uint64_t key_hash(const char *key)
 {
-	size_t nslots = km->nslots ? km->nslots * 2 : 64;
-	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
-
-	for (size_t i = 0; i < km->n; i++) {
-		const char *k = km->entries[i].key;
-		size_t j = hash_bytes(k, strlen(k), 0) & (nslots - 1);
-
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(km->slots);
-	km->slots = slots;
-	km->nslots = nslots;
+	return hash_bytes(key, strlen(key), 0);
 }
+
+static uint64_t keymap_entry_hash(const void *ctx, uint32_t e)
+{
+	return key_hash(((const struct keymap *)ctx)->entries[e].key);
+}
+
+static bool keymap_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	return !strcmp(((const struct keymap *)ctx)->entries[e].key, key);
+}
+
+static const struct hashidx_ops keymap_ops = { keymap_entry_hash, keymap_entry_match };
 
 /* Adds count to key's entry; the pointer is valid until the next add. */
 static struct key_entry *keymap_add(struct keymap *km, const char *key, uint64_t count)
 {
-	size_t len = strlen(key), j;
 	struct key_entry *e;
+	uint32_t found;
+	size_t hint;
 
-	if ((km->n + 1) * 2 > km->nslots)
-		keymap_rehash(km);
-	j = hash_bytes(key, len, 0) & (km->nslots - 1);
-	while (km->slots[j]) {
-		e = &km->entries[km->slots[j] - 1];
-		if (!strcmp(e->key, key)) {
-			e->count += count;
-			return e;
-		}
-		j = (j + 1) & (km->nslots - 1);
+	found = hashidx_find(&km->idx, &keymap_ops, km, key_hash(key), key, &hint);
+	if (found != HASHIDX_NONE) {
+		e = &km->entries[found];
+		e->count += count;
+		return e;
 	}
 	if (km->n == km->cap) {
 		km->cap = km->cap ? km->cap * 2 : 32;
 		km->entries = xrealloc(km->entries, km->cap * sizeof(*km->entries));
 	}
-	e = &km->entries[km->n];
+	hashidx_add(&km->idx, hint, (uint32_t)km->n);
+	e = &km->entries[km->n++];
 	memset(e, 0, sizeof(*e));
-	e->key = xmalloc(len + 1);
-	memcpy(e->key, key, len + 1);
+	e->key = xstrdup(key);
 	e->count = count;
-	km->slots[j] = (uint32_t)++km->n;
 	return e;
 }
 
