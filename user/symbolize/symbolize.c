@@ -1,4 +1,5 @@
-/* Frame symbolization: chunk names, lines and caller-derived names. */
+/* Frame symbolization: the prototype cache, chunk names and lines; names
+ * from the caller's bytecode are in funcname.c. */
 #include "symbolize/symbolize.h"
 
 #include <stdbool.h>
@@ -7,68 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/bcmode.h"
-#include "model/frame_fmt.h"
 #include "base/hashfn.h"
+#include "base/hashidx.h"
+#include "base/xalloc.h"
 #include "target/layout.h"
 #include "target/luaobj.h"
 #include "target/memory.h"
 #include "target/vmdef.h"
+#include "model/frame_fmt.h"
+#include "symbolize/symbolizer_int.h"
 
 #define MAX_CHUNKNAME	(64 * 1024)
 #define MAX_SIZEBC	(1u << 24)
-#define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
-#define MAX_NAME	256
 #define CACHE_LIMIT	(1u << 16)	/* prototypes kept before a flush */
 #define CACHE_SWEEP	64		/* epochs a prototype is kept unused */
-
-static const char *const for_varnames[] = {
-	"(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)",
-	"(for control)",
-};
-
-/* A call site's derived name, cached per prototype. */
-struct site_name {
-	uint32_t pos;
-	char *name;		/* NULL when none is derivable */
-};
-
-struct proto_entry {
-	uint64_t addr;
-	/* What revalidation compares: memory reuse changes at least one. */
-	uint64_t chunk_ptr;
-	int32_t firstline, numline;
-	uint32_t sizebc;
-	uint32_t epoch;		/* last epoch it was validated in */
-	uint32_t used;		/* last epoch it named a frame */
-	bool valid;
-	char *chunk;
-	uint32_t *bc;		/* lazily copied bytecode */
-	void *lines;		/* lazily copied lineinfo (sizebc - 1 entries) */
-	uint64_t k, lineinfo, uvinfo, varinfo;
-	uint32_t sizekgc;
-	uint8_t sizeuv;
-	uint8_t marked;		/* GC mark bits when the header was read */
-	uint32_t sid;		/* the chunk name's string id */
-	uint32_t fp;		/* frame_fingerprint() of the header and chunk name */
-	uint8_t *varinfo_copy, *uvinfo_copy;
-	size_t varinfo_len, uvinfo_len;
-	struct site_name *sites;
-	uint32_t nsites;
-};
-
-struct symbolizer {
-	struct mem_reader *mem;
-	const struct lj_layout *lay;
-	const struct vmdef *vd;
-	struct proto_entry **slots;	/* open addressing by proto address */
-	size_t nslots, n;
-	uint32_t epoch;
-	uint64_t g;		/* global_State, 0 when unknown */
-	bool frozen;		/* the target exited: its memory cannot change */
-	uint64_t unknown;
-	char scratch[MAX_NAME];
-};
 
 struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
 			   const struct vmdef *vd)
@@ -108,11 +61,12 @@ static void entry_free(struct proto_entry *e)
 
 static void cache_flush(struct symbolizer *s)
 {
-	for (size_t i = 0; i < s->nslots; i++)
-		entry_free(s->slots[i]);
-	free(s->slots);
-	s->slots = NULL;
-	s->nslots = s->n = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		entry_free(s->cache[i]);
+	free(s->cache);
+	s->cache = NULL;
+	s->n = s->cap = 0;
+	hashidx_free(&s->idx);
 }
 
 void sym_free(struct symbolizer *s)
@@ -123,31 +77,55 @@ void sym_free(struct symbolizer *s)
 	free(s);
 }
 
-static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr);
+static uint64_t cache_entry_hash(const void *ctx, uint32_t e)
+{
+	return hash_u64(((const struct symbolizer *)ctx)->cache[e]->addr, 0);
+}
+
+static bool cache_entry_match(const void *ctx, uint32_t e, const void *key)
+{
+	return ((const struct symbolizer *)ctx)->cache[e]->addr == *(const uint64_t *)key;
+}
+
+static const struct hashidx_ops cache_ops = { cache_entry_hash, cache_entry_match };
 
 /* Frees the prototypes no drain used for CACHE_SWEEP epochs: with
  * prototype churn the cache holds the working set, not every address
  * ever sampled (flat memory in long runs). */
 static void cache_sweep(struct symbolizer *s)
 {
-	struct proto_entry **old = s->slots;
-	size_t nold = s->nslots;
+	uint32_t kept = 0;
 
-	s->slots = NULL;
-	s->nslots = s->n = 0;
-	for (size_t i = 0; i < nold; i++) {
-		struct proto_entry *e = old[i], **slot;
+	hashidx_clear(&s->idx);
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct proto_entry *e = s->cache[i];
 
-		if (!e)
-			continue;
-		if (s->epoch - e->used >= CACHE_SWEEP || !(slot = cache_slot(s, e->addr))) {
+		if (s->epoch - e->used >= CACHE_SWEEP) {
 			entry_free(e);
 			continue;
 		}
-		*slot = e;
-		s->n++;
+		s->cache[kept] = e;
+		hashidx_put(&s->idx, &cache_ops, s, hash_u64(e->addr, 0), kept++);
 	}
-	free(old);
+	s->n = kept;
+}
+
+/* The cached entry for addr, or NULL with *hint set for cache_add. */
+static struct proto_entry *cache_find(struct symbolizer *s, uint64_t addr, size_t *hint)
+{
+	uint32_t e = hashidx_find(&s->idx, &cache_ops, s, hash_u64(addr, 0), &addr, hint);
+
+	return e == HASHIDX_NONE ? NULL : s->cache[e];
+}
+
+static void cache_add(struct symbolizer *s, size_t hint, struct proto_entry *e)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->cache = xrealloc(s->cache, s->cap * sizeof(*s->cache));
+	}
+	hashidx_add(&s->idx, hint, s->n);
+	s->cache[s->n++] = e;
 }
 
 void sym_next_epoch(struct symbolizer *s)
@@ -176,43 +154,6 @@ uint64_t sym_unknown_count(const struct symbolizer *s)
 	return s->unknown;
 }
 
-static int cache_grow(struct symbolizer *s)
-{
-	size_t nslots = s->nslots ? s->nslots * 2 : 1024;
-	struct proto_entry **slots = calloc(nslots, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < s->nslots; i++) {
-		struct proto_entry *e = s->slots[i];
-		size_t j;
-
-		if (!e)
-			continue;
-		j = hash_u64(e->addr, 0) & (nslots - 1);
-		while (slots[j])
-			j = (j + 1) & (nslots - 1);
-		slots[j] = e;
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->nslots = nslots;
-	return 0;
-}
-
-/* The slot for addr: its entry, or the empty slot to fill. */
-static struct proto_entry **cache_slot(struct symbolizer *s, uint64_t addr)
-{
-	size_t j;
-
-	if ((s->n + 1) * 2 > s->nslots && cache_grow(s))
-		return NULL;
-	j = hash_u64(addr, 0) & (s->nslots - 1);
-	while (s->slots[j] && s->slots[j]->addr != addr)
-		j = (j + 1) & (s->nslots - 1);
-	return &s->slots[j];
-}
-
 /* Whether a string referenced by an object is still that object's string,
  * as far as the GC's colours tell.  While the GC sweeps, a dead object is
  * "the other white" until its turn comes, and strings are swept first: a
@@ -231,7 +172,7 @@ static bool same_white(uint8_t parent, uint8_t str)
  * string of the same GC colour as the object referencing it
  * (parent_marked), and its header reads the same after its bytes.  Returns
  * the length, or -1. */
-static int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked,
+int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked,
 			       char *buf, size_t max, uint32_t *sid)
 {
 	const struct lj_layout *lay = s->lay;
@@ -343,7 +284,7 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
  * is kept only if the header reads the same after it.  Freeing overwrites
  * the header (allocator links over the GC header), so a part read from a
  * dead prototype is dropped instead of being paired with another's name. */
-static bool proto_same(struct symbolizer *s, const struct proto_entry *e)
+bool proto_same(struct symbolizer *s, const struct proto_entry *e)
 {
 	struct proto_entry now;
 
@@ -387,11 +328,10 @@ static void proto_chunk(struct symbolizer *s, struct proto_entry *e)
  * revalidated once per epoch. */
 static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint32_t fp)
 {
-	struct proto_entry **slot = cache_slot(s, pt), *e, fresh;
+	struct proto_entry *e, fresh;
+	size_t hint;
 
-	if (!slot)
-		return NULL;
-	e = *slot;
+	e = cache_find(s, pt, &hint);
 	if (e && e->valid && fp && e->fp == fp)
 		return e;
 	if (e && (s->frozen || (e->epoch == s->epoch && !fp)))
@@ -421,11 +361,8 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	}
 	/* New, or the memory now holds another prototype: rebuild. */
 	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (!e)
-			return NULL;
-		*slot = e;
-		s->n++;
+		e = xcalloc(1, sizeof(*e));
+		cache_add(s, hint, e);
 	} else {
 		entry_release(e);
 	}
@@ -450,7 +387,7 @@ static uint64_t proto_bc_addr(const struct symbolizer *s, const struct proto_ent
 	return e->addr + s->lay->sizeof_proto;
 }
 
-static const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e)
+const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e)
 {
 	if (!e->bc) {
 		e->bc = malloc((size_t)e->sizebc * 4);
@@ -465,7 +402,7 @@ static const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e)
 
 /* Position of the instruction before a saved PC, or -1 when pc is not in
  * this prototype's bytecode. */
-static int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t pc)
+int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t pc)
 {
 	uint64_t bc = proto_bc_addr(s, e);
 
@@ -511,216 +448,6 @@ static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 	if (size == 2)
 		return line_ok((int64_t)e->firstline + ((const uint16_t *)e->lines)[pos - 1]);
 	return line_ok((int64_t)e->firstline + ((const uint32_t *)e->lines)[pos - 1]);
-}
-
-/* Copies a debug-info block (NUL-terminated records of unknown total size):
- * as much as is readable, up to MAX_DEBUGINFO bytes. */
-static uint8_t *copy_debuginfo(struct symbolizer *s, uint64_t addr, size_t *len)
-{
-	uint8_t *buf = malloc(MAX_DEBUGINFO);
-	size_t n = 0;
-
-	if (!buf)
-		return NULL;
-	while (n < MAX_DEBUGINFO) {
-		size_t chunk = 4096 - ((addr + n) & 4095);
-
-		if (chunk > MAX_DEBUGINFO - n)
-			chunk = MAX_DEBUGINFO - n;
-		if (mem_read(s->mem, addr + n, buf + n, chunk))
-			break;
-		n += chunk;
-	}
-	*len = n;
-	return buf;
-}
-
-static uint64_t uleb(const uint8_t **p, const uint8_t *end)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (*p < end) {
-		uint8_t b = *(*p)++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
-/* Name of the local variable in `slot` live at instruction pos. */
-static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
-			      uint32_t slot)
-{
-	const uint8_t *p, *end;
-	uint64_t lastpc = 0;
-
-	if (!e->varinfo)
-		return NULL;
-	if (!e->varinfo_copy) {
-		e->varinfo_copy = copy_debuginfo(s, e->varinfo, &e->varinfo_len);
-		if (e->varinfo_copy && !proto_same(s, e)) {
-			free(e->varinfo_copy);
-			e->varinfo_copy = NULL;
-		}
-	}
-	if (!e->varinfo_copy)
-		return NULL;
-	p = e->varinfo_copy;
-	end = p + e->varinfo_len;
-	while (p < end) {
-		const char *name = (const char *)p;
-		uint8_t code = *p++;
-		uint64_t startpc, endpc;
-
-		if (code == 0)
-			break;		/* end of records */
-		if (code >= 7) {	/* an inline name: skip to its NUL */
-			while (p < end && *p)
-				p++;
-			if (p >= end)
-				break;
-			p++;
-		} else {
-			name = for_varnames[code - 1];
-		}
-		startpc = lastpc + uleb(&p, end);
-		lastpc = startpc;
-		if (startpc > pos)
-			break;
-		endpc = startpc + uleb(&p, end);
-		if (pos < endpc && slot-- == 0)
-			return name;
-	}
-	return NULL;
-}
-
-static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
-{
-	const uint8_t *p, *end;
-
-	if (!e->uvinfo || idx >= e->sizeuv)
-		return NULL;
-	if (!e->uvinfo_copy) {
-		e->uvinfo_copy = copy_debuginfo(s, e->uvinfo, &e->uvinfo_len);
-		if (e->uvinfo_copy && !proto_same(s, e)) {
-			free(e->uvinfo_copy);
-			e->uvinfo_copy = NULL;
-		}
-	}
-	if (!e->uvinfo_copy)
-		return NULL;
-	p = e->uvinfo_copy;
-	end = p + e->uvinfo_len;
-	/* sizeuv NUL-terminated names back to back. */
-	for (; p < end; idx--) {
-		const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
-
-		if (!nul)
-			return NULL;
-		if (idx == 0)
-			return (const char *)p;
-		p = nul + 1;
-	}
-	return NULL;
-}
-
-/* String constant d of the prototype (kgc grows downwards from k). */
-static const char *const_string(struct symbolizer *s, struct proto_entry *e, uint32_t d)
-{
-	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
-
-	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
-	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
-		return NULL;
-	return s->scratch;
-}
-
-/* lj_debug_slotname: where did the value in `slot` come from, scanning
- * backwards from instruction pos. */
-static const char *slot_name(struct symbolizer *s, struct proto_entry *e, const uint32_t *bc,
-			     uint32_t pos, uint32_t slot)
-{
-	const char *name;
-
-restart:
-	name = local_name(s, e, pos, slot);
-	if (name)
-		return name;
-	/* Instruction 0 is the function header: never part of the scan. */
-	while (pos >= 2) {
-		uint32_t ins = bc[--pos];
-		uint8_t op = bc_op(ins), ra = bc_a(ins);
-		enum bc_amode mode = bc_amode(s->lay, op);
-
-		if (mode == BCM_BASE) {
-			if (slot >= ra && (op != BC_KNIL || slot <= bc_d(ins)))
-				return NULL;
-		} else if (mode == BCM_DST && ra == slot) {
-			switch (op) {
-			case BC_MOV:
-				slot = bc_d(ins);
-				goto restart;
-			case BC_GGET:
-				return const_string(s, e, bc_d(ins));
-			case BC_TGETS:
-				return const_string(s, e, bc_c(ins));
-			case BC_UGET:
-				return upvalue_name(s, e, bc_d(ins));
-			default:
-				return NULL;
-			}
-		}
-	}
-	return NULL;
-}
-
-/* lj_debug_funcname: the name under which the caller at call site pc
- * called its callee. */
-static const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc)
-{
-	int64_t pos = pc_pos(s, caller, pc);
-	const uint32_t *bc;
-	const char *name = NULL;
-	enum bc_mm mm;
-	uint32_t slot;
-
-	if (pos < 0)
-		return NULL;
-	for (uint32_t i = 0; i < caller->nsites; i++)
-		if (caller->sites[i].pos == pos)
-			return caller->sites[i].name;
-	bc = proto_bc(s, caller);
-	if (!bc)
-		return NULL;
-	mm = bc_mm(bc_op(bc[pos]));
-	if (mm == MM_CALL) {
-		slot = bc_a(bc[pos]);
-		if (bc_op(bc[pos]) == BC_ITERC)
-			slot -= 3;
-		name = slot_name(s, caller, bc, (uint32_t)pos, slot);
-		/* A constant string read from a prototype that died meanwhile
-		 * may be another object's: neither used nor cached. */
-		if (name && !proto_same(s, caller))
-			return NULL;
-	} else if (mm != MM_NONE) {
-		name = bc_mm_name(mm);
-	}
-	{
-		struct site_name *sites = realloc(caller->sites,
-						  (caller->nsites + 1) * sizeof(*sites));
-
-		if (!sites)
-			return NULL;
-		caller->sites = sites;
-		sites[caller->nsites].pos = (uint32_t)pos;
-		sites[caller->nsites].name = name ? strdup(name) : NULL;
-		return sites[caller->nsites++].name;
-	}
 }
 
 /* The current PC of a Lua frame, 0 when unknown. */

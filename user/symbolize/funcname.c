@@ -1,0 +1,228 @@
+/* Names from the caller's bytecode, by LuaJIT's rules (src/lj_debug.c
+ * lj_debug_funcname, lj_debug_slotname): a local variable, a global, a
+ * field or method, an upvalue, or a metamethod. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/bcmode.h"
+#include "target/layout.h"
+#include "target/memory.h"
+#include "symbolize/symbolizer_int.h"
+
+#define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
+
+static const char *const for_varnames[] = {
+	"(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)",
+	"(for control)",
+};
+
+/* Copies a debug-info block (NUL-terminated records of unknown total size):
+ * as much as is readable, up to MAX_DEBUGINFO bytes. */
+static uint8_t *copy_debuginfo(struct symbolizer *s, uint64_t addr, size_t *len)
+{
+	uint8_t *buf = malloc(MAX_DEBUGINFO);
+	size_t n = 0;
+
+	if (!buf)
+		return NULL;
+	while (n < MAX_DEBUGINFO) {
+		size_t chunk = 4096 - ((addr + n) & 4095);
+
+		if (chunk > MAX_DEBUGINFO - n)
+			chunk = MAX_DEBUGINFO - n;
+		if (mem_read(s->mem, addr + n, buf + n, chunk))
+			break;
+		n += chunk;
+	}
+	*len = n;
+	return buf;
+}
+
+static uint64_t uleb(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* Name of the local variable in `slot` live at instruction pos. */
+static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
+			      uint32_t slot)
+{
+	const uint8_t *p, *end;
+	uint64_t lastpc = 0;
+
+	if (!e->varinfo)
+		return NULL;
+	if (!e->varinfo_copy) {
+		e->varinfo_copy = copy_debuginfo(s, e->varinfo, &e->varinfo_len);
+		if (e->varinfo_copy && !proto_same(s, e)) {
+			free(e->varinfo_copy);
+			e->varinfo_copy = NULL;
+		}
+	}
+	if (!e->varinfo_copy)
+		return NULL;
+	p = e->varinfo_copy;
+	end = p + e->varinfo_len;
+	while (p < end) {
+		const char *name = (const char *)p;
+		uint8_t code = *p++;
+		uint64_t startpc, endpc;
+
+		if (code == 0)
+			break;		/* end of records */
+		if (code >= 7) {	/* an inline name: skip to its NUL */
+			while (p < end && *p)
+				p++;
+			if (p >= end)
+				break;
+			p++;
+		} else {
+			name = for_varnames[code - 1];
+		}
+		startpc = lastpc + uleb(&p, end);
+		lastpc = startpc;
+		if (startpc > pos)
+			break;
+		endpc = startpc + uleb(&p, end);
+		if (pos < endpc && slot-- == 0)
+			return name;
+	}
+	return NULL;
+}
+
+static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
+{
+	const uint8_t *p, *end;
+
+	if (!e->uvinfo || idx >= e->sizeuv)
+		return NULL;
+	if (!e->uvinfo_copy) {
+		e->uvinfo_copy = copy_debuginfo(s, e->uvinfo, &e->uvinfo_len);
+		if (e->uvinfo_copy && !proto_same(s, e)) {
+			free(e->uvinfo_copy);
+			e->uvinfo_copy = NULL;
+		}
+	}
+	if (!e->uvinfo_copy)
+		return NULL;
+	p = e->uvinfo_copy;
+	end = p + e->uvinfo_len;
+	/* sizeuv NUL-terminated names back to back. */
+	for (; p < end; idx--) {
+		const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+
+		if (!nul)
+			return NULL;
+		if (idx == 0)
+			return (const char *)p;
+		p = nul + 1;
+	}
+	return NULL;
+}
+
+/* String constant d of the prototype (kgc grows downwards from k). */
+static const char *const_string(struct symbolizer *s, struct proto_entry *e, uint32_t d)
+{
+	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
+
+	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
+	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
+		return NULL;
+	return s->scratch;
+}
+
+/* lj_debug_slotname: where did the value in `slot` come from, scanning
+ * backwards from instruction pos. */
+static const char *slot_name(struct symbolizer *s, struct proto_entry *e, const uint32_t *bc,
+			     uint32_t pos, uint32_t slot)
+{
+	const char *name;
+
+restart:
+	name = local_name(s, e, pos, slot);
+	if (name)
+		return name;
+	/* Instruction 0 is the function header: never part of the scan. */
+	while (pos >= 2) {
+		uint32_t ins = bc[--pos];
+		uint8_t op = bc_op(ins), ra = bc_a(ins);
+		enum bc_amode mode = bc_amode(s->lay, op);
+
+		if (mode == BCM_BASE) {
+			if (slot >= ra && (op != BC_KNIL || slot <= bc_d(ins)))
+				return NULL;
+		} else if (mode == BCM_DST && ra == slot) {
+			switch (op) {
+			case BC_MOV:
+				slot = bc_d(ins);
+				goto restart;
+			case BC_GGET:
+				return const_string(s, e, bc_d(ins));
+			case BC_TGETS:
+				return const_string(s, e, bc_c(ins));
+			case BC_UGET:
+				return upvalue_name(s, e, bc_d(ins));
+			default:
+				return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* lj_debug_funcname: the name under which the caller at call site pc
+ * called its callee. */
+const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc)
+{
+	int64_t pos = pc_pos(s, caller, pc);
+	const uint32_t *bc;
+	const char *name = NULL;
+	enum bc_mm mm;
+	uint32_t slot;
+
+	if (pos < 0)
+		return NULL;
+	for (uint32_t i = 0; i < caller->nsites; i++)
+		if (caller->sites[i].pos == pos)
+			return caller->sites[i].name;
+	bc = proto_bc(s, caller);
+	if (!bc)
+		return NULL;
+	mm = bc_mm(bc_op(bc[pos]));
+	if (mm == MM_CALL) {
+		slot = bc_a(bc[pos]);
+		if (bc_op(bc[pos]) == BC_ITERC)
+			slot -= 3;
+		name = slot_name(s, caller, bc, (uint32_t)pos, slot);
+		/* A constant string read from a prototype that died meanwhile
+		 * may be another object's: neither used nor cached. */
+		if (name && !proto_same(s, caller))
+			return NULL;
+	} else if (mm != MM_NONE) {
+		name = bc_mm_name(mm);
+	}
+	{
+		struct site_name *sites = realloc(caller->sites,
+						  (caller->nsites + 1) * sizeof(*sites));
+
+		if (!sites)
+			return NULL;
+		caller->sites = sites;
+		sites[caller->nsites].pos = (uint32_t)pos;
+		sites[caller->nsites].name = name ? strdup(name) : NULL;
+		return sites[caller->nsites++].name;
+	}
+}
+

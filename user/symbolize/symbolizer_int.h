@@ -1,0 +1,88 @@
+/* The symbolizer's insides, shared by symbolize.c (the prototype cache,
+ * chunk names, lines) and funcname.c (names from the caller's bytecode).
+ * Nothing outside user/symbolize/ includes this. */
+#ifndef LBP_SYMBOLIZER_INT_H
+#define LBP_SYMBOLIZER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hashidx.h"
+#include "symbolize/symbolize.h"
+
+struct lj_layout;
+struct mem_reader;
+struct vmdef;
+
+#define MAX_NAME	256		/* a derived name, at most */
+
+/* A call site's derived name, cached per prototype. */
+struct site_name {
+	uint32_t pos;
+	char *name;		/* NULL when none is derivable */
+};
+
+struct proto_entry {
+	uint64_t addr;
+	/* What revalidation compares: memory reuse changes at least one. */
+	uint64_t chunk_ptr;
+	int32_t firstline, numline;
+	uint32_t sizebc;
+	uint32_t epoch;		/* last epoch it was validated in */
+	uint32_t used;		/* last epoch it named a frame */
+	bool valid;
+	char *chunk;
+	uint32_t *bc;		/* lazily copied bytecode */
+	void *lines;		/* lazily copied lineinfo (sizebc - 1 entries) */
+	uint64_t k, lineinfo, uvinfo, varinfo;
+	uint32_t sizekgc;
+	uint8_t sizeuv;
+	uint8_t marked;		/* GC mark bits when the header was read */
+	uint32_t sid;		/* the chunk name's string id */
+	uint32_t fp;		/* frame_fingerprint() of the header and chunk name */
+	uint8_t *varinfo_copy, *uvinfo_copy;
+	size_t varinfo_len, uvinfo_len;
+	struct site_name *sites;
+	uint32_t nsites;
+};
+
+struct symbolizer {
+	struct mem_reader *mem;
+	const struct lj_layout *lay;
+	const struct vmdef *vd;
+	struct proto_entry **cache;	/* cached prototypes */
+	uint32_t n, cap;
+	struct hashidx idx;		/* over cache, by address */
+	uint32_t epoch;
+	uint64_t g;		/* global_State, 0 when unknown */
+	bool frozen;		/* the target exited: its memory cannot change */
+	uint64_t unknown;
+	char scratch[MAX_NAME];
+};
+
+/* symbolize.c */
+
+/* Reads the GCstr at str into buf (at most max bytes, NUL-terminated);
+ * returns its length, or -1 when it is not a string of the object whose
+ * GC mark bits are parent_marked. */
+int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked, char *buf,
+			size_t max, uint32_t *sid);
+
+/* Whether e's header is still in memory as it was read. */
+bool proto_same(struct symbolizer *s, const struct proto_entry *e);
+
+/* e's bytecode, copied on first use; NULL when unreadable or changed. */
+const uint32_t *proto_bc(struct symbolizer *s, struct proto_entry *e);
+
+/* Position of the instruction before a saved PC, or -1 when pc is not in
+ * e's bytecode. */
+int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t pc);
+
+/* funcname.c */
+
+/* lj_debug_funcname (src/lj_debug.c): the name under which the caller at
+ * call site pc called its callee, or NULL. */
+const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc);
+
+#endif
