@@ -1,132 +1,11 @@
-/* The jit.p report on synthetic profiles.  The goldens for the fixture
- * profile were produced by the real jit/p.lua (LuaJIT 2.1, Debian 12) fed
- * the same samples through a stand-in jit.profile module; annotations use
- * jit.p with its "show = true" slip corrected, and name a fast function
- * "[Cannot annotate non-file]" where jit.p would try to open it. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+/* The jit.p report on synthetic profiles (test_view_fixture.h): every mode,
+ * the threshold, VM-state detail, [host], ties, processes. */
+#include "report/test_view_fixture.h"
 
-#include "report/view_jitp.h"
-#include "base/unit.h"
-
-static const struct frame_sym *lua_frame(struct profile *p, const char *name,
-					 const char *chunk, int firstline, int line)
-{
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = chunk,
-			       .firstline = firstline, .line = line };
-
-	return profile_frame(p, &f);
-}
-
-static void add(struct profile *p, uint32_t pid, int32_t vmstate, const char *zone,
-		const char *trace_start, uint64_t count, uint32_t flags,
-		const struct frame_sym **frames, uint32_t n)
-{
-	struct sample s = { .pid = pid, .tid = pid, .vmstate = vmstate, .flags = flags,
-			    .zone = zone, .trace_start = trace_start, .nframes = n,
-			    .frames = frames, .count = count };
-
-	profile_add(p, &s);
-}
-
-/* 100 samples: work (2 lines) < outer < main chunk < C, helper from two
- * places, string.rep, GC, JIT compiler and one [host] sample. */
-static struct profile *fixture(uint32_t pid)
-{
-	struct profile *p = profile_new(100);
-	struct frame_sym cf = { .kind = FRAME_C, .cfunc = 0x55b303d132c0ull };
-	struct frame_sym ff = { .kind = FRAME_FF, .name = "rep", .ffid = 79,
-				.ffname = "string.rep" };
-	const struct frame_sym *C = profile_frame(p, &cf), *rep = profile_frame(p, &ff);
-	const struct frame_sym *main20 = lua_frame(p, NULL, "@/src/app.lua", 0, 20);
-	const struct frame_sym *main21 = lua_frame(p, NULL, "@/src/app.lua", 0, 21);
-	const struct frame_sym *outer8 = lua_frame(p, "outer", "@/src/app.lua", 5, 8);
-	const struct frame_sym *outer9 = lua_frame(p, "outer", "@/src/app.lua", 5, 9);
-	const struct frame_sym *work2 = lua_frame(p, "work", "@/src/app.lua", 1, 2);
-	const struct frame_sym *work3 = lua_frame(p, "work", "@/src/app.lua", 1, 3);
-	const struct frame_sym *helper12 = lua_frame(p, "helper", "@/src/lib.lua", 10, 12);
-	const struct frame_sym *helper13 = lua_frame(p, "helper", "@/src/lib.lua", 10, 13);
-	const struct frame_sym *s1[] = { work2, outer8, main20, C };
-	const struct frame_sym *s2[] = { work3, outer8, main20, C };
-	const struct frame_sym *s3[] = { helper12, outer9, main20, C };
-	const struct frame_sym *s4[] = { rep, helper13, main21, C };
-	const struct frame_sym *s5[] = { outer8, main20, C };
-	const struct frame_sym *s6[] = { main20, C };
-
-	add(p, pid, -1, NULL, NULL, 40, 0, s1, 4);
-	add(p, pid, 3, NULL, "app.lua:2", 25, 0, s2, 4);
-	add(p, pid, -1, "db", NULL, 15, 0, s3, 4);
-	add(p, pid, -2, "db", NULL, 10, 0, s4, 4);
-	add(p, pid, -3, NULL, NULL, 6, 0, s5, 3);
-	add(p, pid, -5, NULL, NULL, 3, 0, s6, 2);
-	add(p, pid, -2, NULL, NULL, 1, PSAMPLE_HOST, NULL, 0);
-	return p;
-}
-
-/* In-memory source files for the annotations. */
-static FILE *open_source(const char *path, void *ctx)
-{
-	static char app[1024], lib[1024];
-	const char *text = NULL;
-
-	(void)ctx;
-	if (!app[0]) {
-		for (int i = 1; i <= 25; i++)
-			snprintf(app + strlen(app), sizeof(app) - strlen(app),
-				 "-- app line %d\n", i);
-		for (int i = 1; i <= 15; i++)
-			snprintf(lib + strlen(lib), sizeof(lib) - strlen(lib),
-				 "-- lib line %d\n", i);
-	}
-	if (!strcmp(path, "/src/app.lua"))
-		text = app;
-	else if (!strcmp(path, "/src/lib.lua"))
-		text = lib;
-	else if (!strcmp(path, "/src/bc.lua"))
-		text = "\033LJ\002\nmore";
-	else if (!strcmp(path, "/src/tail.lua"))
-		text = "x = 1\ny = 2";	/* no newline at the end */
-	if (!text) {
-		errno = ENOENT;
-		return NULL;
-	}
-	return fmemopen((void *)text, strlen(text), "r");
-}
-
-static const char *report_m(const struct profile *p, const struct jp_mode *m,
-			    const struct view_jitp_opts *opts)
-{
-	static char *buf;
-	size_t len;
-	FILE *out;
-
-	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	if (view_jitp_write_opts(out, p, m, opts))
-		fputs("[write error]", out);
-	fclose(out);
-	return buf;
-}
-
-static const char *report(const struct profile *p, const char *mode,
-			  const struct view_jitp_opts *opts)
-{
-	struct jp_mode m;
-	static char err[128];
-
-	if (jp_mode_parse(mode, &m, err, sizeof(err)))
-		return err;
-	return report_m(p, &m, opts);
-}
-
-static void test_fixture(void)
+/* Every mode letter on the fixture, against jit.p's own output. */
+static void test_modes(void)
 {
 	struct profile *p = fixture(4242);
-	struct view_jitp_opts opts = { .open_source = open_source };
-	struct jp_mode m;
-	char err[128];
 
 	CHECK_STR("mode f", report(p, "f", NULL),
 		  "65%  work\n"
@@ -184,6 +63,14 @@ static void test_fixture(void)
 		  "25%  db\n"
 		  "  -- 60%  helper\n"
 		  "  -- 40%  rep\n");
+	profile_free(p);
+}
+
+/* Stack depth, split, raw and graph modes on the fixture. */
+static void test_modes_stack(void)
+{
+	struct profile *p = fixture(4242);
+
 	CHECK_STR("mode 2", report(p, "2", NULL),
 		  "65%  work < outer\n"
 		  "15%  helper < outer\n"
@@ -288,174 +175,15 @@ static void test_fixture(void)
 		  "JIT Compiler 3\n"
 		  "[host] 1\n"
 		  "[host] 1\n");
-	CHECK_STR("annotate a", report(p, "a", &opts),
-		  "\n"
-		  "====== /src/app.lua ======\n"
-		  "@@ 1 @@\n"
-		  "      | -- app line 1\n"
-		  "  40% | -- app line 2\n"
-		  "  25% | -- app line 3\n"
-		  "      | -- app line 4\n"
-		  "      | -- app line 5\n"
-		  "      | -- app line 6\n"
-		  "      | -- app line 7\n"
-		  "   6% | -- app line 8\n"
-		  "      | -- app line 9\n"
-		  "      | -- app line 10\n"
-		  "      | -- app line 11\n"
-		  "@@ 17 @@\n"
-		  "      | -- app line 17\n"
-		  "      | -- app line 18\n"
-		  "      | -- app line 19\n"
-		  "   3% | -- app line 20\n"
-		  "      | -- app line 21\n"
-		  "      | -- app line 22\n"
-		  "      | -- app line 23\n"
-		  "\n"
-		  "====== /src/lib.lua ======\n"
-		  "@@ 9 @@\n"
-		  "      | -- lib line 9\n"
-		  "      | -- lib line 10\n"
-		  "      | -- lib line 11\n"
-		  "  15% | -- lib line 12\n"
-		  "      | -- lib line 13\n"
-		  "      | -- lib line 14\n"
-		  "      | -- lib line 15\n"
-		  "\n"
-		  "====== string.rep ======\n"
-		  "[Cannot annotate non-file]\n");
-	CHECK_STR("annotate A", report(p, "A", &opts),
-		  "\n"
-		  "====== /src/app.lua ======\n"
-		  "      | -- app line 1\n"
-		  "  40% | -- app line 2\n"
-		  "  25% | -- app line 3\n"
-		  "      | -- app line 4\n"
-		  "      | -- app line 5\n"
-		  "      | -- app line 6\n"
-		  "      | -- app line 7\n"
-		  "   6% | -- app line 8\n"
-		  "      | -- app line 9\n"
-		  "      | -- app line 10\n"
-		  "      | -- app line 11\n"
-		  "      | -- app line 12\n"
-		  "      | -- app line 13\n"
-		  "      | -- app line 14\n"
-		  "      | -- app line 15\n"
-		  "      | -- app line 16\n"
-		  "      | -- app line 17\n"
-		  "      | -- app line 18\n"
-		  "      | -- app line 19\n"
-		  "   3% | -- app line 20\n"
-		  "      | -- app line 21\n"
-		  "      | -- app line 22\n"
-		  "      | -- app line 23\n"
-		  "      | -- app line 24\n"
-		  "      | -- app line 25\n"
-		  "\n"
-		  "====== /src/lib.lua ======\n"
-		  "      | -- lib line 1\n"
-		  "      | -- lib line 2\n"
-		  "      | -- lib line 3\n"
-		  "      | -- lib line 4\n"
-		  "      | -- lib line 5\n"
-		  "      | -- lib line 6\n"
-		  "      | -- lib line 7\n"
-		  "      | -- lib line 8\n"
-		  "      | -- lib line 9\n"
-		  "      | -- lib line 10\n"
-		  "      | -- lib line 11\n"
-		  "  15% | -- lib line 12\n"
-		  "      | -- lib line 13\n"
-		  "      | -- lib line 14\n"
-		  "      | -- lib line 15\n"
-		  "\n"
-		  "====== string.rep ======\n"
-		  "[Cannot annotate non-file]\n");
-	CHECK_STR("annotate ra", report(p, "ra", &opts),
-		  "\n"
-		  "====== /src/app.lua ======\n"
-		  "@@ 1 @@\n"
-		  "      | -- app line 1\n"
-		  "   40 | -- app line 2\n"
-		  "   25 | -- app line 3\n"
-		  "      | -- app line 4\n"
-		  "      | -- app line 5\n"
-		  "      | -- app line 6\n"
-		  "      | -- app line 7\n"
-		  "    6 | -- app line 8\n"
-		  "      | -- app line 9\n"
-		  "      | -- app line 10\n"
-		  "      | -- app line 11\n"
-		  "@@ 17 @@\n"
-		  "      | -- app line 17\n"
-		  "      | -- app line 18\n"
-		  "      | -- app line 19\n"
-		  "    3 | -- app line 20\n"
-		  "      | -- app line 21\n"
-		  "      | -- app line 22\n"
-		  "      | -- app line 23\n"
-		  "\n"
-		  "====== /src/lib.lua ======\n"
-		  "@@ 9 @@\n"
-		  "      | -- lib line 9\n"
-		  "      | -- lib line 10\n"
-		  "      | -- lib line 11\n"
-		  "   15 | -- lib line 12\n"
-		  "      | -- lib line 13\n"
-		  "      | -- lib line 14\n"
-		  "      | -- lib line 15\n"
-		  "\n"
-		  "====== string.rep ======\n"
-		  "[Cannot annotate non-file]\n");
-	CHECK_STR("annotate rA", report(p, "rA", &opts),
-		  "\n"
-		  "====== /src/app.lua ======\n"
-		  "      | -- app line 1\n"
-		  "   40 | -- app line 2\n"
-		  "   25 | -- app line 3\n"
-		  "      | -- app line 4\n"
-		  "      | -- app line 5\n"
-		  "      | -- app line 6\n"
-		  "      | -- app line 7\n"
-		  "    6 | -- app line 8\n"
-		  "      | -- app line 9\n"
-		  "      | -- app line 10\n"
-		  "      | -- app line 11\n"
-		  "      | -- app line 12\n"
-		  "      | -- app line 13\n"
-		  "      | -- app line 14\n"
-		  "      | -- app line 15\n"
-		  "      | -- app line 16\n"
-		  "      | -- app line 17\n"
-		  "      | -- app line 18\n"
-		  "      | -- app line 19\n"
-		  "    3 | -- app line 20\n"
-		  "      | -- app line 21\n"
-		  "      | -- app line 22\n"
-		  "      | -- app line 23\n"
-		  "      | -- app line 24\n"
-		  "      | -- app line 25\n"
-		  "\n"
-		  "====== /src/lib.lua ======\n"
-		  "      | -- lib line 1\n"
-		  "      | -- lib line 2\n"
-		  "      | -- lib line 3\n"
-		  "      | -- lib line 4\n"
-		  "      | -- lib line 5\n"
-		  "      | -- lib line 6\n"
-		  "      | -- lib line 7\n"
-		  "      | -- lib line 8\n"
-		  "      | -- lib line 9\n"
-		  "      | -- lib line 10\n"
-		  "      | -- lib line 11\n"
-		  "   15 | -- lib line 12\n"
-		  "      | -- lib line 13\n"
-		  "      | -- lib line 14\n"
-		  "      | -- lib line 15\n"
-		  "\n"
-		  "====== string.rep ======\n"
-		  "[Cannot annotate non-file]\n");
+	profile_free(p);
+}
+
+/* The threshold, [host] as its own state, and --vmstate-detail. */
+static void test_thresholds(void)
+{
+	struct profile *p = fixture(4242);
+	struct jp_mode m;
+	char err[128];
 
 	CHECK_STR("threshold cut", report(p, "m10", NULL),
 		  "65%  work\n"
@@ -497,7 +225,6 @@ static void test_fixture(void)
 		  "  -- 100%  app.lua:0\n");
 	profile_free(p);
 }
-
 static void test_vmstate_detail_names(void)
 {
 	struct profile *p = profile_new(100);
@@ -607,67 +334,15 @@ static void test_processes(void)
 	profile_free(p);
 }
 
-static void test_annotate_files(void)
-{
-	struct profile *p = profile_new(100);
-	struct view_jitp_opts opts = { .open_source = open_source };
-	const struct frame_sym *cl = lua_frame(p, NULL, "=(command line)", 0, 1);
-	const struct frame_sym *missing = lua_frame(p, NULL, "@/src/a.lua", 0, 1);
-	const struct frame_sym *app = lua_frame(p, NULL, "@/src/app.lua", 0, 25);
-	const struct frame_sym *bc = lua_frame(p, NULL, "@/src/bc.lua", 0, 1);
-	const struct frame_sym *tail = lua_frame(p, NULL, "@/src/tail.lua", 0, 2);
-	const struct frame_sym *s1[] = { cl }, *s2[] = { missing }, *s3[] = { app };
-	const struct frame_sym *s4[] = { bc }, *s5[] = { tail };
-
-	add(p, 1, -1, NULL, NULL, 10, 0, s1, 1);
-	add(p, 1, -1, NULL, NULL, 10, 0, s2, 1);
-	add(p, 1, -1, NULL, NULL, 10, 0, s3, 1);
-	add(p, 1, -1, NULL, NULL, 10, 0, s4, 1);
-	add(p, 1, -1, NULL, NULL, 10, 0, s5, 1);
-	/* jit.p stops at the first file it cannot show; the rest follow here. */
-	CHECK_STR("annotate odd files", report(p, "a", &opts),
-		  "\n====== (command line) ======\n[Cannot annotate non-file]\n"
-		  "====== ERROR: /src/a.lua: /src/a.lua: No such file or directory\n"
-		  "\n====== /src/app.lua ======\n"
-		  "@@ 22 @@\n"
-		  "      | -- app line 22\n"
-		  "      | -- app line 23\n"
-		  "      | -- app line 24\n"
-		  "  20% | -- app line 25\n"
-		  "\n====== /src/bc.lua ======\n"
-		  "@@ 1 @@\n"
-		  "[Cannot annotate bytecode file]\n"
-		  "\n====== /src/tail.lua ======\n"
-		  "@@ 1 @@\n"
-		  "      | x = 1\n"
-		  "  20% | y = 2\n");
-	profile_free(p);
-
-	p = profile_new(100);
-	tail = lua_frame(p, NULL, "@/src/tail.lua", 0, 2);
-	s5[0] = tail;
-	s1[0] = lua_frame(p, NULL, "@/src/tail.lua", 0, 1);
-	add(p, 1, -1, NULL, NULL, 123456, 0, s5, 1);
-	add(p, 1, -1, NULL, NULL, 1, 0, s1, 1);
-	CHECK_STR("raw annotate widens", report(p, "rAm0", &opts),
-		  "\n====== /src/tail.lua ======\n"
-		  "     1 | x = 1\n"
-		  "123456 | y = 2\n");
-	CHECK_STR("threshold hides a line", report(p, "A", &opts),
-		  "\n====== /src/tail.lua ======\n"
-		  "      | x = 1\n"
-		  " 100% | y = 2\n");
-	profile_free(p);
-}
-
 int main(void)
 {
-	test_fixture();
+	test_modes();
+	test_modes_stack();
+	test_thresholds();
 	test_vmstate_detail_names();
 	test_host_only();
 	test_empty();
 	test_ties_and_unknown();
 	test_processes();
-	test_annotate_files();
 	UNIT_EXIT();
 }
