@@ -472,6 +472,10 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 		if (r == OPT_EXIT)
 			return OPTIONS_EXIT_OK;
 		if (r) {
+			/* The message may quote the value: keep it one line. */
+			for (char *p = err; *p; p++)
+				if ((unsigned char)*p < ' ')
+					*p = '?';
 			log_error("%s", err);
 			return OPTIONS_ERROR;
 		}

@@ -209,7 +209,7 @@ int check_http_url(const char *url, char *why, size_t whylen)
 	}
 	if (check_hostport(auth, len, why, whylen))
 		return -1;
-	if (auth[len] == '#')
+	if (strchr(auth, '#'))
 		return fail(why, whylen, "a fragment (#...) is never sent");
 	return 0;
 }
