@@ -2,8 +2,10 @@
  * option derives from another, and the checks against the host (thread
  * ids, the kernel's sample rate limit).  Nothing here refuses a command
  * line: it notes or warns, one line each. */
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "cli/options_table.h"
@@ -13,14 +15,23 @@
  * about; the other formats' names are report/export_format.c's. */
 static const char *const text_extensions[] = { ".txt", ".text", ".log", ".out" };
 
-/* -o's extension when it implies no format (".png"), else NULL. */
+/* -o's extension when it looks like one and implies no format (".png"),
+ * else NULL.  Only letters count: "run.2024-05-01" or mktemp's
+ * "lbp.x8Gq2" are names, not extensions.  A device, FIFO or directory is
+ * never a format's file. */
 static const char *unknown_extension(const char *path)
 {
 	const char *base = strrchr(path, '/'), *dot;
+	struct stat st;
 
 	base = base ? base + 1 : path;
 	dot = strrchr(base, '.');
 	if (!dot || dot == base || !dot[1])	/* none, or a hidden file's name */
+		return NULL;
+	for (const char *p = dot + 1; *p; p++)
+		if (!isalpha((unsigned char)*p))
+			return NULL;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
 		return NULL;
 	if (out_format_from_path(path) != FMT_TEXT)
 		return NULL;

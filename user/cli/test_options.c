@@ -479,6 +479,10 @@ static void output_extension(void)
 	      !*errtext);
 	CHECK("-o dir.d/prof: no warning", parse("-p", "1", "-o", "dir.d/prof", NULL) ==
 	      OPTIONS_OK && !*errtext);
+	CHECK("-o run.2024-05-01 (not an extension): no warning",
+	      parse("-p", "1", "-o", "run.2024-05-01", NULL) == OPTIONS_OK && !*errtext);
+	CHECK("-o x.json (an extension of no format) warns",
+	      parse("-p", "1", "-o", "x.json", NULL) == OPTIONS_OK && strstr(errtext, "'.json'"));
 	CHECK("-o .hidden: no warning", parse("-p", "1", "-o", ".hidden", NULL) == OPTIONS_OK &&
 	      !*errtext);
 	CHECK("-f text -o x.png: no warning", parse("-p", "1", "-f", "text", "-o", "x.png", NULL) ==
@@ -541,8 +545,12 @@ static void host_facts(void)
 	CHECK("--jp i1 above a limit of 500 Hz warns", parse("-p", "200", "--jp", "i1", NULL) ==
 	      OPTIONS_OK && strstr(errtext, "1000 Hz is above the kernel's limit of 500 Hz"));
 
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	mkdir(path, 0700);
+	CHECK("-o DIR.html (a directory: refused later, as one line): no warning",
+	      parse("-p", "200", "-o", path, NULL) == OPTIONS_OK && !*errtext);
+
 	proc_root = "/nonexistent-proc";
-	write_file(dir, "200/status", "");
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path))
 		printf("note: could not remove %s\n", dir);
