@@ -338,7 +338,8 @@ const struct opt_row options_rows[] = {
 	{ N("version"), 0, NONE, NULL, show_version, "print the version and exit", .at = OWN },
 	{ "help", "-h/--help", 'h', NONE, NULL, show_help, "this help", .at = OWN },
 };
-const int options_nrows = sizeof(options_rows) / sizeof(options_rows[0]);
+#define NROWS	(sizeof(options_rows) / sizeof(options_rows[0]))
+const int options_nrows = NROWS;
 
 /* -- Parsing --------------------------------------------------------------- */
 
@@ -451,9 +452,9 @@ static int check_combination(const struct options *o, const bool *given)
 enum options_result options_parse_at(int argc, char **argv, struct options *o,
 				     const char *proc_root)
 {
-	struct option longopts[sizeof(options_rows) / sizeof(options_rows[0]) + 1];
-	char shortopts[2 * sizeof(options_rows) / sizeof(options_rows[0]) + 3];
-	bool given[sizeof(options_rows) / sizeof(options_rows[0])] = { false };
+	struct option longopts[NROWS + 1];
+	char shortopts[2 * NROWS + 3];	/* "+:", a letter and ':' per row, NUL */
+	bool given[NROWS] = { false };
 	char err[512];
 	int c;
 

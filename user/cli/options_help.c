@@ -162,9 +162,16 @@ static void bad_long_option(const char *typed)
 		log_error("unknown option '%s' (see -h)", typed);
 }
 
-void options_bad_option(int c, const char *typed)
+void options_bad_option(int c, const char *raw)
 {
+	char typed[128];
 	const struct opt_row *r;
+
+	/* Quoted as typed, but on one line. */
+	snprintf(typed, sizeof(typed), "%s", raw);
+	for (char *p = typed; *p; p++)
+		if ((unsigned char)*p < ' ')
+			*p = '?';
 
 	if (c == ':') {
 		log_error("option %s needs a value (see -h)", typed);
