@@ -442,6 +442,10 @@ static int check_combination(const struct options *o, const bool *given)
 			log_error("--%s needs --continuous", options_rows[i].name);
 		return -1;
 	}
+	if (o->auth_token_file && o->basic_auth_file) {
+		log_error("give only one of --auth-token-file and --basic-auth-file");
+		return -1;
+	}
 	if (o->continuous && !o->push_url && !o->out_dir) {
 		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
 		return -1;

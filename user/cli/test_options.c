@@ -308,6 +308,9 @@ static void messages(void)
 		    parse("-a", "--continuous", "--out-dir", "/tmp", "--label", "__name__=x", NULL));
 	refused_not("--label with an empty value", "empty value", NULL,
 		    parse("-a", "--continuous", "--out-dir", "/tmp", "--label", "k=", NULL));
+	refused_not("--auth-token-file and --basic-auth-file", "only one of", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--auth-token-file", "/a",
+			  "--basic-auth-file", "/b", NULL));
 	refused_not("--tenant with CR LF", "control character", NULL,
 		    parse("-a", "--continuous", "--out-dir", "/tmp", "--tenant", "t\r\nX-A: 1", NULL));
 }

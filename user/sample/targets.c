@@ -37,7 +37,6 @@ struct target *targets_find(struct targets *ts, pid_t pid)
 	return NULL;
 }
 
-/* State letter and flags from /proc/PID/stat; -1 when gone. */
 /* Why the kernel refused /proc/PID/maps.  Holding CAP_SYS_PTRACE (main
  * checks it before anything starts) passes the capability check, so a
  * refusal then comes from a security module (Landlock, Yama, a BPF LSM)
@@ -55,6 +54,7 @@ static const char *maps_denied_reason(void)
 	       "module (Landlock, Yama, a BPF LSM) protects this process";
 }
 
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
 static int read_stat(pid_t pid, char *state, unsigned *flags)
 {
 	char path[64], buf[1024], *p;
