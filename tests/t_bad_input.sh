@@ -26,7 +26,7 @@ prof() {
 refused() {
 	local name=$1 want=$2 pat=$3 err=$TMP/$LAST.err
 	local n; n=$(wc -l <"$err")
-	if [ "$RC" -eq "$want" ] && [ "$n" -eq 1 ] && grep -Eq "$pat" "$err" &&
+	if [ "$RC" -eq "$want" ] && [ "$n" -eq 1 ] && grep -Eq -e "$pat" "$err" &&
 		[ ! -s "$TMP/$LAST.out" ]; then
 		pass "$name (exit $RC: $(cat "$err"))"
 	else
@@ -76,7 +76,7 @@ for letter in -Z -q -X; do
 	refused "unknown option $letter" 2 "unknown option '$letter'"
 done
 prof opt -p 1 --no-such-option
-refused "unknown long option" 2 "unknown option '--no-such-option'"
+refused "unknown long option" 2 "unknown option '--no-such-option' \\(see -h\\)"
 prof opt -p 1 -f bmp
 refused "unknown format" 2 "unknown format 'bmp'"
 prof opt -p 1 --jp 'f%'
@@ -85,6 +85,40 @@ prof opt -p 1 --tree=bogus
 refused "bad --tree value (before any sampling)" 2 "invalid --tree value"
 prof opt -d 1
 refused "nothing to profile" 2 "nothing to profile"
+
+# --- options: the messages of issue 13 (item 14) --------------------------------
+# Each names the real problem and is refused before anything is started.
+prof opt -p 1 -d 1e99
+refused "-d 1e99: too large, not 'expected seconds > 0'" 2 "invalid -d/--duration '1e99': too large"
+prof opt -p 1 --jp --N
+refused "--jp --N: looks like an option, not 'unknown letter'" 2 "cannot start with '--'; it looks like an option"
+nopid=4194000
+while [ -e "/proc/$nopid" ]; do nopid=$((nopid + 1)); done
+prof opt -p "$nopid" --every 5
+refused "--every without --continuous is refused, not ignored" 2 "--every needs --continuous"
+prof opt -a --continuous -d 2 --push 'http://[::1'
+refused "--push http://[::1 refused at parse time" 2 "invalid --push URL 'http://\\[::1': the IPv6 address has no closing"
+prof opt -a --continuous -d 2 --push 'http://pyroscope:99999/'
+refused "--push with a bad port refused at parse time" 2 "invalid --push URL .*port"
+prof opt -a --continuous -d 2 --out-dir "$TMP/labels" --label 9x=1
+refused "bad --label content refused before BPF is loaded" 2 "invalid --label '9x=1': the name must match"
+# Before BPF and before the privilege check: an unprivileged user gets the
+# label's message, not "permission denied".
+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	"$PROF" -a --continuous -d 2 --out-dir /nonexistent --label 'k=a"b' >"$TMP/label2.out" 2>"$TMP/label2.err"
+RC=$? LAST=label2
+refused "bad --label refused before the privilege check (as nobody)" 2 "invalid --label 'k=a\"b'"
+
+# --- options: what py-spy and perf users expect (issue 13, item 15) ---------------
+prof opt --version
+check "--version: exit 0, one line on stdout" \
+	bash -c "[ $RC -eq 0 ] && grep -Eqx 'luabpfprof [0-9]+\.[0-9]+\.[0-9]+ \(libbpf [0-9.]+\)' '$TMP/opt.out' && [ ! -s '$TMP/opt.err' ]"
+prof opt -p 1 --evry 5
+refused "misspelt --evry: did you mean --every?" 2 "unknown option '--evry' \\(did you mean --every\\?\\)"
+prof opt -p 1 --contnuous
+refused "misspelt --contnuous: did you mean --continuous?" 2 "did you mean --continuous\\?"
+prof opt -p 1 -d 5sec
+refused "-d 5sec: the units are named" 2 "500ms, 5s, 2m, 1h"
 
 # --- targets ----------------------------------------------------------------------
 pid=4194000
@@ -232,5 +266,77 @@ RC=${PIPESTATUS[0]}
 check "output: | head -c 100 on a large SVG: exit 0 with the summary" \
 	bash -c "[ $RC -eq 0 ] && tail -1 '$TMP/head.err' | grep -q 'samples in'"
 alive "outputs" "$W"
+
+# --- the run itself: issue 13, items 8, 14 and 15 -----------------------------------
+# Durations with units: 1500ms is 1.5 s.
+prof unit_ms -p "$W" -d 1500ms
+check "-d 1500ms: runs 1.5 s (exit $RC: $(tail -1 "$TMP/unit_ms.err"))" \
+	bash -c "[ $RC -eq 0 ] && grep -q 'samples in 1\.[5-9] s' '$TMP/unit_ms.err' && grep -q '%  a\$' '$TMP/unit_ms.out'"
+prof unit_s -p "$W" -d 1s
+check "-d 1s: exit 0 with a report" \
+	bash -c "[ $RC -eq 0 ] && grep -q 'samples in 1\.[0-9] s' '$TMP/unit_s.err'"
+
+# -o x.png: one warning that says text is written, and text is written.
+prof png -p "$W" -d 1 -o "$TMP/prof.png"
+check "-o x.png: a warning names the extension and the format written" \
+	bash -c "[ $RC -eq 0 ] && [ \$(grep -c 'warning: -o .*prof.png: no format is known by the extension .\.png.; writing text' '$TMP/png.err') -eq 1 ]"
+check "-o x.png: the file holds the text report" grep -q '%  a$' "$TMP/prof.png"
+prof svg -p "$W" -d 1 -o "$TMP/prof.svg"
+check "-o x.svg: no warning" bash -c "[ $RC -eq 0 ] && ! grep -q warning '$TMP/svg.err'"
+
+# A sampling rate above the kernel's limit: a lowered limit, in a mount
+# namespace of this test's own (the host's value is not touched).
+echo 50 >"$TMP/max_rate"
+unshare -m --propagation private sh -c \
+	"mount --bind '$TMP/max_rate' /proc/sys/kernel/perf_event_max_sample_rate && exec '$PROF' -p '$nopid' -F 99 -d 1" \
+	>"$TMP/rate.out" 2>"$TMP/rate.err"
+check "-F above perf_event_max_sample_rate: a warning names both rates" \
+	grep -q "warning: 99 Hz is above the kernel's limit of 50 Hz" "$TMP/rate.err"
+"$PROF" -p "$nopid" -F 99 -d 1 >/dev/null 2>"$TMP/rate2.err"
+check "-F below the limit: no warning" bash -c "! grep -q 'warning' '$TMP/rate2.err'"
+
+# -p TID: a thread that is not its process's main thread.  The sampler
+# filters on the process, so the thread id is resolved to it, with a note;
+# before, the run profiled nothing and exited 0.
+start_bg "$LUAJIT" -e '
+local ffi = require("ffi")
+ffi.cdef[[
+typedef unsigned long pthread_t;
+int pthread_create(pthread_t *t, const void *attr, void *(*start)(void *), void *arg);
+unsigned int sleep(unsigned int);
+]]
+local t = ffi.new("pthread_t[1]")
+assert(ffi.C.pthread_create(t, nil, ffi.cast("void *(*)(void *)", ffi.C.sleep),
+	ffi.cast("void *", 60)) == 0)' "$WL/w631.lua" 60
+T=$BGPID
+tid=
+for ((i = 0; i < 100; i++)); do
+	tid=$(ls "/proc/$T/task" 2>/dev/null | grep -vx "$T" | head -1)
+	[ -n "$tid" ] && break
+	sleep 0.1
+done
+if [ -n "$tid" ]; then
+	sleep 0.3
+	prof tid -p "$tid" -d 1
+	check "-p TID: a note names the thread and its process" \
+		grep -q "PID $tid is a thread of process $T: profiling process $T" "$TMP/tid.err"
+	check "-p TID: the process is profiled (exit $RC, $(grep -c '%' "$TMP/tid.out") report lines)" \
+		bash -c "[ $RC -eq 0 ] && grep -q '%  a\$' '$TMP/tid.out' && ! grep -q 'No samples' '$TMP/tid.out'"
+else
+	fail "-p TID" "the workload started no second thread"
+fi
+
+# PID 1 whose maps the kernel refuses although we hold CAP_SYS_PTRACE (a
+# security module guards it, as in some sandboxes): the message must not
+# claim the capability is missing.  Where PID 1 is readable there is no
+# refusal to word, and the run is refused for another reason.
+prof pid1 -p 1 -d 1
+if grep -q "cannot read its memory maps" "$TMP/pid1.err"; then
+	refused "PID 1: maps refused: says it holds CAP_SYS_PTRACE, not that it needs it" 1 \
+		"PID 1 .*permission denied although luabpfprof holds CAP_SYS_PTRACE"
+else
+	check "PID 1: readable here, refused in one line ($(cat "$TMP/pid1.err"))" \
+		bash -c "[ $RC -ne 0 ] && [ \$(wc -l <'$TMP/pid1.err') -eq 1 ] && ! grep -q 'needs CAP_SYS_PTRACE' '$TMP/pid1.err'"
+fi
 
 cleanup_children

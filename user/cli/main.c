@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 	struct collector_opts co;
 	struct collector *col = NULL;
 	struct output out = { 0 };
-	enum out_format fmt = FMT_TEXT;
+	enum out_format fmt;
 	char err[256];
 	struct launched cmd = { -1, -1, -1 };
 	int rc = 1, e;
@@ -280,31 +280,9 @@ int main(int argc, char **argv)
 		break;
 	}
 	log_is_verbose = o.verbose;
-	if (jp_mode_parse(o.jp, &jp, err, sizeof(err))) {
-		log_error("%s", err);
-		return EXIT_USAGE;
-	}
-	jp.vmstate_detail = o.vmstate_detail;
-	if (o.tree) {
-		/* A bad --tree is a usage error, before any sampling. */
-		struct view_tree_opts to;
-
-		view_tree_opts_init(&to);
-		if (view_tree_parse_arg(o.tree, &to, err, sizeof(err))) {
-			log_error("%s", err);
-			return EXIT_USAGE;
-		}
-	}
-	if (jp.interval_ms)
-		o.hz = jp.interval_ms >= 1000 ? 1 : 1000 / jp.interval_ms;
-	if (o.format) {
-		if (out_format_parse(o.format, &fmt)) {
-			log_error("unknown format '%s': use text, folded, svg, pprof or speedscope", o.format);
-			return EXIT_USAGE;
-		}
-	} else if (o.output) {
-		fmt = out_format_from_path(o.output);
-	}
+	/* --jp, --tree and -f were checked by the option table. */
+	jp = o.jp_mode;
+	fmt = o.fmt;
 	missing = missing_capability();
 	if (missing && geteuid() != 0) {
 		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");

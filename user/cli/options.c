@@ -1,452 +1,497 @@
-/* Option parsing with getopt_long; every bad value is one line on stderr. */
+/* The option table: one row per option, with its names, argument, help
+ * line and validator.  getopt_long's tables and -h are built from it (as
+ * argp does for bcc's libbpf-tools), and every check is made here, so a
+ * bad command line is refused before BPF is loaded or a target touched. */
+#define _GNU_SOURCE
 #include "cli/options.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "cli/options_table.h"
+#include "cli/optvalue.h"
+#include "report/view_tree.h"
 
 #define MAX_HZ		100000
 #define MAX_SECONDS	(365.0 * 24 * 3600)
+#define MAX_LABELS	((int)(sizeof(((struct options *)0)->labels) / sizeof(const char *)))
 
-enum {
-	OPT_JP = 256, OPT_LUA_ONLY, OPT_VMSTATE_DETAIL, OPT_TREE, OPT_TREE_DEPTH, OPT_FOCUS,
-	OPT_MAX_STACKS, OPT_MAX_COUNTS, OPT_MAX_FRAMES, OPT_VMSTATE_FRAMES, OPT_ZONE_FRAMES,
-	OPT_ICICLE, OPT_PER_THREAD, OPT_CONTINUOUS, OPT_EVERY, OPT_OUT_DIR, OPT_RETAIN_COUNT, OPT_RETAIN_SIZE,
-	OPT_PUSH, OPT_PUSH_API, OPT_SERVICE, OPT_LABEL, OPT_TENANT, OPT_AUTH_TOKEN_FILE,
-	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE,
-};
+/* -- Validators ------------------------------------------------------------ */
 
-static const struct option long_options[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "frequency", required_argument, NULL, 'F' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "jp", required_argument, NULL, OPT_JP },
-	{ "lua-only", no_argument, NULL, OPT_LUA_ONLY },
-	{ "vmstate-detail", no_argument, NULL, OPT_VMSTATE_DETAIL },
-	{ "vmstate-frames", no_argument, NULL, OPT_VMSTATE_FRAMES },
-	{ "zone-frames", no_argument, NULL, OPT_ZONE_FRAMES },
-	{ "icicle", no_argument, NULL, OPT_ICICLE },
-	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "tree", optional_argument, NULL, OPT_TREE },
-	{ "tree-depth", required_argument, NULL, OPT_TREE_DEPTH },
-	{ "focus", required_argument, NULL, OPT_FOCUS },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "max-counts", required_argument, NULL, OPT_MAX_COUNTS },
-	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
-	{ "all", no_argument, NULL, 'a' },
-	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
-	{ "every", required_argument, NULL, OPT_EVERY },
-	{ "out-dir", required_argument, NULL, OPT_OUT_DIR },
-	{ "retain-count", required_argument, NULL, OPT_RETAIN_COUNT },
-	{ "retain-size", required_argument, NULL, OPT_RETAIN_SIZE },
-	{ "push", required_argument, NULL, OPT_PUSH },
-	{ "push-api", required_argument, NULL, OPT_PUSH_API },
-	{ "service", required_argument, NULL, OPT_SERVICE },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "tenant", required_argument, NULL, OPT_TENANT },
-	{ "auth-token-file", required_argument, NULL, OPT_AUTH_TOKEN_FILE },
-	{ "basic-auth-file", required_argument, NULL, OPT_BASIC_AUTH_FILE },
-	{ "spool-dir", required_argument, NULL, OPT_SPOOL_DIR },
-	{ "spool-size", required_argument, NULL, OPT_SPOOL_SIZE },
-	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
-	{ NULL, 0, NULL, 0 },
-};
+/* Each stores a checked value into o, or returns -1 with the whole
+ * one-line message in err.  `at` is the row's field (offset + 1). */
+#define AT(field)	(offsetof(struct options, field) + 1)
+#define FIELD(o, row, type)	((type *)((char *)(o) + (row)->at - 1))
 
-static void usage(FILE *f)
+static int set_flag(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		    size_t len)
 {
-	fputs("Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
-	      "       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "\n"
-	      "Samples running LuaJIT processes from BPF, with no restart, code change or\n"
-	      "debug symbols, and prints where the CPU goes in Lua terms.\n"
-	      "\n"
-	      "  -p, --pid PID[,PID]   profile these processes (repeatable)\n"
-	      "  -d, --duration SEC    stop after SEC seconds (default: Ctrl-C, SIGTERM or exit)\n"
-	      "  -F, --frequency HZ    samples per second per CPU (default 99)\n"
-	      "  -o, --output FILE     write the report to FILE (default stdout)\n"
-	      "  -f, --format FMT      text, folded, svg, pprof or speedscope\n"
-	      "                        (default: from -o's extension, else text)\n"
-	      "      --jp MODE         luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
-	      "                        (default: f, depth 1, m3)\n"
-	      "      --vmstate-detail  with v: split J into exit/record/optimize/assemble and N by trace\n"
-	      "      --tree[=self]     call tree with inclusive (or self) shares\n"
-	      "      --tree-depth N    limit the tree to N levels\n"
-	      "      --focus NAME      keep only stacks through function NAME\n"
-	      "      --lua-only        drop samples where the thread ran no Lua ([host])\n"
-	      "      --per-thread      one report section per thread (pprof always has a tid label)\n"
-	      "      --vmstate-frames  folded/svg: add the VM state as a leaf frame\n"
-	      "      --zone-frames     folded/svg: add the jit.zone as a frame\n"
-	      "      --icicle          svg: draw the root at the top\n"
-	      "      --max-stacks N    BPF stack map entries (default 4096)\n"
-	      "      --max-counts N    BPF count map entries (default 16384)\n"
-	      "      --max-frames N    Lua frames walked per sample (default and max 256)\n"
-	      "  -a, --all             every LuaJIT process on the host, including new ones\n"
-	      "\n"
-	      "Continuous mode (a node agent):\n"
-	      "      --continuous      profile until stopped, one delta profile per interval\n"
-	      "      --every SEC       interval length (default 10; also 10s, 1m)\n"
-	      "      --out-dir DIR     rolling gzip pprof files (default sink)\n"
-	      "      --retain-count N  keep at most N files in --out-dir (default 100)\n"
-	      "      --retain-size SZ  keep at most SZ bytes in --out-dir (e.g. 100M)\n"
-	      "      --push URL        send each interval to Pyroscope or Parca at URL\n"
-	      "      --push-api API    ingest (Pyroscope /ingest, default), push (Pyroscope\n"
-	      "                        Push API) or parca (/profiles/writeraw)\n"
-	      "      --service NAME    service name (default: the process name)\n"
-	      "      --label K=V       extra label on every profile (repeatable)\n"
-	      "      --tenant ID       X-Scope-OrgID header\n"
-	      "      --auth-token-file F    bearer token, read from F\n"
-	      "      --basic-auth-file F    user:password, read from F\n"
-	      "      --spool-dir DIR   keep undelivered profiles here while the backend is down\n"
-	      "      --spool-size SZ   spool limit (default 64M); beyond it drops are counted\n"
-	      "      --log-file F      log to F instead of stderr\n"
-	      "\n"
-	      "  -v, --verbose         explain discovery and show libbpf's messages\n"
-	      "  -h, --help            this help\n"
-	      "\n"
-	      "Examples:\n"
-	      "  sudo luabpfprof -p 1234 -d 5                 top Lua functions, like luajit -jp\n"
-	      "  sudo luabpfprof -p 1234 -d 5 --jp Fl         chunk:function, then hot lines\n"
-	      "  sudo luabpfprof -p 1234 -d 10 --jp v         VM states: compiled, interpreted, C, GC, JIT\n"
-	      "  sudo luabpfprof -p 1234 -d 10 -o prof.svg    interactive flame graph\n"
-	      "  sudo luabpfprof -p 1234 -d 10 -o prof.pb.gz  pprof, for go tool pprof\n"
-	      "  sudo luabpfprof --tree -- luajit app.lua     launch and profile until it exits\n"
-	      "  sudo luabpfprof -a --continuous --every 10s --push http://pyroscope:4040\n",
-	      f);
+	(void)arg, (void)err, (void)len;
+	*FIELD(o, r, bool) = true;
+	return 0;
 }
 
-int parse_uint(const char *s, unsigned long long min, unsigned long long max,
-	       unsigned long long *out)
+/* A name or path: anything but empty. */
+static int set_string(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		      size_t len)
 {
-	char *end;
+	if (!*arg) {
+		snprintf(err, len, "empty %s value", r->display);
+		return -1;
+	}
+	*FIELD(o, r, const char *) = arg;
+	return 0;
+}
+
+/* A whole number in [r->min, r->max], into a 32-bit field. */
+static int set_count(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t len)
+{
 	unsigned long long v;
+	uint32_t v32;
 
-	if (!s || *s < '0' || *s > '9')	/* no sign, no white space */
+	_Static_assert(sizeof(int) == sizeof(uint32_t), "count fields are 32-bit");
+	if (parse_uint(arg, r->min, r->max, &v)) {
+		snprintf(err, len, "invalid %s '%s': expected a whole number from %llu to %llu",
+			 r->display, arg, r->min, r->max);
 		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	/* Decimal only: no sign, white space, hex, inf or nan. */
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.') ||
-	    strspn(s, "0123456789.eE+-") != strlen(s))
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > MAX_SECONDS)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* "10", "10s", "2m", "1h" -> seconds. */
-static int parse_interval(const char *s, double *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	double mult = 1;
-
-	if (!n || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n + 1);
-	if (buf[n - 1] == 's' || buf[n - 1] == 'm' || buf[n - 1] == 'h') {
-		mult = buf[n - 1] == 'h' ? 3600 : buf[n - 1] == 'm' ? 60 : 1;
-		buf[n - 1] = '\0';
 	}
-	if (parse_seconds(buf, out) || *out * mult > MAX_SECONDS)
-		return -1;
-	*out *= mult;
+	v32 = (uint32_t)v;
+	memcpy(FIELD(o, r, uint32_t), &v32, sizeof(v32));
 	return 0;
 }
 
-/* "4096", "64K", "100M", "1G" -> bytes. */
-static int parse_size(const char *s, unsigned long long *out)
+/* A duration of at least r->min seconds (more than 0 if 0). */
+static int set_duration(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			size_t len)
 {
-	char buf[64];
-	size_t n = strlen(s);
-	unsigned long long mult = 1, v;
+	char why[128];
 
-	if (!n || n >= sizeof(buf))
+	if (parse_duration(arg, (double)r->min, MAX_SECONDS, FIELD(o, r, double), why,
+			   sizeof(why))) {
+		snprintf(err, len, "invalid %s '%s': %s", r->display, arg, why);
 		return -1;
-	memcpy(buf, s, n + 1);
-	switch (buf[n - 1]) {
-	case 'K': case 'k': mult = 1ull << 10; break;
-	case 'M': case 'm': mult = 1ull << 20; break;
-	case 'G': case 'g': mult = 1ull << 30; break;
-	default: break;
 	}
-	if (mult > 1)
-		buf[n - 1] = '\0';
-	if (parse_uint(buf, 1, (1ull << 50) / mult, &v))
-		return -1;
-	*out = v * mult;
 	return 0;
 }
 
-static int add_pids(struct options *o, const char *arg)
+static int set_size(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		    size_t len)
 {
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = 0;
-
-	if (!copy)
+	if (parse_size(arg, FIELD(o, r, unsigned long long))) {
+		snprintf(err, len, "invalid %s '%s': expected a size such as 64M (K, M or G)",
+			 r->display, arg);
 		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+	}
+	return 0;
+}
+
+static int set_pids(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		    size_t len)
+{
+	const char *p = arg;
+
+	(void)r;
+	if (!*arg || *arg == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")) {
+		snprintf(err, len, "invalid PID list '%s'", arg);
+		return -1;
+	}
+	while (*p) {
+		char tok[32];
+		size_t n = strcspn(p, ",");
 		unsigned long long pid;
 
-		if (parse_uint(tok, 1, 4194304, &pid)) {
-			log_error("invalid PID '%s': expected a positive process id", tok);
-			err = -1;
-		} else if (o->npids == MAX_PIDS) {
-			log_error("too many PIDs (at most %d)", MAX_PIDS);
-			err = -1;
-		} else {
-			o->pids[o->npids++] = (pid_t)pid;
+		snprintf(tok, sizeof(tok), "%.*s", (int)(n < sizeof(tok) ? n : sizeof(tok) - 1), p);
+		if (n >= sizeof(tok) || parse_uint(tok, 1, 4194304, &pid)) {
+			snprintf(err, len, "invalid PID '%.*s': expected a positive process id",
+				 (int)n, p);
+			return -1;
 		}
+		if (o->npids == MAX_PIDS) {
+			snprintf(err, len, "too many PIDs (at most %d)", MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->npids++] = (pid_t)pid;
+		p += n + (p[n] == ',');
 	}
-	if (!err && (!*arg || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))) {
-		log_error("invalid PID list '%s'", arg);
-		err = -1;
-	}
-	free(copy);
-	return err;
-}
-
-static int size_option(const char *name, const char *arg, unsigned long long min,
-		       unsigned long long max, uint32_t *out)
-{
-	unsigned long long v;
-
-	if (parse_uint(arg, min, max, &v)) {
-		log_error("invalid %s '%s': expected a whole number from %llu to %llu", name, arg,
-			  min, max);
-		return -1;
-	}
-	*out = (uint32_t)v;
 	return 0;
 }
 
-enum options_result options_parse(int argc, char **argv, struct options *o)
+static int set_frequency(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			 size_t len)
 {
-	unsigned long long v;
-	int c;
+	if (set_count(o, r, arg, err, len))
+		return -1;
+	o->hz_given = true;
+	return 0;
+}
+
+static int set_format(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		      size_t len)
+{
+	(void)r;
+	if (out_format_parse(arg, &o->fmt)) {
+		snprintf(err, len, "unknown format '%s': use text, folded, svg, pprof or speedscope",
+			 arg);
+		return -1;
+	}
+	o->format = arg;
+	return 0;
+}
+
+static int set_jp(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		  size_t len)
+{
+	(void)r;
+	/* "--jp --N": the mode was forgotten and the next option taken for it. */
+	if (!strncmp(arg, "--", 2)) {
+		snprintf(err, len, "invalid --jp mode \"%s\": a mode cannot start with '--'; it "
+			 "looks like an option (give the mode right after --jp, e.g. --jp Fl)", arg);
+		return -1;
+	}
+	if (jp_mode_parse(arg, &o->jp_mode, err, len)) {
+		if (*arg == '-' && strlen(err) + 64 < len)
+			strcat(err, " (a mode starting with '-' may be a misplaced option)");
+		return -1;
+	}
+	o->jp = arg;
+	return 0;
+}
+
+static int set_tree(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		    size_t len)
+{
+	struct view_tree_opts to;
+
+	(void)r;
+	view_tree_opts_init(&to);
+	if (view_tree_parse_arg(arg ? arg : "", &to, err, len))
+		return -1;
+	o->tree = arg ? arg : "";
+	return 0;
+}
+
+static int set_push(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		    size_t len)
+{
+	char why[128];
+
+	(void)r;
+	if (check_http_url(arg, why, sizeof(why))) {
+		snprintf(err, len, "invalid --push URL '%s': %s", arg, why);
+		return -1;
+	}
+	o->push_url = arg;
+	return 0;
+}
+
+static int set_push_api(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			size_t len)
+{
+	(void)r;
+	if (push_api_parse(arg, &o->push_api_id)) {
+		snprintf(err, len, "invalid --push-api '%s': use ingest, push or parca", arg);
+		return -1;
+	}
+	o->push_api = arg;
+	return 0;
+}
+
+static int set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t len)
+{
+	(void)r;
+	if (push_label_check(arg, err, len))
+		return -1;
+	if (o->nlabels == MAX_LABELS) {
+		snprintf(err, len, "invalid --label '%s': at most %d labels", arg, MAX_LABELS);
+		return -1;
+	}
+	o->labels[o->nlabels++] = arg;
+	return 0;
+}
+
+/* A header value: a CR or LF would start a header of its own. */
+static int set_header_value(struct options *o, const struct opt_row *r, const char *arg,
+			    char *err, size_t len)
+{
+	for (const char *p = arg; *p; p++) {
+		if ((unsigned char)*p < ' ' || *p == 0x7f) {
+			snprintf(err, len, "invalid %s: it contains a control character (0x%02x)",
+				 r->display, (unsigned char)*p);
+			return -1;
+		}
+	}
+	return set_string(o, r, arg, err, len);
+}
+
+static int show_help(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t len)
+{
+	(void)o, (void)r, (void)arg, (void)err, (void)len;
+	options_usage(stdout);
+	return OPT_EXIT;
+}
+
+static int show_version(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			size_t len)
+{
+	(void)o, (void)r, (void)arg, (void)err, (void)len;
+	options_version(stdout);
+	return OPT_EXIT;
+}
+
+/* -- The table ------------------------------------------------------------- */
+
+#define N(name)	name, "--" name
+#define OWN	0	/* the validator stores to fields of its own */
+#define NONE	no_argument
+#define REQ	required_argument
+#define OPT	optional_argument
+
+const struct opt_row options_rows[] = {
+	{ "pid", "-p/--pid", 'p', REQ, "PID[,PID]", set_pids,
+	  "profile these processes (repeatable; a thread id\nmeans its process)", .at = OWN },
+	{ "duration", "-d/--duration", 'd', REQ, "DUR", set_duration,
+	  "stop after DUR: seconds, or 500ms, 5s, 2m, 1h\n(default: Ctrl-C, SIGTERM or exit)",
+	  .at = AT(duration) },
+	{ "frequency", "-F/--frequency", 'F', REQ, "HZ", set_frequency,
+	  "samples per second per CPU (default 99)", .at = AT(hz), .min = 1, .max = MAX_HZ },
+	{ "output", "-o/--output", 'o', REQ, "FILE", set_string,
+	  "write the report to FILE (default stdout)", .at = AT(output) },
+	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
+	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN },
+	{ N("jp"), 0, REQ, "MODE", set_jp,
+	  "luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
+	  "(default: f, depth 1, m3)", .at = OWN },
+	{ N("vmstate-detail"), 0, NONE, NULL, set_flag,
+	  "with v: split J into exit/record/optimize/assemble\nand N by trace",
+	  .at = AT(vmstate_detail) },
+	{ N("tree"), 0, OPT, "self", set_tree, "call tree with inclusive (or self) shares", .at = OWN },
+	{ N("tree-depth"), 0, REQ, "N", set_count, "limit the tree to N levels",
+	  .at = AT(tree_depth), .min = 1, .max = 1000 },
+	{ N("focus"), 0, REQ, "NAME", set_string, "keep only stacks through function NAME",
+	  .at = AT(focus) },
+	{ N("lua-only"), 0, NONE, NULL, set_flag,
+	  "drop samples where the thread ran no Lua ([host])", .at = AT(lua_only) },
+	{ N("per-thread"), 0, NONE, NULL, set_flag,
+	  "one report section per thread (pprof always has\na tid label)", .at = AT(per_thread) },
+	{ N("vmstate-frames"), 0, NONE, NULL, set_flag,
+	  "folded/svg: add the VM state as a leaf frame", .at = AT(vmstate_frames) },
+	{ N("zone-frames"), 0, NONE, NULL, set_flag, "folded/svg: add the jit.zone as a frame",
+	  .at = AT(zone_frames) },
+	{ N("icicle"), 0, NONE, NULL, set_flag, "svg: draw the root at the top", .at = AT(icicle) },
+	{ N("max-stacks"), 0, REQ, "N", set_count, "BPF stack map entries (default 4096)",
+	  .at = AT(max_stacks), .min = 2, .max = 1 << 20 },
+	{ N("max-counts"), 0, REQ, "N", set_count, "BPF count map entries (default 16384)",
+	  .at = AT(max_counts), .min = 2, .max = 1 << 22 },
+	{ N("max-frames"), 0, REQ, "N", set_count,
+	  "Lua frames walked per sample (default and max 256)",
+	  .at = AT(max_frames), .min = 1, .max = 256 },
+	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
+	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
+
+	{ N("continuous"), 0, NONE, NULL, set_flag,
+	  "profile until stopped, one delta profile per interval",
+	  .at = AT(continuous), .flags = OPTF_SECTION_AGENT },
+	{ N("every"), 0, REQ, "DUR", set_duration, "interval length (default 10s; also 30, 1m)",
+	  .at = AT(every), .min = 1, .flags = OPTF_CONTINUOUS },
+	{ N("out-dir"), 0, REQ, "DIR", set_string, "rolling gzip pprof files (default sink)",
+	  .at = AT(out_dir), .flags = OPTF_CONTINUOUS },
+	{ N("retain-count"), 0, REQ, "N", set_count,
+	  "keep at most N files in --out-dir (default 100)",
+	  .at = AT(retain_count), .min = 1, .max = 1000000, .flags = OPTF_CONTINUOUS },
+	{ N("retain-size"), 0, REQ, "SZ", set_size,
+	  "keep at most SZ bytes in --out-dir (e.g. 100M)",
+	  .at = AT(retain_bytes), .flags = OPTF_CONTINUOUS },
+	{ N("push"), 0, REQ, "URL", set_push, "send each interval to Pyroscope or Parca at URL",
+	  .at = OWN, .flags = OPTF_CONTINUOUS },
+	{ N("push-api"), 0, REQ, "API", set_push_api,
+	  "ingest (Pyroscope /ingest, default), push (Pyroscope\n"
+	  "Push API) or parca (/profiles/writeraw)", .at = OWN, .flags = OPTF_CONTINUOUS },
+	{ N("service"), 0, REQ, "NAME", set_string, "service name (default: the process name)",
+	  .at = AT(service), .flags = OPTF_CONTINUOUS },
+	{ N("label"), 0, REQ, "K=V", set_label, "extra label on every profile (repeatable)",
+	  .at = OWN, .flags = OPTF_CONTINUOUS },
+	{ N("tenant"), 0, REQ, "ID", set_header_value, "X-Scope-OrgID header",
+	  .at = AT(tenant), .flags = OPTF_CONTINUOUS },
+	{ N("auth-token-file"), 0, REQ, "F", set_string, "bearer token, read from F",
+	  .at = AT(auth_token_file), .flags = OPTF_CONTINUOUS },
+	{ N("basic-auth-file"), 0, REQ, "F", set_string, "user:password, read from F",
+	  .at = AT(basic_auth_file), .flags = OPTF_CONTINUOUS },
+	{ N("spool-dir"), 0, REQ, "DIR", set_string,
+	  "keep undelivered profiles here while the backend is down",
+	  .at = AT(spool_dir), .flags = OPTF_CONTINUOUS },
+	{ N("spool-size"), 0, REQ, "SZ", set_size,
+	  "spool limit (default 64M); beyond it drops are counted",
+	  .at = AT(spool_bytes), .flags = OPTF_CONTINUOUS },
+	{ N("log-file"), 0, REQ, "F", set_string, "log to F instead of stderr",
+	  .at = AT(log_file), .flags = OPTF_CONTINUOUS },
+
+	{ "verbose", "-v/--verbose", 'v', NONE, NULL, set_flag,
+	  "explain discovery and show libbpf's messages",
+	  .at = AT(verbose), .flags = OPTF_SECTION_GENERAL },
+	{ N("version"), 0, NONE, NULL, show_version, "print the version and exit", .at = OWN },
+	{ "help", "-h/--help", 'h', NONE, NULL, show_help, "this help", .at = OWN },
+};
+#define NROWS	(sizeof(options_rows) / sizeof(options_rows[0]))
+const int options_nrows = NROWS;
+
+/* -- Parsing --------------------------------------------------------------- */
+
+static void set_defaults(struct options *o)
+{
+	char err[64];
 
 	memset(o, 0, sizeof(*o));
 	o->hz = 99;
 	o->jp = "";
+	jp_mode_parse("", &o->jp_mode, err, sizeof(err));
+	o->fmt = FMT_TEXT;
 	o->max_stacks = 4096;
 	o->max_counts = 16384;
 	o->max_frames = 256;
 	o->every = 10;
 	o->retain_count = 100;
 	o->push_api = "ingest";
+	o->push_api_id = PUSH_API_INGEST;
 	o->spool_bytes = 64ull << 20;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:d:F:o:f:vha", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (add_pids(o, optarg))
-				return OPTIONS_ERROR;
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->duration)) {
-				log_error("invalid duration '%s': expected seconds > 0", optarg);
-				return OPTIONS_ERROR;
-			}
-			break;
-		case 'F':
-			if (parse_uint(optarg, 1, MAX_HZ, &v)) {
-				log_error("invalid frequency '%s': expected 1 to %d Hz", optarg, MAX_HZ);
-				return OPTIONS_ERROR;
-			}
-			o->hz = (unsigned)v;
-			o->hz_given = true;
-			break;
-		case 'o':
-			if (!*optarg) {
-				log_error("empty output file name");
-				return OPTIONS_ERROR;
-			}
-			o->output = optarg;
-			break;
-		case 'f':
-			o->format = optarg;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return OPTIONS_EXIT_OK;
-		case OPT_JP:
-			o->jp = optarg;
-			break;
-		case OPT_LUA_ONLY:
-			o->lua_only = true;
-			break;
-		case OPT_VMSTATE_DETAIL:
-			o->vmstate_detail = true;
-			break;
-		case OPT_VMSTATE_FRAMES:
-			o->vmstate_frames = true;
-			break;
-		case OPT_ZONE_FRAMES:
-			o->zone_frames = true;
-			break;
-		case OPT_ICICLE:
-			o->icicle = true;
-			break;
-		case OPT_PER_THREAD:
-			o->per_thread = true;
-			break;
-		case OPT_TREE:
-			o->tree = optarg ? optarg : "";
-			break;
-		case OPT_TREE_DEPTH:
-			if (parse_uint(optarg, 1, 1000, &v)) {
-				log_error("invalid --tree-depth '%s': expected 1 to 1000", optarg);
-				return OPTIONS_ERROR;
-			}
-			o->tree_depth = (int)v;
-			break;
-		case OPT_FOCUS:
-			if (!*optarg) {
-				log_error("empty --focus name");
-				return OPTIONS_ERROR;
-			}
-			o->focus = optarg;
-			break;
-		case OPT_MAX_STACKS:
-			if (size_option("--max-stacks", optarg, 2, 1 << 20, &o->max_stacks))
-				return OPTIONS_ERROR;
-			break;
-		case OPT_MAX_COUNTS:
-			if (size_option("--max-counts", optarg, 2, 1 << 22, &o->max_counts))
-				return OPTIONS_ERROR;
-			break;
-		case OPT_MAX_FRAMES:
-			if (size_option("--max-frames", optarg, 1, 256, &o->max_frames))
-				return OPTIONS_ERROR;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case OPT_CONTINUOUS:
-			o->continuous = true;
-			break;
-		case OPT_EVERY:
-			if (parse_interval(optarg, &o->every) || o->every < 1) {
-				log_error("invalid --every '%s': expected an interval of at least 1s (10, 10s, 1m)", optarg);
-				return OPTIONS_ERROR;
-			}
-			break;
-		case OPT_OUT_DIR:
-			o->out_dir = optarg;
-			break;
-		case OPT_RETAIN_COUNT:
-			if (parse_uint(optarg, 1, 1000000, &v)) {
-				log_error("invalid --retain-count '%s': expected 1 to 1000000", optarg);
-				return OPTIONS_ERROR;
-			}
-			o->retain_count = (unsigned)v;
-			break;
-		case OPT_RETAIN_SIZE:
-			if (parse_size(optarg, &o->retain_bytes)) {
-				log_error("invalid --retain-size '%s': expected a size such as 100M", optarg);
-				return OPTIONS_ERROR;
-			}
-			break;
-		case OPT_PUSH:
-			o->push_url = optarg;
-			break;
-		case OPT_PUSH_API:
-			if (strcmp(optarg, "ingest") && strcmp(optarg, "push") && strcmp(optarg, "parca")) {
-				log_error("invalid --push-api '%s': use ingest, push or parca", optarg);
-				return OPTIONS_ERROR;
-			}
-			o->push_api = optarg;
-			break;
-		case OPT_SERVICE:
-			o->service = optarg;
-			break;
-		case OPT_LABEL:
-			if (!strchr(optarg, '=') || *optarg == '=' || o->nlabels == 32) {
-				log_error("invalid --label '%s': expected KEY=VALUE (at most 32)", optarg);
-				return OPTIONS_ERROR;
-			}
-			o->labels[o->nlabels++] = optarg;
-			break;
-		case OPT_TENANT:
-			o->tenant = optarg;
-			break;
-		case OPT_AUTH_TOKEN_FILE:
-			o->auth_token_file = optarg;
-			break;
-		case OPT_BASIC_AUTH_FILE:
-			o->basic_auth_file = optarg;
-			break;
-		case OPT_SPOOL_DIR:
-			o->spool_dir = optarg;
-			break;
-		case OPT_SPOOL_SIZE:
-			if (parse_size(optarg, &o->spool_bytes)) {
-				log_error("invalid --spool-size '%s': expected a size such as 64M", optarg);
-				return OPTIONS_ERROR;
-			}
-			break;
-		case OPT_LOG_FILE:
-			o->log_file = optarg;
-			break;
-		case ':':
-			log_error("option %s needs a value (see -h)", argv[optind - 1]);
-			return OPTIONS_ERROR;
-		default:
-			if (optopt && optopt < 256)
-				log_error("unknown option '-%c' (see -h)", optopt);
-			else
-				log_error("unknown option '%s' (see -h)", argv[optind - 1]);
-			return OPTIONS_ERROR;
+}
+
+/* getopt_long's tables: a row's long option returns 256 + its index, its
+ * letter the letter. */
+static void build_getopt(struct option *longopts, char *shortopts)
+{
+	char *s = shortopts;
+	int i;
+
+	*s++ = '+';	/* stop at the first operand: a command follows -- */
+	*s++ = ':';	/* ':' for a missing value, not '?' */
+	for (i = 0; i < options_nrows; i++) {
+		const struct opt_row *r = &options_rows[i];
+
+		longopts[i] = (struct option){ r->name, r->arg, NULL, 256 + i };
+		if (r->letter) {
+			*s++ = r->letter;
+			if (r->arg == REQ)
+				*s++ = ':';
 		}
 	}
-	if (optind < argc) {
-		/* getopt stops at "--" (consumed) or at the first operand. */
-		if (strcmp(argv[optind - 1], "--")) {
-			log_error("unexpected argument '%s' (a command goes after --)", argv[optind]);
-			return OPTIONS_ERROR;
-		}
-		o->command = &argv[optind];
+	longopts[i] = (struct option){ NULL, 0, NULL, 0 };
+	*s = '\0';
+}
+
+static int row_of(int c)
+{
+	if (c >= 256 && c < 256 + options_nrows)
+		return c - 256;
+	for (int i = 0; c > 0 && i < options_nrows; i++)
+		if (options_rows[i].letter == c)
+			return i;
+	return -1;
+}
+
+/* The argument getopt_long just refused.  A bad letter inside a cluster
+ * ("-every") leaves optind on that argument; anywhere else optind is past it. */
+static const char *typed_option(int argc, char **argv)
+{
+	const char *prev = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 256 && optind < argc &&
+	    !(prev[0] == '-' && prev[1] != '-' && strchr(prev, optopt)))
+		return argv[optind];
+	return prev;
+}
+
+/* The operands: nothing, or a command after "--". */
+static int take_command(struct options *o, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	/* getopt stops at "--" (consumed) or at the first operand. */
+	if (strcmp(argv[optind - 1], "--")) {
+		log_error("unexpected argument '%s' (a command goes after --)", argv[optind]);
+		return -1;
 	}
+	o->command = &argv[optind];
+	return 0;
+}
+
+/* Options that only make sense together. */
+static int check_combination(const struct options *o, const bool *given)
+{
 	if (!o->npids && !o->command && !o->all) {
 		log_error("nothing to profile: give -p PID, -a or -- COMMAND (see -h)");
-		return OPTIONS_ERROR;
+		return -1;
 	}
 	if ((o->npids > 0) + (o->command != NULL) + o->all > 1) {
 		log_error("give only one of -p, -a and -- COMMAND");
-		return OPTIONS_ERROR;
+		return -1;
 	}
-	if (!o->continuous && (o->push_url || o->out_dir)) {
-		log_error("--push and --out-dir need --continuous");
-		return OPTIONS_ERROR;
+	for (int i = 0; i < options_nrows && !o->continuous; i++) {
+		if (!given[i] || !(options_rows[i].flags & OPTF_CONTINUOUS))
+			continue;
+		if (!strcmp(options_rows[i].name, "every"))
+			log_error("--every needs --continuous: a run without it makes one profile "
+				  "(use -d to end it)");
+		else
+			log_error("--%s needs --continuous", options_rows[i].name);
+		return -1;
+	}
+	if (o->auth_token_file && o->basic_auth_file) {
+		log_error("give only one of --auth-token-file and --basic-auth-file");
+		return -1;
 	}
 	if (o->continuous && !o->push_url && !o->out_dir) {
 		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
-		return OPTIONS_ERROR;
+		return -1;
 	}
+	return 0;
+}
+
+enum options_result options_parse_at(int argc, char **argv, struct options *o,
+				     const char *proc_root)
+{
+	struct option longopts[NROWS + 1];
+	char shortopts[2 * NROWS + 3];	/* "+:", a letter and ':' per row, NUL */
+	bool given[NROWS] = { false };
+	char err[512];
+	int c;
+
+	set_defaults(o);
+	build_getopt(longopts, shortopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int i = row_of(c), r;
+
+		if (i < 0) {
+			options_bad_option(c, typed_option(argc, argv));
+			return OPTIONS_ERROR;
+		}
+		given[i] = true;
+		r = options_rows[i].apply(o, &options_rows[i], optarg, err, sizeof(err));
+		if (r == OPT_EXIT)
+			return OPTIONS_EXIT_OK;
+		if (r) {
+			/* The message may quote the value: keep it one line. */
+			for (char *p = err; *p; p++)
+				if ((unsigned char)*p < ' ')
+					*p = '?';
+			log_error("%s", err);
+			return OPTIONS_ERROR;
+		}
+	}
+	if (take_command(o, argc, argv) || check_combination(o, given))
+		return OPTIONS_ERROR;
+	options_settle(o, proc_root);
 	return OPTIONS_OK;
+}
+
+enum options_result options_parse(int argc, char **argv, struct options *o)
+{
+	return options_parse_at(argc, argv, o, "/proc");
 }

@@ -1,10 +1,17 @@
-/* Command-line options: parsing and validation only. */
+/* Command-line options: one table (options.c) gives each option its
+ * names, argument, help line and validator; -h is generated from it.
+ * Everything is checked here, before anything is attached or loaded:
+ * a bad value is one line on stderr and OPTIONS_ERROR (exit 2). */
 #ifndef LBP_OPTIONS_H
 #define LBP_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "report/export.h"
+#include "report/jpmode.h"
+#include "ship/push.h"
 
 #define MAX_PIDS 256
 
@@ -17,6 +24,8 @@ struct options {
 	const char *output;	/* NULL = stdout */
 	const char *format;	/* NULL = from the output name, else text */
 	const char *jp;		/* jit.p mode string */
+	struct jp_mode jp_mode;	/* ... parsed, with --vmstate-detail */
+	enum out_format fmt;	/* -f, else from -o's name, else text */
 	bool lua_only;
 	bool per_thread;	/* text views: one section per thread */
 	bool verbose;
@@ -39,6 +48,7 @@ struct options {
 	unsigned long long retain_bytes;
 	const char *push_url;
 	const char *push_api;	/* "ingest" (default), "push" or "parca" */
+	enum push_api push_api_id;	/* ... parsed */
 	const char *service;	/* service name; NULL = per process comm */
 	const char *labels[32];	/* "k=v" */
 	int nlabels;
@@ -52,13 +62,15 @@ struct options {
 
 enum options_result { OPTIONS_OK, OPTIONS_EXIT_OK, OPTIONS_ERROR };
 
-/* Parses argv; prints usage for -h and a one-line error otherwise. */
+/* Parses argv; prints usage for -h, the version for --version, and a
+ * one-line error otherwise.  Warnings (an -o name that implies no format,
+ * a rate above the kernel's limit) and notes (-p naming a thread) are one
+ * line each on stderr. */
 enum options_result options_parse(int argc, char **argv, struct options *o);
 
-/* Strict number parsing shared with tests: the whole string must be a
- * number in [min, max]. */
-int parse_uint(const char *s, unsigned long long min, unsigned long long max,
-	       unsigned long long *out);
-int parse_seconds(const char *s, double *out);
+/* The same, reading the host's facts (thread groups, the kernel's sample
+ * rate limit) under proc_root instead of /proc: for tests. */
+enum options_result options_parse_at(int argc, char **argv, struct options *o,
+				     const char *proc_root);
 
 #endif

@@ -1,6 +1,8 @@
 /* Option parsing: every numeric flag refuses a bad number, a negative, a
  * zero, an overflow and trailing junk with exactly one line on stderr;
- * unknown letters and missing values are named. */
+ * unknown letters and missing values are named; every validator of the
+ * option table and every message of issue 13 (items 8, 14, 15) is held.
+ * Host facts come from a recorded /proc under a temporary directory. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,13 +11,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "cli/options.h"
+#include "cli/options_table.h"
+#include "cli/optvalue.h"
 #include "base/unit.h"
 
 #define MAX_ARGS 300
 
-static char errtext[4096];
+static char errtext[8192];
 static struct options opts;
+/* The /proc the parser reads (thread groups, the rate limit): none by
+ * default, so a PID that is a thread on this host changes nothing. */
+static const char *proc_root = "/nonexistent-proc";
 
 /* Runs options_parse on "luabpfprof ARGS..." (NULL-terminated) with stderr
  * (and stdout, for -h) captured into errtext. */
@@ -42,7 +51,7 @@ static enum options_result parse(const char *first, ...)
 	dup2(fileno(cap), 2);
 	dup2(fileno(cap), 1);
 	optind = 0;	/* full getopt reset between parses */
-	r = options_parse(argc, argv, &opts);
+	r = options_parse_at(argc, argv, &opts, proc_root);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved_err, 2);
@@ -232,6 +241,7 @@ static void helpers(void)
 {
 	unsigned long long v = 0;
 	double d = 0;
+	char why[128];
 
 	CHECK("parse_uint max u64", !parse_uint("18446744073709551615", 0, ~0ull, &v) &&
 	      v == ~0ull);
@@ -239,10 +249,327 @@ static void helpers(void)
 	CHECK("parse_uint NULL", parse_uint(NULL, 0, 10, &v));
 	CHECK("parse_uint below min", parse_uint("1", 2, 10, &v));
 	CHECK("parse_uint tab", parse_uint("\t5", 0, 10, &v));
-	CHECK("parse_seconds nan", parse_seconds("nan", &d));
-	CHECK("parse_seconds inf", parse_seconds("inf", &d));
-	CHECK("parse_seconds underflow to 0", parse_seconds("1e-400", &d));
-	CHECK("parse_seconds 1 year", !parse_seconds("31536000", &d) && d == 31536000);
+	CHECK("parse_duration nan", parse_duration("nan", 0, 1e9, &d, why, sizeof(why)));
+	CHECK("parse_duration inf", parse_duration("inf", 0, 1e9, &d, why, sizeof(why)));
+	CHECK("parse_duration underflow to 0", parse_duration("1e-400", 0, 1e9, &d, why,
+							       sizeof(why)) &&
+	      strstr(why, "more than 0"));
+	CHECK("parse_duration 1 year", !parse_duration("31536000", 0, 31536000, &d, why,
+						       sizeof(why)) && d == 31536000);
+	CHECK("parse_duration bound named", parse_duration("2", 0, 1, &d, why, sizeof(why)) &&
+	      strstr(why, "too large (at most 1s)"));
+	CHECK("parse_duration min named", parse_duration("500ms", 1, 10, &d, why, sizeof(why)) &&
+	      strstr(why, "at least 1s"));
+	CHECK("parse_size 64K", !parse_size("64K", &v) && v == 65536);
+	CHECK("parse_size 0", parse_size("0", &v));
+	CHECK("parse_size unit only", parse_size("M", &v));
+	CHECK("edit_distance kitten/sitting", edit_distance("kitten", "sitting") == 3);
+	CHECK("edit_distance empty", edit_distance("", "abc") == 3);
+	CHECK("edit_distance same", edit_distance("every", "every") == 0);
+	CHECK("edit_distance transposition is 2", edit_distance("evrey", "every") == 2);
+}
+
+/* -- Issue 13, item 14: messages that name the real problem ------------- */
+
+/* OPTIONS_ERROR, one line, that says `mention` and not `not`. */
+static void refused_not(const char *what, const char *mention, const char *not,
+			enum options_result r)
+{
+	refused(what, mention, r);
+	if (not) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "refused: %s: does not say \"%s\"", what, not);
+		CHECK(name, !strstr(errtext, not));
+	}
+}
+
+static void messages(void)
+{
+	refused_not("-d 1e99 is too large", "too large", "expected seconds > 0",
+		    parse("-p", "1", "-d", "1e99", NULL));
+	refused_not("-d 1e999 is too large", "too large", NULL, parse("-p", "1", "-d", "1e999", NULL));
+	refused_not("-d 0 must be more than 0", "more than 0", NULL, parse("-p", "1", "-d", "0", NULL));
+	refused_not("-d -5 must be more than 0", "more than 0", NULL,
+		    parse("-p", "1", "-d", "-5", NULL));
+	refused_not("-d 5x names the units", "500ms, 5s, 2m, 1h", NULL,
+		    parse("-p", "1", "-d", "5x", NULL));
+	refused_not("--every 500ms is below 1s", "at least 1s", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--every", "500ms", NULL));
+	refused_not("--jp --N looks like an option", "looks like an option", "unknown letter",
+		    parse("-p", "1", "--jp", "--N", NULL));
+	refused_not("--jp -N: unknown letter, maybe a misplaced option", "misplaced option", NULL,
+		    parse("-p", "1", "--jp", "-N", NULL));
+	refused_not("--every without --continuous", "--every needs --continuous", NULL,
+		    parse("-p", "1", "--every", "5", NULL));
+	refused_not("--label with a bad name, before BPF", "the name must match", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--label", "9x=1", NULL));
+	refused_not("--label with a reserved name", "__", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--label", "__name__=x", NULL));
+	refused_not("--label with an empty value", "empty value", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--label", "k=", NULL));
+	refused_not("--auth-token-file and --basic-auth-file", "only one of", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--auth-token-file", "/a",
+			  "--basic-auth-file", "/b", NULL));
+	refused_not("--tenant with CR LF", "control character", NULL,
+		    parse("-a", "--continuous", "--out-dir", "/tmp", "--tenant", "t\r\nX-A: 1", NULL));
+}
+
+/* Every option that only the agent reads is refused without --continuous. */
+static void continuous_only(void)
+{
+	char what[128], flag[64];
+
+	for (int i = 0; i < options_nrows; i++) {
+		const struct opt_row *r = &options_rows[i];
+
+		if (!(r->flags & OPTF_CONTINUOUS))
+			continue;
+		snprintf(flag, sizeof(flag), "--%s", r->name);
+		snprintf(what, sizeof(what), "%s without --continuous", flag);
+		if (r->arg == no_argument)
+			refused(what, "needs --continuous", parse("-p", "1", flag, NULL));
+		else if (!strcmp(r->name, "push"))
+			refused(what, "needs --continuous", parse("-p", "1", flag, "http://h", NULL));
+		else if (!strcmp(r->name, "push-api"))
+			refused(what, "needs --continuous", parse("-p", "1", flag, "push", NULL));
+		else if (!strcmp(r->name, "label"))
+			refused(what, "needs --continuous", parse("-p", "1", flag, "k=v", NULL));
+		else if (strstr(r->name, "size"))
+			refused(what, "needs --continuous", parse("-p", "1", flag, "1M", NULL));
+		else
+			refused(what, "needs --continuous", parse("-p", "1", flag, "10", NULL));
+	}
+}
+
+static void push_urls(void)
+{
+	static const char *const bad[][2] = {
+		{ "http://[::1", "no closing ']'" },
+		{ "http://[zz::1]:4040/", "invalid IPv6 address" },
+		{ "http://[::1]x/", "after the IPv6 address" },
+		{ "http://[::1]:0/", "port" },
+		{ "http://h:99999/", "port" },
+		{ "http://h:/", "port" },
+		{ "http://h:80x/", "port" },
+		{ "http://:4040/", "no host name" },
+		{ "http:///x", "no host name" },
+		{ "http://ho st/", "space" },
+		{ "http://h/\tx", "control character" },
+		{ "http://h^/", "invalid character" },
+		{ "http://h/#frag", "fragment" },
+		{ "ftp://h/", "http:// or https://" },
+		{ "h:4040", "http:// or https://" },
+	};
+	static const char *const good[] = {
+		"http://[::1]:4040", "http://[::1]", "https://pyroscope:4040/", "http://127.0.0.1:5050",
+		"http://h/prefix?x=1", "HTTP://H", "http://my-host.example_1:1/",
+	};
+	char what[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(what, sizeof(what), "--push %s (%s)", bad[i][0], bad[i][1]);
+		refused(what, bad[i][1], parse("-a", "--continuous", "--push", bad[i][0], NULL));
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(what, sizeof(what), "--push %s accepted", good[i]);
+		CHECK(what, parse("-a", "--continuous", "--push", good[i], NULL) == OPTIONS_OK &&
+		      !strcmp(opts.push_url, good[i]));
+	}
+}
+
+/* Values the table derives: what main and the agent use unchecked. */
+static void derived_values(void)
+{
+	CHECK("--push-api parca parsed", parse("-a", "--continuous", "--out-dir", "/tmp",
+					       "--push-api", "parca", NULL) == OPTIONS_OK &&
+	      opts.push_api_id == PUSH_API_PARCA && !strcmp(opts.push_api, "parca"));
+	CHECK("--push-api default ingest", parse("-p", "1", NULL) == OPTIONS_OK &&
+	      opts.push_api_id == PUSH_API_INGEST);
+	CHECK("--jp Fl parsed", parse("-p", "1", "--jp", "Fl", NULL) == OPTIONS_OK &&
+	      opts.jp_mode.scope == 'l');
+	CHECK("--jp default is jit.p's f", parse("-p", "1", NULL) == OPTIONS_OK &&
+	      opts.jp_mode.scope == 'f' && opts.jp_mode.min == 3);
+	CHECK("--jp v --vmstate-detail", parse("-p", "1", "--jp", "v", "--vmstate-detail", NULL) ==
+	      OPTIONS_OK && opts.jp_mode.states == 'v' && opts.jp_mode.vmstate_detail);
+	CHECK("--jp i4 sets the rate", parse("-p", "1", "--jp", "i4", NULL) == OPTIONS_OK &&
+	      opts.hz == 250);
+	CHECK("--tree", parse("-p", "1", "--tree", NULL) == OPTIONS_OK && opts.tree &&
+	      !*opts.tree);
+	CHECK("--tree=self", parse("-p", "1", "--tree=self", NULL) == OPTIONS_OK &&
+	      !strcmp(opts.tree, "self"));
+	CHECK("-f svg", parse("-p", "1", "-f", "svg", NULL) == OPTIONS_OK && opts.fmt == FMT_SVG);
+	CHECK("-o x.pb.gz is pprof", parse("-p", "1", "-o", "x.pb.gz", NULL) == OPTIONS_OK &&
+	      opts.fmt == FMT_PPROF && !*errtext);
+	CHECK("-f wins over -o's name", parse("-p", "1", "-f", "folded", "-o", "x.svg", NULL) ==
+	      OPTIONS_OK && opts.fmt == FMT_FOLDED);
+	CHECK("--label k=v kept", parse("-a", "--continuous", "--out-dir", "/tmp", "--label",
+					"env=ci", NULL) == OPTIONS_OK && opts.nlabels == 1);
+}
+
+/* -- Issue 13, item 15: what py-spy and perf users expect -------------------- */
+
+static void durations_with_units(void)
+{
+	static const struct { const char *arg; double want; } durations[] = {
+		{ "5", 5 }, { "5s", 5 }, { "2m", 120 }, { "500ms", 0.5 }, { "1h", 3600 },
+		{ "1.5m", 90 }, { "2e1s", 20 }, { ".5", 0.5 },
+	};
+	char what[128];
+
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		snprintf(what, sizeof(what), "-d %s is %g s", durations[i].arg, durations[i].want);
+		CHECK(what, parse("-p", "1", "-d", durations[i].arg, NULL) == OPTIONS_OK &&
+		      opts.duration == durations[i].want);
+		snprintf(what, sizeof(what), "--every %s is %g s", durations[i].arg,
+			 durations[i].want);
+		if (durations[i].want >= 1)
+			CHECK(what, parse("-a", "--continuous", "--out-dir", "/tmp", "--every",
+					  durations[i].arg, NULL) == OPTIONS_OK &&
+			      opts.every == durations[i].want);
+	}
+	refused("-d 5 s (a space)", "duration", parse("-p", "1", "-d", "5 s", NULL));
+	refused("-d 5sec", "duration", parse("-p", "1", "-d", "5sec", NULL));
+	refused("-d ms", "duration", parse("-p", "1", "-d", "ms", NULL));
+	refused("-d 9000h (above a year)", "too large", parse("-p", "1", "-d", "9000h", NULL));
+}
+
+static void misspelt(void)
+{
+	refused_not("--evry suggests --every", "did you mean --every?", NULL,
+		    parse("-p", "1", "--evry", "5", NULL));
+	refused_not("--contnuous suggests --continuous", "did you mean --continuous?", NULL,
+		    parse("-p", "1", "--contnuous", NULL));
+	refused_not("--duraton=5 suggests --duration", "did you mean --duration?", NULL,
+		    parse("-p", "1", "--duraton=5", NULL));
+	refused_not("-every suggests --every", "did you mean --every?", NULL,
+		    parse("-p", "1", "-every", "5", NULL));
+	refused_not("--bogus suggests nothing", "'--bogus' (see -h)", "did you mean",
+		    parse("-p", "1", "--bogus", NULL));
+	refused_not("--re is ambiguous", "--retain-count, --retain-size", NULL,
+		    parse("-p", "1", "--re", "5", NULL));
+	refused_not("--lua-only=yes takes no value", "takes no value", NULL,
+		    parse("-p", "1", "--lua-only=yes", NULL));
+	refused_not("--verbose=1 takes no value", "--verbose takes no value", "'-v'",
+		    parse("-p", "1", "--verbose=1", NULL));
+}
+
+static void version_and_help(void)
+{
+	char what[128], name[64];
+
+	CHECK("--version exits 0 with the version", parse("--version", NULL) == OPTIONS_EXIT_OK &&
+	      !strncmp(errtext, "luabpfprof ", 11) && lines(errtext) == 1);
+	CHECK("-h exits 0", parse("-h", NULL) == OPTIONS_EXIT_OK);
+	for (int i = 0; i < options_nrows; i++) {
+		snprintf(name, sizeof(name), "--%s", options_rows[i].name);
+		snprintf(what, sizeof(what), "-h lists %s", name);
+		CHECK(what, strstr(errtext, name) != NULL);
+	}
+	CHECK("-h has the continuous section and examples",
+	      strstr(errtext, "Continuous mode") && strstr(errtext, "Examples:"));
+}
+
+/* -o x.png: text, and one warning that says so. */
+static void output_extension(void)
+{
+	CHECK("-o x.png warns and writes text", parse("-p", "1", "-o", "x.png", NULL) == OPTIONS_OK &&
+	      opts.fmt == FMT_TEXT && lines(errtext) == 1 && strstr(errtext, "warning:") &&
+	      strstr(errtext, "'.png'") && strstr(errtext, "writing text"));
+	CHECK("-o x.txt: no warning", parse("-p", "1", "-o", "x.txt", NULL) == OPTIONS_OK &&
+	      !*errtext);
+	CHECK("-o /dev/null: no warning", parse("-p", "1", "-o", "/dev/null", NULL) == OPTIONS_OK &&
+	      !*errtext);
+	CHECK("-o dir.d/prof: no warning", parse("-p", "1", "-o", "dir.d/prof", NULL) ==
+	      OPTIONS_OK && !*errtext);
+	CHECK("-o run.2024-05-01 (not an extension): no warning",
+	      parse("-p", "1", "-o", "run.2024-05-01", NULL) == OPTIONS_OK && !*errtext);
+	CHECK("-o x.json (an extension of no format) warns",
+	      parse("-p", "1", "-o", "x.json", NULL) == OPTIONS_OK && strstr(errtext, "'.json'"));
+	CHECK("-o .hidden: no warning", parse("-p", "1", "-o", ".hidden", NULL) == OPTIONS_OK &&
+	      !*errtext);
+	CHECK("-f text -o x.png: no warning", parse("-p", "1", "-f", "text", "-o", "x.png", NULL) ==
+	      OPTIONS_OK && !*errtext);
+}
+
+/* A recorded /proc: thread 201 of process 200, and a lowered rate limit. */
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void host_facts(void)
+{
+	char dir[] = "/tmp/lbp-test-options.XXXXXX", path[512];
+
+	if (!mkdtemp(dir)) {
+		CHECK("recorded /proc", false);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/200", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/201", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/sys", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/sys/kernel", dir);
+	mkdir(path, 0700);
+	write_file(dir, "200/status", "Name:\tluajit\nTgid:\t200\nPid:\t200\n");
+	write_file(dir, "201/status", "Name:\tworker\nUmask:\t0022\nTgid:\t200\nPid:\t201\n");
+	write_file(dir, "sys/kernel/perf_event_max_sample_rate", "1000\n");
+	proc_root = dir;
+
+	CHECK("-p TID profiles its process, with a note",
+	      parse("-p", "201", NULL) == OPTIONS_OK && opts.npids == 1 && opts.pids[0] == 200 &&
+	      lines(errtext) == 1 && strstr(errtext, "PID 201 is a thread of process 200"));
+	CHECK("-p PID,TID of the same process: once", parse("-p", "200,201", NULL) == OPTIONS_OK &&
+	      opts.npids == 1 && opts.pids[0] == 200);
+	CHECK("-p PID (a process): no note", parse("-p", "200", NULL) == OPTIONS_OK &&
+	      opts.pids[0] == 200 && !*errtext);
+	CHECK("-p of an unknown PID: kept for the target check",
+	      parse("-p", "999", NULL) == OPTIONS_OK && opts.pids[0] == 999 && !*errtext);
+	CHECK("-F above the kernel's limit warns", parse("-p", "200", "-F", "5000", NULL) ==
+	      OPTIONS_OK && lines(errtext) == 1 && strstr(errtext, "warning: 5000 Hz is above the "
+							  "kernel's limit of 1000 Hz"));
+	CHECK("-F at the kernel's limit: no warning", parse("-p", "200", "-F", "1000", NULL) ==
+	      OPTIONS_OK && !*errtext);
+	CHECK("--jp i1 (jit.p's interval: 1000 Hz) at the limit: no warning",
+	      parse("-p", "200", "--jp", "i1", NULL) == OPTIONS_OK && opts.hz == 1000 &&
+	      !*errtext);
+	write_file(dir, "sys/kernel/perf_event_max_sample_rate", "500\n");
+	CHECK("--jp i1 above a limit of 500 Hz warns", parse("-p", "200", "--jp", "i1", NULL) ==
+	      OPTIONS_OK && strstr(errtext, "1000 Hz is above the kernel's limit of 500 Hz"));
+
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	mkdir(path, 0700);
+	CHECK("-o DIR.html (a directory: refused later, as one line): no warning",
+	      parse("-p", "200", "-o", path, NULL) == OPTIONS_OK && !*errtext);
+
+	proc_root = "/nonexistent-proc";
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path))
+		printf("note: could not remove %s\n", dir);
+}
+
+static void more_tests(void)
+{
+	messages();
+	continuous_only();
+	push_urls();
+	derived_values();
+	durations_with_units();
+	misspelt();
+	version_and_help();
+	output_extension();
+	host_facts();
 }
 
 int main(void)
@@ -251,5 +578,6 @@ int main(void)
 	values_parsed();
 	other_errors();
 	helpers();
+	more_tests();
 	UNIT_EXIT();
 }

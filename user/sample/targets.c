@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +35,23 @@ struct target *targets_find(struct targets *ts, pid_t pid)
 		if (ts->t[i].pid == pid)
 			return &ts->t[i];
 	return NULL;
+}
+
+/* Why the kernel refused /proc/PID/maps.  Holding CAP_SYS_PTRACE (main
+ * checks it before anything starts) passes the capability check, so a
+ * refusal then comes from a security module (Landlock, Yama, a BPF LSM)
+ * guarding the process, not from a missing capability. */
+static const char *maps_denied_reason(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) ||
+	    !(data[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32))))
+		return "permission denied (needs CAP_SYS_PTRACE)";
+	return "permission denied although luabpfprof holds CAP_SYS_PTRACE: a security "
+	       "module (Landlock, Yama, a BPF LSM) protects this process";
 }
 
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
@@ -222,7 +240,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 				 t->comm,
 				 scan_errno == EMFILE || scan_errno == ENFILE ? "too many open files" :
 				 scan_errno == EACCES || scan_errno == EPERM ?
-				 "permission denied (needs CAP_SYS_PTRACE)" : strerror(scan_errno));
+				 maps_denied_reason() : strerror(scan_errno));
 		goto fail;
 	}
 	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {

@@ -146,10 +146,7 @@ static int open_push(struct agent *a)
 	struct spool *spool;
 	double backoff = o->every < MAX_BACKOFF_S ? o->every : MAX_BACKOFF_S;
 
-	if (push_api_parse(o->push_api, &a->api)) {
-		log_error("invalid --push-api '%s': use ingest, push or parca", o->push_api);
-		return -1;
-	}
+	a->api = o->push_api_id;	/* checked by the option table */
 	if (o->auth_token_file && o->basic_auth_file) {
 		log_error("give only one of --auth-token-file and --basic-auth-file");
 		return -1;

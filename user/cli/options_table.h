@@ -1,0 +1,52 @@
+/* Inside the option parser: the table's row, shared by the table
+ * (options.c), -h and the messages about bad options (options_help.c)
+ * and the checks against the host (options_host.c).  Not for main. */
+#ifndef LBP_OPTIONS_TABLE_H
+#define LBP_OPTIONS_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/options.h"
+
+enum {
+	OPTF_CONTINUOUS = 1,		/* only meaningful with --continuous */
+	OPTF_SECTION_AGENT = 2,		/* -h: the continuous mode's section starts here */
+	OPTF_SECTION_GENERAL = 4,	/* -h: the closing section starts here */
+};
+
+/* A validator's result besides 0 (stored) and -1 (refused, err says why). */
+#define OPT_EXIT	1		/* done: -h or --version was printed */
+
+struct opt_row {
+	const char *name;		/* long name, without "--" */
+	const char *display;		/* in messages: "--every", "-d/--duration" */
+	char letter;			/* short option, or 0 */
+	int arg;			/* no_argument, required_argument, optional_argument */
+	const char *meta;		/* the argument in -h ("SEC"), or NULL */
+	/* Checks arg and stores it in o; -1 with the whole message in err. */
+	int (*apply)(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t errlen);
+	const char *help;		/* lines after the first start with '\n' */
+	size_t at;			/* the field apply stores to, offset + 1; 0: its own */
+	unsigned long long min, max;	/* bounds of a number (a duration: min seconds) */
+	unsigned flags;
+};
+
+extern const struct opt_row options_rows[];
+extern const int options_nrows;
+
+/* options_help.c */
+void options_usage(FILE *f);
+void options_version(FILE *f);
+/* A bad option from getopt_long (c is ':' or '?'), typed as `typed`: one
+ * line naming it, with "did you mean" for a near miss. */
+void options_bad_option(int c, const char *typed);
+
+/* options_host.c: what follows from the options once all are in, and
+ * the host's facts under proc_root: a -p thread id becomes its process,
+ * the format follows from -o's name (with a warning if none does), the
+ * rate is compared with the kernel's limit (a warning). */
+void options_settle(struct options *o, const char *proc_root);
+
+#endif
