@@ -141,6 +141,28 @@ static long scan_entry(__u32 i, void *arg)
 	return 0;
 }
 
+struct tr_record_ref {
+	struct walk_ref *ref;
+	struct tr_scratch *ts;
+};
+
+/* Records inlined frame k from the top; one callback, verified once,
+ * rather than record() unrolled per frame. */
+static long record_inlined(__u32 k, void *arg)
+{
+	struct tr_record_ref *rr = arg;
+	struct tr_scratch *ts = rr->ts;
+	__u32 i;
+
+	if (k >= ts->nf)
+		return 1;
+	i = (ts->nf - 1 - k) & (TR_MAX_INLINE - 1);
+	if (record(rr->ref, ts->fn[i]))
+		return 1;
+	rr->ref->c->pc = ts->caller_pc[i];
+	return 0;
+}
+
 /* Where in trace T's machine code the thread is: ip itself, or, in a
  * helper or C function the trace called (libm, FFI), the nearest return
  * address into the trace on the machine stack.  0 when neither. */
@@ -248,6 +270,7 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc;
 	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, n0 = c->n;
 	struct tr_scan_ref tsr;
+	struct tr_record_ref rr;
 	__u16 nsnap;
 
 	c->pc = 0;
@@ -288,16 +311,9 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	/* A snapshot PC is the instruction to resume at; frame PCs point
 	 * just after the current instruction. */
 	c->pc = pc + 4;
-	for (__u32 k = 0; k < TR_MAX_INLINE; k++) {
-		__u32 i;
-
-		if (k >= ts->nf)
-			break;
-		i = (ts->nf - 1 - k) & (TR_MAX_INLINE - 1);
-		if (record(ref, ts->fn[i]))
-			break;
-		c->pc = ts->caller_pc[i];
-	}
+	rr.ref = ref;
+	rr.ts = ts;
+	bpf_loop(TR_MAX_INLINE, record_inlined, &rr, 0);
 	return c->n - n0;
 }
 
