@@ -43,6 +43,7 @@ struct tr_scratch {
 	__u64 caller_pc[TR_MAX_INLINE];	/* PC of the frame below it, or 0 */
 	__u64 ir;			/* T->ir */
 	__u64 cont_pc;			/* last continuation's caller PC */
+	__u64 root_fn;			/* the root's function when replaced, or 0 */
 	__u32 nent, nlinks, linkno;	/* non-GC64: frame links consumed so far */
 	__u32 prev_sn;			/* the entry before (GC64: the function slot) */
 	__u32 nf;
@@ -113,8 +114,14 @@ static long scan_entry(__u32 i, void *arg)
 	prev = ts->prev_sn;
 	ts->prev_sn = sn;
 	slot = sn >> 24;
+	if (slot == 0) {
+		/* The root's function slot: snapshotted when a tail call in
+		 * the trace replaced it (the stack still holds the old one). */
+		ts->root_fn = ir_kgc(ts, sn & 0xffff);
+		return 0;
+	}
 	if (!(sn & (SNAPE_FRAME | SNAPE_CONT)) || slot < 1 + ts->gc64)
-		return 0;	/* a value, or the root's own slots */
+		return 0;	/* a value, or the root's own link */
 	link = entry_link(ts, sn);
 	if (sn & SNAPE_CONT) {
 		/* The continuation slot: the PC of the Lua code that called
@@ -305,6 +312,7 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	ts->linkno = 0;
 	ts->prev_sn = 0;
 	ts->cont_pc = 0;
+	ts->root_fn = 0;
 	ts->nf = 0;
 	tsr.ts = ts;
 	bpf_loop(255, scan_entry, &tsr, 0);
@@ -314,6 +322,7 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	rr.ref = ref;
 	rr.ts = ts;
 	bpf_loop(TR_MAX_INLINE, record_inlined, &rr, 0);
+	c->root_fn = ts->root_fn;
 	return c->n - n0;
 }
 
