@@ -30,7 +30,7 @@ end
 math.randomseed(os.time())
 local x, t0 = 1, os.clock()
 while not secs or os.clock() - t0 < secs do
-	local n = math.random(2000, 6000)
+	local n = math.random(20000, 60000)
 	x = loop_a(5 * n, x)
 	x = loop_b(3 * n, x)
 	x = loop_c(2 * n, x)
