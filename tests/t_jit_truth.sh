@@ -8,6 +8,7 @@
 # - inlined frames: functions inlined into the caller's trace
 #   (jit_inline.lua) keep their own frames and lines, on GC64 and
 #   non-GC64, upstream and OpenResty builds;
+# - and of prototypes that died since (jit_dyn.lua);
 # - LuaJIT's benchmark collection against jit.p (tests/jitbench.sh):
 #   within 10 points of total variation distance, except where jit.p
 #   disagrees with itself between the JIT on and -joff by more than that
@@ -116,6 +117,21 @@ for v in "${INLINE_BUILDS[@]}"; do
 		 { t += $NF } END { printf "%d", t ? 100 * n / t : 0 }' "$TMP/inline-$name.folded")
 	check "jit inline $name: main > mid > leaf stacks ${n}%" [ "$n" -ge 50 ]
 done
+
+# --- inlined frames of prototypes that died ---------------------------------
+# Recorded at the sample instant with the walker's fingerprint, they still
+# resolve after the chunk, its traces and prototypes are freed.
+out=$TMP/dyn.txt
+prof "$out" F 3 "$DEB" "$WL/jit_dyn.lua"
+leaf=$(share "$out" "dyn:leaf")
+total=$(sed -n 's/.* \([0-9]*\) samples in .*/\1/p' "$out.err")
+unknown=$(sed -n 's/.* \([0-9]*\) unknown frames.*/\1/p' "$out.err")
+if [ -n "$leaf" ] && [ "$leaf" -ge 60 ] && [ -n "$total" ] && [ -n "$unknown" ] &&
+   [ $((unknown * 100)) -le $((total * 2)) ]; then
+	pass "jit dead prototypes: leaf ${leaf}%, ${unknown} of ${total} samples unresolved"
+else
+	fail "jit dead prototypes" "leaf '${leaf}' (min 60), unknown '${unknown}' of '${total}' (max 2%): $(tr '\n' '|' <"$out") $(cat "$out.err")"
+fi
 
 # --- LuaJIT's benchmark collection against jit.p ------------------------------
 if [ -n "${JB_FULL:-}" ]; then
