@@ -64,6 +64,29 @@ for v in "${LINE_BUILDS[@]}"; do
 	done
 done
 
+# pprof carries the same lines: go tool pprof -top -lines and -list.
+if command -v go >/dev/null 2>&1; then
+	pb=$TMP/lines.pb.gz
+	"$PROF" -F "$HZ" --lua-only -f pprof -o "$pb" -- "$DEB" "$WL/jit_lines.lua" 4 \
+		>/dev/null 2>&1
+	go tool pprof -top -lines "$pb" >"$TMP/lines.top" 2>/dev/null
+	go tool pprof -list 'loop_b' "$pb" >"$TMP/lines.list" 2>/dev/null
+	for lw in 14:50 20:30 26:20; do
+		line=${lw%%:*} want=${lw#*:}
+		got=$(awk -v l="jit_lines.lua:$line" '$NF ~ l"$" { sub(/%/, "", $2); printf "%.0f", $2; exit }' \
+			"$TMP/lines.top")
+		if near "$got" "$want" 3; then pass "jit lines pprof -top -lines: line $line ${got}%"
+		else fail "jit lines pprof: line $line" "got '${got}' want ${want}±3: $(tr '\n' '|' <"$TMP/lines.top")"; fi
+	done
+	# -list puts loop_b's samples on its loop line, none on its header.
+	if awk '$3 ~ /^20:/ && $1 != "." { hot = 1 } $3 ~ /^18:/ && $1 != "." { head = 1 }
+		END { exit !(hot && !head) }' "$TMP/lines.list"; then
+		pass "jit lines pprof -list: loop_b's samples on line 20"
+	else
+		fail "jit lines pprof -list" "$(tr '\n' '|' <"$TMP/lines.list")"
+	fi
+fi
+
 # --- libm and FFI: no time on function headers -------------------------------
 headers=$(grep -n '^local function' "$WL/jit_game.lua" | cut -d: -f1)
 for v in "${GAME_BUILDS[@]}"; do
