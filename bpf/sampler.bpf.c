@@ -53,26 +53,32 @@ struct {
 	__type(value, struct counter_block);
 } counters SEC(".maps");
 
+/* Little-endian field of 4 or 8 bytes at a bounded offset of a block. */
+static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, __u32 size)
+{
+	__u64 v = 0;
+
+	off &= 0x1ff;
+	if (off > blk_size - 8)
+		return 0;
+	__builtin_memcpy(&v, blk + off, 8);
+	return size == 8 ? v : (v & 0xffffffffull);
+}
+
+#include "trace.bpf.h"
+
 /* Blocks of target memory read in one go: each bpf_probe_read_user costs
  * about as much as a dozen plain loads, so neighbouring fields are fetched
  * together and picked out here. */
 #define G_BLOCK		256	/* from g->vmstate past g->jit_base */
 #define L_BLOCK		64	/* from L->base past L->stacksize */
-#define T_BLOCK		96	/* GCtrace up to mcode */
-#define SNAP_INLINE	16	/* snapshots searched in one read */
-/* struct SnapShot (src/lj_jit.h) is the same in every supported variant: mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
-#define SNAP_SIZE	12
-#define SNAP_MCOFS	6
-#define SNAP_NENT	10
-
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
-	__u8 t[T_BLOCK];
-	__u8 snaps[SNAP_INLINE * SNAP_SIZE];
+	struct tr_scratch tr;	/* trace.bpf.h */
 };
 
 /* Too large for the BPF stack. */
@@ -87,18 +93,6 @@ static __always_inline void bump(struct counter_block *cb, __u32 counter)
 {
 	if (cb && counter < CNT__MAX)
 		cb->n[counter]++;
-}
-
-/* Little-endian field of 4 or 8 bytes at a bounded offset of a block. */
-static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, __u32 size)
-{
-	__u64 v = 0;
-
-	off &= 0x1ff;
-	if (off > blk_size - 8)
-		return 0;
-	__builtin_memcpy(&v, blk + off, 8);
-	return size == 8 ? v : (v & 0xffffffffull);
 }
 
 /* Reads a GCRef/MRef: 8 bytes in GC64 builds, 4 otherwise. */
@@ -204,76 +198,6 @@ static __always_inline __u64 interp_base(const struct lj_offsets *off, __u64 sta
 	if (r->bx > bc && r->bx <= bc + 4ull * sizebc)
 		*pc = r->bx;
 	return base;
-}
-
-/* PC of the top frame of trace `traceno` at ip, from the snapshot covering
- * ip (what lj_trace_unwind does), or 0. */
-static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *sc,
-				      __s32 traceno, __u64 ip)
-{
-	const struct lj_offsets *off = &v->off;
-	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc = 0;
-	__u32 sizetrace, szmcode, mapofs = 0, lo, hi, ofs;
-	__u16 nsnap, mcofs = 0;
-
-	/* J->trace (a C pointer) and J->sizetrace are neighbours. */
-	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(v->g + off->g_trace)))
-		return 0;
-	sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
-	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)
-		return 0;
-	bpf_probe_read_user(&T, off->gc64 ? 8 : 4, (void *)(tr[0] + (__u64)traceno * (off->gc64 ? 8 : 4)));
-	if (!T || bpf_probe_read_user(sc->t, T_BLOCK, (void *)T))
-		return 0;
-	mcode = field(sc->t, T_BLOCK, off->tr_mcode, 8);
-	szmcode = (__u32)field(sc->t, T_BLOCK, off->tr_szmcode, 4);
-	if (ip < mcode || ip >= mcode + szmcode)
-		return 0;	/* in a helper called from the trace */
-	ofs = ip - mcode;
-	nsnap = (__u16)field(sc->t, T_BLOCK, off->tr_nsnap, 4);
-	snap = field(sc->t, T_BLOCK, off->tr_snap, 8);
-	snapmap = field(sc->t, T_BLOCK, off->tr_snapmap, 8);
-	if (!nsnap || !snap || !snapmap)
-		return 0;
-	/* Rightmost snapshot whose machine-code offset is <= ofs. */
-	lo = 0;
-	hi = nsnap;
-	if (nsnap <= SNAP_INLINE) {
-		if (bpf_probe_read_user(sc->snaps, (nsnap * SNAP_SIZE) & 0xff, (void *)snap))
-			return 0;
-		for (__u32 i = 1; i < SNAP_INLINE; i++) {
-			__u32 at = (i * SNAP_SIZE) & 0xff;
-
-			if (i >= nsnap || at > sizeof(sc->snaps) - SNAP_SIZE)
-				break;
-			__builtin_memcpy(&mcofs, sc->snaps + at + SNAP_MCOFS, 2);
-			if (mcofs > ofs)
-				break;
-			lo = i;
-		}
-	} else {
-		for (int i = 0; i < 16 && hi - lo > 1; i++) {
-			__u32 mid = (lo + hi) / 2;
-
-			mcofs = 0xffff;
-			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + SNAP_MCOFS));
-			if (mcofs <= ofs)
-				lo = mid;
-			else
-				hi = mid;
-		}
-	}
-	/* The chosen snapshot: mapofs at 0, nent at 10. */
-	if (bpf_probe_read_user(sc->snaps, SNAP_SIZE, (void *)(snap + SNAP_SIZE * (__u64)lo)))
-		return 0;
-	__builtin_memcpy(&mapofs, sc->snaps, 4);
-	mapofs += sc->snaps[SNAP_NENT];
-	bpf_probe_read_user(&pc, off->gc64 ? 8 : 4, (void *)(snapmap + 4ull * mapofs));
-	if (off->gc64)
-		pc >>= 8;
-	/* A snapshot PC is the instruction to resume at; frame PCs point
-	 * just after the current instruction. */
-	return pc ? pc + 4 : 0;
 }
 
 /* The GCstr on top of the jit.zone stack (the module table's array part). */
@@ -399,6 +323,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	wc->L = L;
 	wc->bottom = stack + 8 * off->gc64;
 	wc->stack_end = stack + 8ull * stacksize;
+	wc->stack_lo = stack;
+	wc->hash = mix_hash(0x5bd1e995, vm->g);
+	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
+	sc->win.len = 0;
+	ref.c = wc;
+	ref.win = &sc->win;
+	ref.st = &sc->st;
 
 	if (vmstate != VMSTATE_INTERP) {
 		/* jit_base is non-zero only while a trace runs, including the C
@@ -406,11 +337,17 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		 * still names an older frame). */
 		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
 		if (base) {
+			int by_ra = 0;
+
 			bump(cb, CNT_BASE_JIT);
-			if (vmstate >= 1)
-				wc->pc = trace_pc(vm, sc, vmstate, r.ip);
+			/* The frames the trace inlined, then the root's PC. */
+			if (vmstate >= 1 &&
+			    trace_frames(vm, &sc->tr, &ref, vmstate, r.ip, r.sp, &by_ra))
+				bump(cb, CNT_TRACE_INLINE);
 			if (wc->pc)
 				bump(cb, CNT_TRACE_PC);
+			if (by_ra)
+				bump(cb, CNT_TRACE_RETADDR);
 		}
 	}
 	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
@@ -428,14 +365,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
 	}
 
-	sc->win.len = 0;
-	wc->stack_lo = stack;
 	wc->frame = base - 8;
-	wc->hash = mix_hash(0x5bd1e995, vm->g);
-	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
-	ref.c = wc;
-	ref.win = &sc->win;
-	ref.st = &sc->st;
 	bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
 	/* Out of iterations (many vararg frames) with frames left: truncated. */
 	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&

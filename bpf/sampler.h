@@ -51,6 +51,8 @@ struct lj_offsets {
 	__u16 tr_snapmap;
 	__u16 tr_szmcode;
 	__u16 tr_mcode;
+	__u16 tr_ir;		/* IRIns *, biased by REF_BIAS */
+	__u16 tr_nsnapmap;
 };
 
 /* One LuaJIT universe in a traced process. */
@@ -145,6 +147,8 @@ enum lbp_counter {
 	CNT_BASE_JIT,		/* frame base taken from g->jit_base */
 	CNT_BASE_L,		/* frame base taken from L->base */
 	CNT_TRACE_PC,		/* top PC recovered from a trace snapshot */
+	CNT_TRACE_INLINE,	/* inlined frames rebuilt from a snapshot */
+	CNT_TRACE_RETADDR,	/* trace found by the return address of a helper */
 	CNT__MAX
 };
 

@@ -49,6 +49,7 @@ struct walk_ctx {
 	__u64 last_fn, last_id;
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
+	__u64 root_fn;		/* first frame's function, when a trace replaced it */
 	__u32 n;
 	__u32 max;		/* frames to record before declaring truncation */
 	__u32 flags;
@@ -269,6 +270,10 @@ static long walk_step(__u32 idx, void *arg)
 		 * link and is the one level LuaJIT counts. */
 		c->frame -= link & ~(__s64)FRAME_TYPEP;
 		return 0;
+	}
+	if (c->root_fn) {	/* trace.bpf.h: a tail call the stack misses */
+		fn = c->root_fn;
+		c->root_fn = 0;
 	}
 	/* A dummy frame holds L: not a level. */
 	if (fn != c->L && record(ref, fn)) {

@@ -25,7 +25,8 @@
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
-	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .cframe_pc = 24
+	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
+	.tr_nsnapmap = 44, .cframe_pc = 24
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -41,7 +42,8 @@
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
-	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .cframe_pc = 28
+	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
+	.tr_nsnapmap = 28, .cframe_pc = 28
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
@@ -232,4 +234,6 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->tr_snapmap = lay->tr_snapmap;
 	off->tr_szmcode = lay->tr_szmcode;
 	off->tr_mcode = lay->tr_mcode;
+	off->tr_ir = lay->tr_ir;
+	off->tr_nsnapmap = lay->tr_nsnapmap;
 }

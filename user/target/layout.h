@@ -47,6 +47,8 @@ struct lj_layout {
 	uint16_t node_size, node_key;	/* Node: val at 0, then key */
 	/* GCtrace */
 	uint16_t tr_nsnap, tr_snap, tr_snapmap, tr_startpt, tr_startpc, tr_szmcode, tr_mcode;
+	uint16_t tr_ir;		/* IRIns *, biased: ir[ref] for any IRRef */
+	uint16_t tr_nsnapmap;	/* entries in snapmap */
 	/* C frame of a VM activation */
 	uint16_t cframe_pc;
 	/* Bytecode numbering below BC_FUNCF is shared by every variant except

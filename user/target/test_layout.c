@@ -120,6 +120,12 @@ static void bpf_offsets(const struct lj_layout *lay)
 	      off.sizeof_proto == lay->sizeof_proto && off.fn_pc == lay->fn_pc &&
 	      off.g_trace == lay->g_trace && off.tr_mcode == lay->tr_mcode &&
 	      off.cframe_pc == lay->cframe_pc);
+	/* GCtrace: the snapshot map and IR the trace frames read, in the
+	 * same order as every other GCtrace field (src/lj_jit.h). */
+	snprintf(name, sizeof(name), "%s: GCtrace ir and nsnapmap", lay->name);
+	CHECK(name, off.tr_ir == lay->tr_ir && off.tr_nsnapmap == lay->tr_nsnapmap &&
+	      lay->tr_ir > lay->tr_nsnap && lay->tr_nsnapmap < lay->tr_snap &&
+	      lay->tr_snap < lay->tr_snapmap && lay->tr_ir == (lay->gc64 ? 32 : 16));
 }
 
 int main(void)

@@ -1,0 +1,329 @@
+/* Samples that land in a trace: the snapshot covering the machine code
+ * address gives the PC being executed and the Lua frames the trace inlined
+ * there, which exist nowhere else while the trace runs.
+ *
+ * This rebuilds what the VM's exit handler restores (src/lj_snap.c
+ * lj_snap_restore): the frames above g->jit_base, each with its function
+ * (an IR_KGC constant of the trace) and the PC it is at (the snapshot PC
+ * for the top one, the frame link of the frame above for the others).
+ * The inlined frames are recorded top first, through the walker's record()
+ * (same prototype resolution and fingerprint as every Lua frame), before
+ * the walker goes on from jit_base with the root frame's PC.
+ */
+#ifndef LBP_TRACE_BPF_H
+#define LBP_TRACE_BPF_H
+
+/* struct SnapShot is the same in every supported variant (src/lj_jit.h):
+ * mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
+#define SNAP_SIZE	12
+#define SNAP_MCOFS	6
+#define SNAP_NENT	10
+#define SNAP_INLINE	16	/* snapshots searched in one read */
+
+/* SnapEntry: slot << 24 | flags | IRRef (src/lj_jit.h). */
+#define SNAPE_FRAME	0x010000u
+#define SNAPE_CONT	0x020000u
+#define IR_SIZE		8	/* sizeof(IRIns) */
+#define IR_O		5	/* IRIns.o: the opcode byte */
+#define IR_OP_KGC	24	/* IR_KGC in src/lj_ir.h IRDEF */
+#define REF_BIAS	0x8000	/* refs below are constants */
+
+#define T_BLOCK		96	/* GCtrace up to mcode */
+#define SMAP_MAX	512	/* snapshot entries read: nent <= 255, + links */
+#define TR_MAX_INLINE	16	/* inlined frames rebuilt per sample */
+#define RA_SCAN		32	/* machine stack words searched for a return address */
+
+struct tr_scratch {
+	__u8 t[T_BLOCK];
+	__u8 snaps[SNAP_INLINE * SNAP_SIZE];
+	__u32 map[SMAP_MAX];		/* the snapshot's entries, then its links */
+	__u64 ra[RA_SCAN];
+	/* What the entry scan found, bottom (root side) first. */
+	__u64 fn[TR_MAX_INLINE];	/* GCfunc of each inlined frame */
+	__u64 caller_pc[TR_MAX_INLINE];	/* PC of the frame below it, or 0 */
+	__u64 ir;			/* T->ir */
+	__u64 cont_pc;			/* last continuation's caller PC */
+	__u64 root_fn;			/* the root's function when replaced, or 0 */
+	__u32 nent, nlinks, linkno;	/* non-GC64: frame links consumed so far */
+	__u32 prev_sn;			/* the entry before (GC64: the function slot) */
+	__u32 nf;
+	__u32 gc64;
+};
+
+/* The 64-bit payload of constant `ref` (the IRIns after it, src/lj_ir.h
+ * ir_k64), or of a GC64 KGC constant; 0 when unreadable. */
+static __always_inline __u64 ir_k64(const struct tr_scratch *ts, __u32 ref)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, 8, (void *)(ts->ir + IR_SIZE * ((__u64)ref + 1)));
+	return v;
+}
+
+/* The GCobj of constant `ref` when it is an IR_KGC, else 0. */
+static __always_inline __u64 ir_kgc(const struct tr_scratch *ts, __u32 ref)
+{
+	__u8 ins[IR_SIZE] = {};
+	__u32 lo;
+
+	if (ref >= REF_BIAS)
+		return 0;	/* not a constant: a closure known only at run time */
+	if (bpf_probe_read_user(ins, IR_SIZE, (void *)(ts->ir + IR_SIZE * (__u64)ref)))
+		return 0;
+	if (ins[IR_O] != IR_OP_KGC)
+		return 0;
+	if (ts->gc64)
+		return ir_k64(ts, ref);
+	__builtin_memcpy(&lo, ins, 4);	/* gcr overlaps op12 */
+	return lo;
+}
+
+/* The frame link of a frame entry: GC64 keeps it as a KNUM constant in
+ * the link slot's entry; non-GC64 keeps one link per frame or
+ * continuation entry after the current PC, consumed from the end as the
+ * slots go up (lj_snap_restore's flinks). */
+static __always_inline __u64 entry_link(struct tr_scratch *ts, __u32 sn)
+{
+	__u32 at;
+
+	if (ts->gc64)
+		return ir_k64(ts, sn & 0xffff);
+	at = ts->nent + ts->nlinks - ts->linkno++;
+	if (ts->linkno > ts->nlinks || at >= SMAP_MAX)
+		return 0;
+	return ts->map[at & (SMAP_MAX - 1)];
+}
+
+/* bpf_loop's context must live on the stack. */
+struct tr_scan_ref {
+	struct tr_scratch *ts;
+};
+
+static long scan_entry(__u32 i, void *arg)
+{
+	struct tr_scratch *ts = ((struct tr_scan_ref *)arg)->ts;
+	__u32 sn, slot, prev;
+	__u64 fn, link;
+
+	if (i >= ts->nent)
+		return 1;
+	/* A mask the verifier sees (a bound check is optimised into i's
+	 * 32-bit range, which it does not trust). */
+	asm volatile("" : "+r"(i));
+	sn = ts->map[i & (SMAP_MAX - 1)];
+	prev = ts->prev_sn;
+	ts->prev_sn = sn;
+	slot = sn >> 24;
+	if (slot == 0) {
+		/* The root's function slot: snapshotted when a tail call in
+		 * the trace replaced it (the stack still holds the old one). */
+		ts->root_fn = ir_kgc(ts, sn & 0xffff);
+		return 0;
+	}
+	if (!(sn & (SNAPE_FRAME | SNAPE_CONT)) || slot < 1 + ts->gc64)
+		return 0;	/* a value, or the root's own link */
+	link = entry_link(ts, sn);
+	if (sn & SNAPE_CONT) {
+		/* The continuation slot: the PC of the Lua code that called
+		 * the metamethod framed above it. */
+		ts->cont_pc = link;
+		return 0;
+	}
+	if ((link & FRAME_TYPEP) == FRAME_VARG)
+		return 0;	/* upper copy of a vararg frame: not a level */
+	if (ts->gc64)
+		fn = (prev >> 24) == slot - 1 ? ir_kgc(ts, prev & 0xffff) : 0;
+	else
+		fn = ir_kgc(ts, sn & 0xffff);
+	if (!fn || ts->nf >= TR_MAX_INLINE)
+		return 0;
+	ts->fn[ts->nf & (TR_MAX_INLINE - 1)] = fn;
+	if ((link & FRAME_TYPE) == FRAME_LUA)
+		ts->caller_pc[ts->nf & (TR_MAX_INLINE - 1)] = link;
+	else if ((link & FRAME_TYPEP) == FRAME_CONT)
+		ts->caller_pc[ts->nf & (TR_MAX_INLINE - 1)] = ts->cont_pc;
+	else
+		ts->caller_pc[ts->nf & (TR_MAX_INLINE - 1)] = 0;
+	ts->nf++;
+	return 0;
+}
+
+struct tr_record_ref {
+	struct walk_ref *ref;
+	struct tr_scratch *ts;
+};
+
+/* Records inlined frame k from the top; one callback, verified once,
+ * rather than record() unrolled per frame. */
+static long record_inlined(__u32 k, void *arg)
+{
+	struct tr_record_ref *rr = arg;
+	struct tr_scratch *ts = rr->ts;
+	__u32 i;
+
+	if (k >= ts->nf)
+		return 1;
+	i = (ts->nf - 1 - k) & (TR_MAX_INLINE - 1);
+	if (record(rr->ref, ts->fn[i]))
+		return 1;
+	rr->ref->c->pc = ts->caller_pc[i];
+	return 0;
+}
+
+/* Where in trace T's machine code the thread is: ip itself, or, in a
+ * helper or C function the trace called (libm, FFI), the nearest return
+ * address into the trace on the machine stack.  0 when neither. */
+static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
+					     __u32 szmcode, __u64 ip, __u64 sp, int *by_ra)
+{
+	*by_ra = 0;
+	if (ip >= mcode && ip < mcode + szmcode)
+		return (__u32)(ip - mcode);
+	if (!sp || bpf_probe_read_user(ts->ra, sizeof(ts->ra), (void *)sp))
+		return 0;
+	for (__u32 i = 0; i < RA_SCAN; i++) {
+		__u64 a = ts->ra[i];
+
+		if (a > mcode && a < mcode + szmcode) {
+			*by_ra = 1;
+			/* The call instruction, not the one after it. */
+			return (__u32)(a - 1 - mcode);
+		}
+	}
+	return 0;
+}
+
+/* Index of the snapshot covering machine code offset ofs: the rightmost
+ * one whose mcofs is <= ofs (src/lj_trace.c lj_trace_unwind). */
+static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __u16 nsnap,
+					   __u32 ofs)
+{
+	__u32 lo = 0, hi = nsnap;
+	__u16 mcofs = 0;
+
+	if (nsnap <= SNAP_INLINE) {
+		if (bpf_probe_read_user(ts->snaps, (nsnap * SNAP_SIZE) & 0xff, (void *)snap))
+			return 0;
+		for (__u32 i = 1; i < SNAP_INLINE; i++) {
+			__u32 at = (i * SNAP_SIZE) & 0xff;
+
+			if (i >= nsnap || at > sizeof(ts->snaps) - SNAP_SIZE)
+				break;
+			__builtin_memcpy(&mcofs, ts->snaps + at + SNAP_MCOFS, 2);
+			if (mcofs > ofs)
+				break;
+			lo = i;
+		}
+		return lo;
+	}
+	for (int i = 0; i < 16 && hi - lo > 1; i++) {
+		__u32 mid = (lo + hi) / 2;
+
+		mcofs = 0xffff;
+		bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + SNAP_MCOFS));
+		if (mcofs <= ofs)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Reads snapshot idx's entries and links into ts->map (its part of the
+ * snapmap ends where the next snapshot's starts, src/lj_snap.c
+ * snap_nextofs); returns the top PC (the instruction to resume at) or 0. */
+static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 snapmap,
+				       __u32 nsnapmap, __u32 idx, __u16 nsnap)
+{
+	__u32 mapofs = 0, nextofs = nsnapmap, n;
+	__u64 pc = 0;
+
+	if (bpf_probe_read_user(ts->snaps, idx + 1 < nsnap ? 2 * SNAP_SIZE : SNAP_SIZE,
+				(void *)(snap + SNAP_SIZE * (__u64)idx)))
+		return 0;
+	__builtin_memcpy(&mapofs, ts->snaps, 4);
+	if (idx + 1 < nsnap)
+		__builtin_memcpy(&nextofs, ts->snaps + SNAP_SIZE, 4);
+	ts->nent = ts->snaps[SNAP_NENT];
+	if (nextofs > nsnapmap || mapofs >= nextofs)
+		return 0;
+	n = nextofs - mapofs;
+	if (ts->nent + 1 + ts->gc64 > n || n >= SMAP_MAX)
+		return 0;
+	/* Non-GC64: the PC, then one link per frame entry above slot 0. */
+	ts->nlinks = n - ts->nent - 1;
+	if (bpf_probe_read_user(ts->map, (n * 4) & 0x7ff, (void *)(snapmap + 4ull * mapofs)))
+		return 0;
+	if (ts->gc64) {
+		__u32 at = ts->nent & 0xff;
+
+		pc = ((__u64)ts->map[at + 1] << 32 | ts->map[at]) >> 8;
+	} else {
+		pc = ts->map[ts->nent & 0xff];
+	}
+	return pc;
+}
+
+/* Records the frames trace `traceno` inlined at the sampled instant, top
+ * first, and leaves in c->pc the PC of the root frame (at jit_base).
+ * Returns the number of frames recorded; c->pc stays 0 when the snapshot
+ * is unknown. */
+static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scratch *ts,
+					  struct walk_ref *ref, __s32 traceno, __u64 ip,
+					  __u64 sp, int *by_ra)
+{
+	const struct lj_offsets *off = &v->off;
+	struct walk_ctx *c = ref->c;
+	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc;
+	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, n0 = c->n;
+	struct tr_scan_ref tsr;
+	struct tr_record_ref rr;
+	__u16 nsnap;
+
+	c->pc = 0;
+	*by_ra = 0;
+	/* J->trace (a C pointer) and J->sizetrace are neighbours. */
+	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(v->g + off->g_trace)))
+		return 0;
+	sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
+	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)
+		return 0;
+	bpf_probe_read_user(&T, off->gc64 ? 8 : 4,
+			    (void *)(tr[0] + (__u64)traceno * (off->gc64 ? 8 : 4)));
+	if (!T || bpf_probe_read_user(ts->t, T_BLOCK, (void *)T))
+		return 0;
+	mcode = field(ts->t, T_BLOCK, off->tr_mcode, 8);
+	szmcode = (__u32)field(ts->t, T_BLOCK, off->tr_szmcode, 4);
+	ofs = trace_mc_offset(ts, mcode, szmcode, ip, sp, by_ra);
+	if (!ofs && !(ip >= mcode && ip < mcode + szmcode))
+		return 0;
+	nsnap = (__u16)field(ts->t, T_BLOCK, off->tr_nsnap, 4);
+	snap = field(ts->t, T_BLOCK, off->tr_snap, 8);
+	snapmap = field(ts->t, T_BLOCK, off->tr_snapmap, 8);
+	nsnapmap = (__u32)field(ts->t, T_BLOCK, off->tr_nsnapmap, 4);
+	ts->ir = field(ts->t, T_BLOCK, off->tr_ir, off->gc64 ? 8 : 4);
+	if (!nsnap || !snap || !snapmap || !ts->ir)
+		return 0;
+	idx = snap_covering(ts, snap, nsnap, ofs);
+	ts->gc64 = off->gc64;
+	pc = snap_read(ts, snap, snapmap, nsnapmap, idx, nsnap);
+	if (!pc)
+		return 0;
+	ts->linkno = 0;
+	ts->prev_sn = 0;
+	ts->cont_pc = 0;
+	ts->root_fn = 0;
+	ts->nf = 0;
+	tsr.ts = ts;
+	bpf_loop(255, scan_entry, &tsr, 0);
+	/* A snapshot PC is the instruction to resume at; frame PCs point
+	 * just after the current instruction. */
+	c->pc = pc + 4;
+	rr.ref = ref;
+	rr.ts = ts;
+	bpf_loop(TR_MAX_INLINE, record_inlined, &rr, 0);
+	c->root_fn = ts->root_fn;
+	return c->n - n0;
+}
+
+#endif

@@ -1,0 +1,38 @@
+-- jit_lines.lua [SECONDS]: three hot loops on known lines in known
+-- proportions, each loop compiled to its own trace (tests/t_jit_truth.sh).
+-- The loop bodies are the same code, so time follows iteration counts:
+--   line 14: 50%   line 20: 30%   line 26: 20%
+-- Rounds have a random length, so a fixed sampling period cannot alias.
+-- Runs until killed, or for SECONDS of CPU time.
+local band = bit.band
+local secs = tonumber(arg and arg[1])
+
+-- Keep each loop on its line: the lines are asserted by number.
+
+local function loop_a(n, x)
+	local s = x
+	for i = 1, n do s = (s * 1664525 + band(i, 1023)) % 4294967296 end
+	return s
+end
+
+local function loop_b(n, x)
+	local s = x
+	for i = 1, n do s = (s * 1664525 + band(i, 1023)) % 4294967296 end
+	return s
+end
+
+local function loop_c(n, x)
+	local s = x
+	for i = 1, n do s = (s * 1664525 + band(i, 1023)) % 4294967296 end
+	return s
+end
+
+math.randomseed(os.time())
+local x, t0 = 1, os.clock()
+while not secs or os.clock() - t0 < secs do
+	local n = math.random(20000, 60000)
+	x = loop_a(5 * n, x)
+	x = loop_b(3 * n, x)
+	x = loop_c(2 * n, x)
+end
+print(x)
