@@ -60,10 +60,10 @@ struct {
 #define L_BLOCK		64	/* from L->base past L->stacksize */
 #define T_BLOCK		96	/* GCtrace up to mcode */
 #define SNAP_INLINE	16	/* snapshots searched in one read */
-/* struct SnapShot (src/lj_jit.h) is the same in every supported variant: mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
+/* struct SnapShot (src/lj_jit.h) is 12 bytes in every supported variant,
+ * mapofs u32 at 0; mcofs and nent are in the layout (older forks have no
+ * mcofs). */
 #define SNAP_SIZE	12
-#define SNAP_MCOFS	6
-#define SNAP_NENT	10
 
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
@@ -229,6 +229,8 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 	szmcode = (__u32)field(sc->t, T_BLOCK, off->tr_szmcode, 4);
 	if (ip < mcode || ip >= mcode + szmcode)
 		return 0;	/* in a helper called from the trace */
+	if (!off->snap_mcofs || off->snap_mcofs > SNAP_SIZE - 2 || off->snap_nent >= SNAP_SIZE)
+		return 0;	/* no snapshot maps machine code to a PC */
 	ofs = ip - mcode;
 	nsnap = (__u16)field(sc->t, T_BLOCK, off->tr_nsnap, 4);
 	snap = field(sc->t, T_BLOCK, off->tr_snap, 8);
@@ -246,7 +248,7 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 
 			if (i >= nsnap || at > sizeof(sc->snaps) - SNAP_SIZE)
 				break;
-			__builtin_memcpy(&mcofs, sc->snaps + at + SNAP_MCOFS, 2);
+			__builtin_memcpy(&mcofs, sc->snaps + at + (off->snap_mcofs & 7), 2);
 			if (mcofs > ofs)
 				break;
 			lo = i;
@@ -256,18 +258,18 @@ static __always_inline __u64 trace_pc(const struct vm_slot *v, struct scratch *s
 			__u32 mid = (lo + hi) / 2;
 
 			mcofs = 0xffff;
-			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + SNAP_MCOFS));
+			bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + off->snap_mcofs));
 			if (mcofs <= ofs)
 				lo = mid;
 			else
 				hi = mid;
 		}
 	}
-	/* The chosen snapshot: mapofs at 0, nent at 10. */
+	/* The chosen snapshot: mapofs at 0, then nent. */
 	if (bpf_probe_read_user(sc->snaps, SNAP_SIZE, (void *)(snap + SNAP_SIZE * (__u64)lo)))
 		return 0;
 	__builtin_memcpy(&mapofs, sc->snaps, 4);
-	mapofs += sc->snaps[SNAP_NENT];
+	mapofs += sc->snaps[off->snap_nent & 15];
 	bpf_probe_read_user(&pc, off->gc64 ? 8 : 4, (void *)(snapmap + 4ull * mapofs));
 	if (off->gc64)
 		pc >>= 8;

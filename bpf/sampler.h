@@ -51,6 +51,9 @@ struct lj_offsets {
 	__u16 tr_snapmap;
 	__u16 tr_szmcode;
 	__u16 tr_mcode;
+	/* SnapShot (src/lj_jit.h) */
+	__u8 snap_mcofs;	/* offset of mcofs; 0: snapshots have none */
+	__u8 snap_nent;
 };
 
 /* One LuaJIT universe in a traced process. */
