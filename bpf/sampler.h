@@ -53,6 +53,9 @@ struct lj_offsets {
 	__u16 tr_mcode;
 	__u16 tr_ir;		/* IRIns *, biased by REF_BIAS */
 	__u16 tr_nsnapmap;
+	/* SnapShot (src/lj_jit.h) */
+	__u8 snap_mcofs;	/* offset of mcofs; 0: snapshots have none */
+	__u8 snap_nent;
 };
 
 /* One LuaJIT universe in a traced process. */

@@ -13,11 +13,10 @@
 #ifndef LBP_TRACE_BPF_H
 #define LBP_TRACE_BPF_H
 
-/* struct SnapShot is the same in every supported variant (src/lj_jit.h):
- * mapofs u32 at 0, mcofs u16 at 6, nent u8 at 10, 12 bytes. */
+/* struct SnapShot (src/lj_jit.h) is 12 bytes in every supported variant,
+ * mapofs u32 at 0; where mcofs and nent sit is in the layout (forks from
+ * before 2020, Tarantool's, have no mcofs). */
 #define SNAP_SIZE	12
-#define SNAP_MCOFS	6
-#define SNAP_NENT	10
 #define SNAP_INLINE	16	/* snapshots searched in one read */
 
 /* SnapEntry: slot << 24 | flags | IRRef (src/lj_jit.h). */
@@ -196,7 +195,7 @@ static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
 /* Index of the snapshot covering machine code offset ofs: the rightmost
  * one whose mcofs is <= ofs (src/lj_trace.c lj_trace_unwind). */
 static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __u16 nsnap,
-					   __u32 ofs)
+					   __u32 ofs, __u8 mcofs_at)
 {
 	__u32 lo = 0, hi = nsnap;
 	__u16 mcofs = 0;
@@ -209,7 +208,7 @@ static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __
 
 			if (i >= nsnap || at > sizeof(ts->snaps) - SNAP_SIZE)
 				break;
-			__builtin_memcpy(&mcofs, ts->snaps + at + SNAP_MCOFS, 2);
+			__builtin_memcpy(&mcofs, ts->snaps + at + (mcofs_at & 7), 2);
 			if (mcofs > ofs)
 				break;
 			lo = i;
@@ -220,7 +219,7 @@ static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __
 		__u32 mid = (lo + hi) / 2;
 
 		mcofs = 0xffff;
-		bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + SNAP_MCOFS));
+		bpf_probe_read_user(&mcofs, 2, (void *)(snap + SNAP_SIZE * (__u64)mid + mcofs_at));
 		if (mcofs <= ofs)
 			lo = mid;
 		else
@@ -233,7 +232,7 @@ static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __
  * snapmap ends where the next snapshot's starts, src/lj_snap.c
  * snap_nextofs); returns the top PC (the instruction to resume at) or 0. */
 static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 snapmap,
-				       __u32 nsnapmap, __u32 idx, __u16 nsnap)
+				       __u32 nsnapmap, __u32 idx, __u16 nsnap, __u8 nent_at)
 {
 	__u32 mapofs = 0, nextofs = nsnapmap, n;
 	__u64 pc = 0;
@@ -244,7 +243,7 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
 	__builtin_memcpy(&mapofs, ts->snaps, 4);
 	if (idx + 1 < nsnap)
 		__builtin_memcpy(&nextofs, ts->snaps + SNAP_SIZE, 4);
-	ts->nent = ts->snaps[SNAP_NENT];
+	ts->nent = ts->snaps[nent_at & 15];	/* nent_at < SNAP_SIZE, checked */
 	if (nextofs > nsnapmap || mapofs >= nextofs)
 		return 0;
 	n = nextofs - mapofs;
@@ -304,9 +303,12 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	ts->ir = field(ts->t, T_BLOCK, off->tr_ir, off->gc64 ? 8 : 4);
 	if (!nsnap || !snap || !snapmap || !ts->ir)
 		return 0;
-	idx = snap_covering(ts, snap, nsnap, ofs);
+	/* Without mcofs no snapshot maps machine code to a PC. */
+	if (!off->snap_mcofs || off->snap_mcofs > SNAP_SIZE - 2 || off->snap_nent >= SNAP_SIZE)
+		return 0;
+	idx = snap_covering(ts, snap, nsnap, ofs, off->snap_mcofs);
 	ts->gc64 = off->gc64;
-	pc = snap_read(ts, snap, snapmap, nsnapmap, idx, nsnap);
+	pc = snap_read(ts, snap, snapmap, nsnapmap, idx, nsnap, off->snap_nent);
 	if (!pc)
 		return 0;
 	ts->linkno = 0;

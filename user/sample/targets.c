@@ -249,8 +249,11 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 		goto fail;
 	}
 	if (strict && res == DISCOVER_UNRECOGNISED) {
-		snprintf(err, errlen, "PID %d (%s): LuaJIT layout not recognised (-v for details)",
-			 (int)pid, t->comm);
+		if (rep.unsupported[0])
+			snprintf(err, errlen, "PID %d (%s): %s", (int)pid, t->comm, rep.unsupported);
+		else
+			snprintf(err, errlen, "PID %d (%s): LuaJIT layout not recognised (-v for details)",
+				 (int)pid, t->comm);
 		goto fail;
 	}
 	if (strict && res == DISCOVER_NO_VM && !maps_luajit(pid)) {

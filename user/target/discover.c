@@ -81,6 +81,8 @@ static int accept_candidate(pid_t pid, struct mem_reader *mem, const struct proc
 			    (unsigned long long)gg, probe.why);
 		if (!rep->first_refusal[0])
 			snprintf(rep->first_refusal, sizeof(rep->first_refusal), "%s", probe.why);
+		if (probe.refused && !rep->unsupported[0])
+			snprintf(rep->unsupported, sizeof(rep->unsupported), "%s", probe.why);
 		return -1;
 	}
 	memset(vm, 0, sizeof(*vm));

@@ -32,6 +32,7 @@ struct discover_report {
 	int nvms;
 	int candidates;			/* signature hits */
 	char first_refusal[200];	/* why the first candidate was refused */
+	char unsupported[200];		/* a version recognised and refused, by name */
 	uint64_t bytes_scanned;
 };
 

@@ -10,6 +10,10 @@
 #include "target/luaobj.h"
 #include "target/memory.h"
 
+/* struct SnapShot (src/lj_jit.h): since 2020 it carries mcofs, the
+ * machine-code offset that maps a trace address to its snapshot. */
+#define SNAPSHOT_2020	.snap_mcofs = 6, .snap_nent = 10
+
 /* Fields that do not differ between families of one pointer width. */
 #define GC64_COMMON                                                          \
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
@@ -26,7 +30,8 @@
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
-	.tr_nsnapmap = 44, .cframe_pc = 24
+	.tr_nsnapmap = 44, .cframe_pc = 24, \
+	SNAPSHOT_2020
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -43,10 +48,12 @@
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
-	.tr_nsnapmap = 28, .cframe_pc = 28
+	.tr_nsnapmap = 28, .cframe_pc = 28, \
+	SNAPSHOT_2020
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
+#define BC_CFUNC_93	0x145b	/* BC_FUNCC 91 (LuaJIT 2.0) */
 
 static const struct lj_layout layouts[] = {
 	{
@@ -88,6 +95,46 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 288, .g_cur_L = 296, .g_jit_base = 300,
 		.g_trace = 864, .g_sizetrace = 876, .g2disp = 3208,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
+	},
+	/* Tarantool 2.6 (Debian's tarantool) links its fork of 2.1.0-beta3
+	 * statically, non-GC64: the string table and Bloom filter still
+	 * lead global_State, strings have no sid (the hash stands in for
+	 * the fingerprint) and snapshots no mcofs (a trace's top frame gets
+	 * no line from its snapshot).  Offsets from the DWARF of the package's
+	 * /usr/bin/tarantool (gdb: ptype /o struct global_State). */
+	{
+		.name = "Tarantool 2.6 (2.1.0-beta3 fork) non-GC64",
+		.gc64 = false, .tarantool = true, .sizeof_L = 64,
+		.L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8, .L_base = 16,
+		.L_stack = 36, .L_cframe = 48, .L_stacksize = 56,
+		.g_gc_root = 80, .g_strempty = 140, .g_vmstate = 120,
+		.g_mainthref = 160, .g_registrytv = 168, .gct = 5,
+		.g_bc_cfunc_int = 272, .g_cur_L = 280, .g_jit_base = 284,
+		.g_trace = 816, .g_sizetrace = 828, .g2disp = 3144,
+		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+		.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,
+		.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+		.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,
+		.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,
+		.pt_varinfo = 60, .str_sid = 8, .str_len = 12, .str_data = 16,
+		.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,
+		.node_size = 24, .node_key = 8,
+		.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,
+		.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,
+		.tr_nsnapmap = 28, .cframe_pc = 28, .snap_mcofs = 0, .snap_nent = 8,
+	},
+	/* LuaJIT 2.0 is recognised only to be refused by name: its
+	 * global_State has no cur_L (only jit_L, set while a trace runs), so
+	 * the coroutine running in the interpreter cannot be found from
+	 * outside.  Offsets from a v2.0 build (src/lj_obj.h). */
+	{
+		.name = "LuaJIT 2.0 non-GC64",
+		.refusal = "LuaJIT 2.0 is not supported: its global_State has no cur_L, so the "
+			   "running coroutine cannot be found from outside",
+		.gc64 = false, .sizeof_L = 64,
+		.L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,
+		.g_strempty = 128, .g_mainthref = 148, .g_bc_cfunc_int = 236,
+		.gct = 5, .str_len = 12, .bc_cfunc_ins = BC_CFUNC_93,
 	},
 };
 
@@ -193,6 +240,11 @@ int layout_identify(struct mem_reader *mem, uint64_t gg, bool gc64, struct layou
 		if (lay->gc64 != gc64 || lay->sizeof_L != size)
 			continue;
 		why = layout_check(mem, lay, gg, gg + size);
+		if (!why && lay->refusal) {
+			snprintf(probe->why, sizeof(probe->why), "%s", lay->refusal);
+			probe->refused = lay;
+			return -1;
+		}
 		if (!why) {
 			probe->layout = lay;
 			return 0;
@@ -236,4 +288,6 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->tr_mcode = lay->tr_mcode;
 	off->tr_ir = lay->tr_ir;
 	off->tr_nsnapmap = lay->tr_nsnapmap;
+	off->snap_mcofs = lay->snap_mcofs;
+	off->snap_nent = lay->snap_nent;
 }

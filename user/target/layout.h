@@ -19,6 +19,8 @@ struct lj_layout {
 	bool gc64;		/* 8-byte GCRef/MRef, two-slot frames */
 	bool openresty;		/* OpenResty's luajit2: its own fast-function ids */
 	bool vmthref;		/* upstream >= 2025-11: shifted global_State, opcodes */
+	bool tarantool;		/* Tarantool's fork: its own fast-function ids */
+	const char *refusal;	/* recognised, but refused: why (names the version) */
 	uint16_t sizeof_L;	/* sizeof(lua_State) = GG -> g distance */
 
 	/* lua_State */
@@ -49,6 +51,8 @@ struct lj_layout {
 	uint16_t tr_nsnap, tr_snap, tr_snapmap, tr_startpt, tr_startpc, tr_szmcode, tr_mcode;
 	uint16_t tr_ir;		/* IRIns *, biased: ir[ref] for any IRRef */
 	uint16_t tr_nsnapmap;	/* entries in snapmap */
+	/* SnapShot: mcofs (0 = none, before 2020) and nent */
+	uint8_t snap_mcofs, snap_nent;
 	/* C frame of a VM activation */
 	uint16_t cframe_pc;
 	/* Bytecode numbering below BC_FUNCF is shared by every variant except
@@ -60,6 +64,7 @@ struct lj_layout {
 struct layout_probe {
 	uint64_t gg;			/* candidate GG_State address */
 	const struct lj_layout *layout;	/* the match, or NULL */
+	const struct lj_layout *refused;/* a version recognised and refused */
 	char why[160];
 };
 

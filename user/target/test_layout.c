@@ -1,6 +1,7 @@
 /* layout_identify on synthetic GG_State images: one per layout of the
- * table (the 2025+ vmthref ones included) is accepted as exactly that
- * layout; every corrupted variant is refused with a reason. */
+ * table (the 2025+ vmthref ones and Tarantool's included) is accepted as
+ * exactly that layout, LuaJIT 2.0 is recognised and refused by name, and
+ * every corrupted variant is refused with a reason. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,13 @@ static void each_layout(const struct lj_layout *lay)
 
 	len = build(lay, gg, C_NONE);
 	rc = identify(gg, gg, len, lay->gc64, &probe);
+	if (lay->refusal) {
+		/* Recognised, then refused by name: never profiled. */
+		snprintf(name, sizeof(name), "%s: recognised and refused by name", lay->name);
+		CHECK(name, rc == -1 && !probe.layout && probe.refused == lay &&
+		      !strcmp(probe.why, lay->refusal));
+		return;
+	}
 	snprintf(name, sizeof(name), "%s: accepted as itself", lay->name);
 	CHECK(name, rc == 0 && probe.layout == lay && probe.gg == gg);
 	if (rc || probe.layout != lay)
@@ -119,9 +127,13 @@ static void bpf_offsets(const struct lj_layout *lay)
 	      off.L_base == lay->L_base && off.L_stack == lay->L_stack &&
 	      off.sizeof_proto == lay->sizeof_proto && off.fn_pc == lay->fn_pc &&
 	      off.g_trace == lay->g_trace && off.tr_mcode == lay->tr_mcode &&
-	      off.cframe_pc == lay->cframe_pc);
+	      off.cframe_pc == lay->cframe_pc && off.snap_mcofs == lay->snap_mcofs &&
+	      off.snap_nent == lay->snap_nent);
 	/* GCtrace: the snapshot map and IR the trace frames read, in the
-	 * same order as every other GCtrace field (src/lj_jit.h). */
+	 * same order as every other GCtrace field (src/lj_jit.h).  A refused
+	 * layout is never sampled: it describes no trace. */
+	if (lay->refusal)
+		return;
 	snprintf(name, sizeof(name), "%s: GCtrace ir and nsnapmap", lay->name);
 	CHECK(name, off.tr_ir == lay->tr_ir && off.tr_nsnapmap == lay->tr_nsnapmap &&
 	      lay->tr_ir > lay->tr_nsnap && lay->tr_nsnapmap < lay->tr_snap &&
@@ -130,7 +142,7 @@ static void bpf_offsets(const struct lj_layout *lay)
 
 int main(void)
 {
-	int n = layout_count(), vmthref64 = 0, vmthref32 = 0;
+	int n = layout_count(), vmthref64 = 0, vmthref32 = 0, tarantool = 0, refused = 0;
 
 	CHECK("the table has layouts", n >= 6);
 	CHECK("layout_at out of range", !layout_at(-1) && !layout_at(n));
@@ -139,19 +151,27 @@ int main(void)
 
 		vmthref64 += lay->vmthref && lay->gc64;
 		vmthref32 += lay->vmthref && !lay->gc64;
+		tarantool += lay->tarantool;
+		refused += lay->refusal != NULL;
 		each_layout(lay);
 		bpf_offsets(lay);
 	}
 	CHECK("a GC64 vmthref (2025+) layout is in the table", vmthref64 == 1);
 	CHECK("a non-GC64 vmthref (2025+) layout is in the table", vmthref32 == 1);
+	CHECK("Tarantool's fork is in the table", tarantool == 1);
+	CHECK("LuaJIT 2.0 is recognised to be refused", refused == 1);
 
-	/* GCState.root, the same in every family of a width (src/lj_obj.h GCState). */
+	/* GCState.root, the same in every 2.1 family of a width (src/lj_obj.h
+	 * GCState); Tarantool's global_State starts with the string table. */
 	for (int i = 0; i < n; i++) {
 		const struct lj_layout *lay = layout_at(i);
+		int want = lay->gc64 ? 40 : lay->tarantool ? 80 : 32;
 		char name[256];
 
-		snprintf(name, sizeof(name), "%s: g->gc.root at %d", lay->name, lay->gc64 ? 40 : 32);
-		CHECK(name, lay->g_gc_root == (lay->gc64 ? 40 : 32));
+		if (lay->refusal)
+			continue;
+		snprintf(name, sizeof(name), "%s: g->gc.root at %d", lay->name, want);
+		CHECK(name, lay->g_gc_root == want);
 	}
 
 	/* Known GG_G2DISP per family: offsetof(GG_State, dispatch) -
@@ -159,9 +179,12 @@ int main(void)
 	for (int i = 0; i < n; i++) {
 		const struct lj_layout *lay = layout_at(i);
 		unsigned want = lay->gc64 ? (lay->vmthref ? 4000 : lay->openresty ? 4008 : 3968)
-					  : (lay->vmthref ? 3208 : lay->openresty ? 3216 : 3176);
+					  : (lay->vmthref ? 3208 : lay->openresty ? 3216 :
+					     lay->tarantool ? 3144 : 3176);
 		char name[256];
 
+		if (lay->refusal)
+			continue;
 		snprintf(name, sizeof(name), "%s: GG_G2DISP %u", lay->name, want);
 		CHECK(name, lay->g2disp == want);
 	}
