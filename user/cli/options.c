@@ -19,6 +19,7 @@ enum {
 	OPT_ICICLE, OPT_PER_THREAD, OPT_CONTINUOUS, OPT_EVERY, OPT_OUT_DIR, OPT_RETAIN_COUNT, OPT_RETAIN_SIZE,
 	OPT_PUSH, OPT_PUSH_API, OPT_SERVICE, OPT_LABEL, OPT_TENANT, OPT_AUTH_TOKEN_FILE,
 	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE,
+	OPT_KEEP_ROOT,
 };
 
 static const struct option long_options[] = {
@@ -31,6 +32,7 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "jp", required_argument, NULL, OPT_JP },
 	{ "lua-only", no_argument, NULL, OPT_LUA_ONLY },
+	{ "keep-root", no_argument, NULL, OPT_KEEP_ROOT },
 	{ "vmstate-detail", no_argument, NULL, OPT_VMSTATE_DETAIL },
 	{ "vmstate-frames", no_argument, NULL, OPT_VMSTATE_FRAMES },
 	{ "zone-frames", no_argument, NULL, OPT_ZONE_FRAMES },
@@ -82,6 +84,7 @@ static void usage(FILE *f)
 	      "      --tree-depth N    limit the tree to N levels\n"
 	      "      --focus NAME      keep only stacks through function NAME\n"
 	      "      --lua-only        drop samples where the thread ran no Lua ([host])\n"
+	      "      --keep-root       keep the host's C entry frame at the bottom of stacks\n"
 	      "      --per-thread      one report section per thread (pprof always has a tid label)\n"
 	      "      --vmstate-frames  folded/svg: add the VM state as a leaf frame\n"
 	      "      --zone-frames     folded/svg: add the jit.zone as a frame\n"
@@ -299,6 +302,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LUA_ONLY:
 			o->lua_only = true;
+			break;
+		case OPT_KEEP_ROOT:
+			o->keep_root = true;
 			break;
 		case OPT_VMSTATE_DETAIL:
 			o->vmstate_detail = true;

@@ -18,6 +18,7 @@ struct options {
 	const char *format;	/* NULL = from the output name, else text */
 	const char *jp;		/* jit.p mode string */
 	bool lua_only;
+	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool per_thread;	/* text views: one section per thread */
 	bool verbose;
 	bool vmstate_detail;

@@ -112,6 +112,9 @@ static uint64_t frame_hash(const struct frame_sym *f)
 	h = hash_u64((uint64_t)(uint32_t)f->line, h);
 	h = hash_u64(f->cfunc, h);
 	h = hash_u64((uint64_t)(uint32_t)f->ffid, h);
+	h = hash_u64((uint64_t)(uintptr_t)f->cname, h);
+	h = hash_u64((uint64_t)(uintptr_t)f->map_file, h);
+	h = hash_u64(f->map_start, h);
 	return hash_u64((uint64_t)(uintptr_t)f->ffname, h);
 }
 
@@ -119,7 +122,10 @@ static bool frame_equal(const struct frame_sym *a, const struct frame_sym *b)
 {
 	return a->kind == b->kind && a->name == b->name && a->chunk == b->chunk &&
 	       a->firstline == b->firstline && a->line == b->line &&
-	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname;
+	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname &&
+	       a->cname == b->cname && a->map_file == b->map_file &&
+	       a->map_build_id == b->map_build_id && a->map_start == b->map_start &&
+	       a->map_limit == b->map_limit && a->map_offset == b->map_offset;
 }
 
 static void frames_rehash(struct frame_table *ft)
@@ -149,6 +155,9 @@ const struct frame_sym *profile_frame(struct profile *p, const struct frame_sym 
 	f.name = profile_str(p, in->name);
 	f.chunk = profile_str(p, in->chunk);
 	f.ffname = profile_str(p, in->ffname);
+	f.cname = profile_str(p, in->cname);
+	f.map_file = profile_str(p, in->map_file);
+	f.map_build_id = profile_str(p, in->map_build_id);
 	if ((ft->n + 1) * 2 > ft->nslots)
 		frames_rehash(ft);
 	j = frame_hash(&f) & (ft->nslots - 1);

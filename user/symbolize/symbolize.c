@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "target/bcmode.h"
+#include "symbolize/cfunc_names.h"
+#include "symbolize/ffnames.h"
 #include "model/frame_fmt.h"
 #include "base/hashfn.h"
 #include "target/layout.h"
@@ -68,6 +70,8 @@ struct symbolizer {
 	bool frozen;		/* the target exited: its memory cannot change */
 	uint64_t unknown;
 	char scratch[MAX_NAME];
+	pid_t pid;			/* 0: C functions keep their address */
+	struct cfunc_names *cfn;	/* made on first use, once g is known */
 };
 
 struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
@@ -120,6 +124,7 @@ void sym_free(struct symbolizer *s)
 	if (!s)
 		return;
 	cache_flush(s);
+	cfn_free(s->cfn);
 	free(s);
 }
 
@@ -153,6 +158,7 @@ static void cache_sweep(struct symbolizer *s)
 void sym_next_epoch(struct symbolizer *s)
 {
 	s->epoch++;
+	cfn_next_epoch(s->cfn);
 	/* Bounded memory over long runs with prototype churn.  A frozen
 	 * cache (the target exited) is all that is left: kept whole. */
 	if (s->n > CACHE_LIMIT)
@@ -164,6 +170,31 @@ void sym_next_epoch(struct symbolizer *s)
 void sym_set_vm(struct symbolizer *s, uint64_t g)
 {
 	s->g = g;
+}
+
+void sym_set_pid(struct symbolizer *s, pid_t pid)
+{
+	s->pid = pid;
+}
+
+/* One name per C or fast function, wherever it is called from: the
+ * call-site name is dropped when the function has its own. */
+static void name_function(struct symbolizer *s, struct frame_sym *f)
+{
+	if (!s->cfn && s->pid > 0 && s->g)
+		s->cfn = cfn_new(s->pid, s->mem, s->lay, s->g);
+	if (f->kind == FRAME_C) {
+		cfn_name(s->cfn, f);
+		if (f->cname)
+			f->name = NULL;
+	} else if (f->kind == FRAME_FF) {
+		if (!f->ffname)
+			f->ffname = ffnames_builtin(s->lay, f->ffid);
+		if (!f->ffname)
+			f->ffname = cfn_ffname(s->cfn, f->ffid);
+		if (f->ffname)
+			f->name = NULL;
+	}
 }
 
 void sym_freeze(struct symbolizer *s)
@@ -772,6 +803,7 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 		 * and called it from Lua (its PC is unknown otherwise). */
 		if (f->kind != FRAME_UNKNOWN && caller && i + 1 < n)
 			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
+		name_function(s, f);
 		caller = pt;
 	}
 }
