@@ -131,7 +131,7 @@ static void test_fixture(void)
 	CHECK_STR("mode f", report(p, "f", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  outer\n"
 		  " 3%  app.lua:0\n");
 	CHECK_STR("mode v", report(p, "v", NULL),
@@ -147,7 +147,7 @@ static void test_fixture(void)
 		  "25%  Compiled\n"
 		  "  -- 100%  work\n"
 		  "10%  C code\n"
-		  "  -- 100%  rep\n"
+		  "  -- 100%  string.rep\n"
 		  " 6%  Garbage Collector\n"
 		  "  -- 100%  outer\n"
 		  " 3%  JIT Compiler\n"
@@ -158,7 +158,7 @@ static void test_fixture(void)
 		  "  <- 38%  Compiled\n"
 		  "15%  helper\n"
 		  "  <- 100%  Interpreted\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  C code\n"
 		  " 6%  outer\n"
 		  "  <- 100%  Garbage Collector\n"
@@ -170,7 +170,7 @@ static void test_fixture(void)
 		  "  -- 38%  app.lua:3\n"
 		  "15%  helper\n"
 		  "  -- 100%  lib.lua:12\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  -- 100%  string.rep\n"
 		  " 6%  outer\n"
 		  "  -- 100%  app.lua:8\n"
@@ -183,17 +183,17 @@ static void test_fixture(void)
 		  "  --  4%  app.lua:0\n"
 		  "25%  db\n"
 		  "  -- 60%  helper\n"
-		  "  -- 40%  rep\n");
+		  "  -- 40%  string.rep\n");
 	CHECK_STR("mode 2", report(p, "2", NULL),
 		  "65%  work < outer\n"
 		  "15%  helper < outer\n"
-		  "10%  rep < helper\n"
+		  "10%  string.rep < helper\n"
 		  " 6%  outer < app.lua:0\n"
 		  " 3%  app.lua:0 < @0x55b303d132c0\n");
 	CHECK_STR("mode -2", report(p, "-2", NULL),
 		  "65%  outer > work\n"
 		  "15%  outer > helper\n"
-		  "10%  helper > rep\n"
+		  "10%  helper > string.rep\n"
 		  " 6%  app.lua:0 > outer\n"
 		  " 3%  @0x55b303d132c0 > app.lua:0\n");
 	CHECK_STR("mode s", report(p, "s", NULL),
@@ -201,7 +201,7 @@ static void test_fixture(void)
 		  "  <- 100%  outer\n"
 		  "15%  helper\n"
 		  "  <- 100%  outer\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  helper\n"
 		  " 6%  outer\n"
 		  "  <- 100%  app.lua:0\n"
@@ -212,7 +212,7 @@ static void test_fixture(void)
 		  "  -> 81%  work\n"
 		  "  -> 19%  helper\n"
 		  "10%  helper\n"
-		  "  -> 100%  rep\n"
+		  "  -> 100%  string.rep\n"
 		  " 6%  app.lua:0\n"
 		  "  -> 100%  outer\n"
 		  " 3%  @0x55b303d132c0\n"
@@ -222,7 +222,7 @@ static void test_fixture(void)
 		  "  <- 100%  outer < app.lua:0\n"
 		  "15%  helper\n"
 		  "  <- 100%  outer < app.lua:0\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  helper < app.lua:0\n"
 		  " 6%  outer\n"
 		  "  <- 100%  app.lua:0 < @0x55b303d132c0\n"
@@ -232,20 +232,20 @@ static void test_fixture(void)
 	CHECK_STR("mode r", report(p, "r", NULL),
 		  "   65  work\n"
 		  "   15  helper\n"
-		  "   10  rep\n"
+		  "   10  string.rep\n"
 		  "    6  outer\n"
 		  "    3  app.lua:0\n");
 	CHECK_STR("mode G", report(p, "G", NULL),
 		  "@0x55b303d132c0;app.lua:0;outer;work 65\n"
 		  "@0x55b303d132c0;app.lua:0;outer;helper 15\n"
-		  "@0x55b303d132c0;app.lua:0;helper;rep 10\n"
+		  "@0x55b303d132c0;app.lua:0;helper;string.rep 10\n"
 		  "@0x55b303d132c0;app.lua:0;outer 6\n"
 		  "@0x55b303d132c0;app.lua:0 3\n"
 		  "[host] 1\n");
 	CHECK_STR("mode m0", report(p, "m0", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  outer\n"
 		  " 3%  app.lua:0\n"
 		  " 1%  [host]\n");
@@ -271,7 +271,7 @@ static void test_fixture(void)
 	CHECK_STR("mode F", report(p, "F", NULL),
 		  "65%  app.lua:work\n"
 		  "15%  lib.lua:helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  app.lua:outer\n"
 		  " 3%  app.lua:0\n");
 	CHECK_STR("mode fvG", report(p, "fvG", NULL),
@@ -280,7 +280,7 @@ static void test_fixture(void)
 		  "Compiled 25\n"
 		  "@0x55b303d132c0;app.lua:0;outer;helper 15\n"
 		  "Interpreted 15\n"
-		  "@0x55b303d132c0;app.lua:0;helper;rep 10\n"
+		  "@0x55b303d132c0;app.lua:0;helper;string.rep 10\n"
 		  "C code 10\n"
 		  "@0x55b303d132c0;app.lua:0;outer 6\n"
 		  "Garbage Collector 6\n"
@@ -460,7 +460,7 @@ static void test_fixture(void)
 	CHECK_STR("threshold cut", report(p, "m10", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n");
+		  "10%  string.rep\n");
 	CHECK_STR("threshold cut nested", report(p, "vfm30", NULL),
 		  "55%  Interpreted\n"
 		  "  -- 73%  work\n");
@@ -490,7 +490,7 @@ static void test_fixture(void)
 		  "25%  Compiled trace 3 (app.lua:2)\n"
 		  "  -- 100%  work\n"
 		  "10%  C code\n"
-		  "  -- 100%  rep\n"
+		  "  -- 100%  string.rep\n"
 		  " 6%  Garbage Collector\n"
 		  "  -- 100%  outer\n"
 		  " 3%  JIT Compiler (record)\n"

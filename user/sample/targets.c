@@ -120,8 +120,8 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 					    t->vd->path);
 			} else {
 				free(vd);
-				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
-					 (int)t->pid);
+				log_verbose("PID %d: no matching jit/vmdef.lua; fast-function names from the built-in table",
+					    (int)t->pid);
 			}
 		}
 		log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)t->pid,

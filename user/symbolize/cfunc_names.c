@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "base/hashfn.h"
+#include "base/log.h"
+#include "symbolize/ffnames.h"
 #include "symbolize/luanames.h"
 #include "target/elfinfo.h"
 #include "target/procmaps.h"
@@ -45,6 +47,8 @@ struct cfunc_names {
 	int nfiles;
 	/* Walk pacing: the next epoch a miss may walk, and the back-off. */
 	unsigned epoch, next_walk, backoff;
+	bool fft_chosen;
+	enum fft_table fft;
 };
 
 struct cfunc_names *cfn_new(pid_t pid, struct mem_reader *mem, const struct lj_layout *lay,
@@ -97,12 +101,55 @@ static void walk_if_due(struct cfunc_names *c, bool found_last_time)
 	c->next_walk = c->epoch + c->backoff;
 }
 
-const char *cfn_ffname(struct cfunc_names *c, int ffid)
+/* Ids whose name in the VM's tables differs from table t's. */
+static int disagreements(struct cfunc_names *c, enum fft_table t, int *agree)
+{
+	int bad = 0;
+
+	*agree = 0;
+	for (int id = 2; id < 256; id++) {
+		const char *seen = luanames_ff(c->ln, id), *have = ffnames_table(t, id);
+
+		if (!seen)
+			continue;
+		if (have && !strcmp(seen, have))
+			++*agree;
+		else
+			bad++;
+	}
+	return bad;
+}
+
+/* Picks the family's table, with or without the JIT, that the fast
+ * functions found in the VM's tables agree with. */
+static void choose_table(struct cfunc_names *c, const struct lj_layout *lay)
+{
+	enum fft_table with = ffnames_default(lay), without = ffnames_nojit(with);
+	int agree_with, agree_without, bad_with, bad_without;
+
+	if (!luanames_walks(c->ln))
+		walk_if_due(c, true);
+	bad_with = disagreements(c, with, &agree_with);
+	bad_without = disagreements(c, without, &agree_without);
+	c->fft = bad_without < bad_with ? without : with;
+	c->fft_chosen = agree_with || agree_without;
+	if (c->fft_chosen)
+		log_verbose("PID %d: fast-function ids %s the JIT (%d/%d names disagree)",
+			    (int)c->pid, c->fft == with ? "with" : "without",
+			    c->fft == with ? bad_with : bad_without, agree_with + bad_with);
+}
+
+const char *cfn_ffname(struct cfunc_names *c, const struct lj_layout *lay, int ffid)
 {
 	const char *name;
 
 	if (!c)
-		return NULL;
+		return ffnames_table(ffnames_default(lay), ffid);
+	if (!c->fft_chosen)
+		choose_table(c, lay);
+	name = ffnames_table(c->fft_chosen ? c->fft : ffnames_default(lay), ffid);
+	if (name)
+		return name;
 	name = luanames_ff(c->ln, ffid);
 	if (!name) {
 		walk_if_due(c, false);

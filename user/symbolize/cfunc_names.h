@@ -28,7 +28,11 @@ void cfn_next_epoch(struct cfunc_names *c);
  * strings stay valid as long as c. */
 void cfn_name(struct cfunc_names *c, struct frame_sym *f);
 
-/* The table name of fast function ffid ("string.gsub"), or NULL. */
-const char *cfn_ffname(struct cfunc_names *c, int ffid);
+/* The name of fast function ffid ("string.gsub"): from the built-in table
+ * of lay's family that agrees with the names in the VM's tables (builds
+ * without the JIT number their functions differently), else from the VM's
+ * tables; NULL when neither knows it.  c may be NULL: the built-in table
+ * of a build with the JIT then. */
+const char *cfn_ffname(struct cfunc_names *c, const struct lj_layout *lay, int ffid);
 
 #endif

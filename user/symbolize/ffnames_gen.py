@@ -1,5 +1,10 @@
+# ffnames_gen.py: fast-function names in id order from a LuaJIT src/ tree,
+# numbered as src/host/buildvm_lib.c numbers them (LJLIB_CF, LJLIB_ASM and
+# LJLIB_ASM_ in the order of the lib_*.c files, top-level #if LJ_52 /
+# LJ_HASJIT / LJ_HASFFI / LJ_HASBUFFER honoured).  Regenerates the tables
+# of ffnames.c; test_ffnames checks them against real vmdef.lua files.
 import re, sys
-def ffnames(src):
+def ffnames(src, hasjit=1):
     libs = "base math bit string table io os package debug jit ffi buffer".split()
     names = ["Lua", "C"]
     for lib in libs:
@@ -12,7 +17,7 @@ def ffnames(src):
         while i < len(lines):
             buf = lines[i][:255]; i += 1
             if buf.startswith("#if"):
-                ok = {"#if LJ_52": 0, "#if LJ_HASJIT": 1, "#if LJ_HASFFI": 1, "#if LJ_HASBUFFER": 1}.get(buf.rstrip(), 1)
+                ok = {"#if LJ_52": 0, "#if LJ_HASJIT": hasjit, "#if LJ_HASFFI": 1, "#if LJ_HASBUFFER": 1}.get(buf.rstrip(), 1)
                 if not ok:
                     lvl = 1
                     while i < len(lines):
@@ -35,4 +40,6 @@ def ffnames(src):
                     names.append("".join(p))
     return names
 if __name__ == "__main__":
-    print("\n".join(ffnames(sys.argv[1])))
+    # ffnames_gen.py SRC [0]: the names of the src/ tree, without the JIT's
+    # functions with a second argument 0.
+    print("\n".join(ffnames(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)))

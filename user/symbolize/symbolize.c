@@ -9,7 +9,6 @@
 
 #include "target/bcmode.h"
 #include "symbolize/cfunc_names.h"
-#include "symbolize/ffnames.h"
 #include "model/frame_fmt.h"
 #include "base/hashfn.h"
 #include "target/layout.h"
@@ -189,9 +188,7 @@ static void name_function(struct symbolizer *s, struct frame_sym *f)
 			f->name = NULL;
 	} else if (f->kind == FRAME_FF) {
 		if (!f->ffname)
-			f->ffname = ffnames_builtin(s->lay, f->ffid);
-		if (!f->ffname)
-			f->ffname = cfn_ffname(s->cfn, f->ffid);
+			f->ffname = cfn_ffname(s->cfn, s->lay, f->ffid);
 		if (f->ffname)
 			f->name = NULL;
 	}
