@@ -37,7 +37,7 @@
 struct name_slot {
 	uint64_t key;		/* 0 = empty */
 	char *name;
-	int dots;
+	int rank;		/* lower wins: see name_rank */
 };
 
 struct lua_names {
@@ -49,6 +49,7 @@ struct lua_names {
 	unsigned walks;
 	/* Budget of the walk under way. */
 	unsigned tables, nodes;
+	uint64_t global;	/* the global table: never a library ("_G.print") */
 };
 
 struct lua_names *luanames_new(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g)
@@ -111,23 +112,32 @@ static int map_grow(struct lua_names *ln)
 	return 0;
 }
 
-static bool better_name(const char *name, int dots, const struct name_slot *have)
+/* A library's name ("ngx.say" from package.loaded.ngx or _G.ngx) before a
+ * plain global's (say = ngx.say), then the fewest dots. */
+static int name_rank(const char *name, bool global)
 {
-	return dots < have->dots || (dots == have->dots && strcmp(name, have->name) < 0);
-}
-
-static void map_put(struct lua_names *ln, uint64_t key, const char *name)
-{
-	struct name_slot *slot;
 	int dots = 0;
-	char *copy;
 
 	for (const char *p = name; *p; p++)
 		dots += *p == '.';
+	return (global && !dots ? 1000 : 0) + dots;
+}
+
+static bool better_name(const char *name, int rank, const struct name_slot *have)
+{
+	return rank < have->rank || (rank == have->rank && strcmp(name, have->name) < 0);
+}
+
+static void map_put(struct lua_names *ln, uint64_t key, const char *name, bool global)
+{
+	struct name_slot *slot;
+	int rank = name_rank(name, global);
+	char *copy;
+
 	if ((ln->n + 1) * 2 > ln->nslots && map_grow(ln))
 		return;
 	slot = map_find(ln->slots, ln->nslots, key);
-	if (slot->key && !better_name(name, dots, slot))
+	if (slot->key && !better_name(name, rank, slot))
 		return;
 	copy = strdup(name);
 	if (!copy)
@@ -137,7 +147,7 @@ static void map_put(struct lua_names *ln, uint64_t key, const char *name)
 	free(slot->name);
 	slot->key = key;
 	slot->name = copy;
-	slot->dots = dots;
+	slot->rank = rank;
 }
 
 static const char *map_get(const struct lua_names *ln, uint64_t key)
@@ -188,8 +198,8 @@ static bool read_key(struct lua_names *ln, uint64_t str, char *buf, size_t max)
 	return strlen(buf) == len;
 }
 
-/* Records the function at fn under name. */
-static void record_func(struct lua_names *ln, uint64_t fn, const char *name)
+/* Records the function at fn under name (global: a global variable). */
+static void record_func(struct lua_names *ln, uint64_t fn, const char *name, bool global)
 {
 	uint8_t ffid;
 	uint64_t cfunc = 0;
@@ -197,12 +207,12 @@ static void record_func(struct lua_names *ln, uint64_t fn, const char *name)
 	if (gc_type(ln, fn) != LJ_GCT_FUNC || mem_read(ln->mem, fn + ln->lay->fn_ffid, &ffid, 1))
 		return;
 	if (ffid > FF_C) {
-		map_put(ln, KEY_FF | ffid, name);
+		map_put(ln, KEY_FF | ffid, name, global);
 		return;
 	}
 	if (ffid == FF_C && !layout_read_ref(ln->mem, ln->lay, fn + ln->lay->fn_cfunc, &cfunc) &&
 	    cfunc && !(cfunc & KEY_FF))
-		map_put(ln, cfunc, name);
+		map_put(ln, cfunc, name, global);
 }
 
 /* The hash part of table tab, copied: *nodes (malloc'd) and the count. */
@@ -263,8 +273,8 @@ static void walk_table(struct lua_names *ln, uint64_t tab, const char *prefix, i
 		else
 			snprintf(name, sizeof(name), "%s", key);
 		if (vt == LJ_ITYPE_FUNC)
-			record_func(ln, lj_tv_gcptr(ln->lay, val), name);
-		else if (depth + 1 < MAX_DEPTH)
+			record_func(ln, lj_tv_gcptr(ln->lay, val), name, !*prefix);
+		else if (depth + 1 < MAX_DEPTH && lj_tv_gcptr(ln->lay, val) != ln->global)
 			walk_table(ln, lj_tv_gcptr(ln->lay, val), name, depth + 1);
 	}
 	free(nodes);
@@ -293,7 +303,7 @@ static void walk_loaded(struct lua_names *ln, uint64_t loaded)
 		    !read_key(ln, lj_tv_gcptr(ln->lay, k), key, sizeof(key)))
 			continue;
 		if (vt == LJ_ITYPE_FUNC)
-			record_func(ln, lj_tv_gcptr(ln->lay, val), key);
+			record_func(ln, lj_tv_gcptr(ln->lay, val), key, false);
 		else if (vt == LJ_ITYPE_TAB)
 			walk_table(ln, lj_tv_gcptr(ln->lay, val), strcmp(key, "_G") ? key : "",
 				   strcmp(key, "_G") ? 1 : 0);
@@ -315,6 +325,10 @@ int luanames_walk(struct lua_names *ln)
 	ln->slots = NULL;
 	ln->nslots = ln->n = 0;
 	ln->tables = ln->nodes = 0;
+	ln->global = 0;
+	if (!lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, loaded), "_G", &reg) &&
+	    lj_tv_itype(ln->lay, reg) == LJ_ITYPE_TAB)
+		ln->global = lj_tv_gcptr(ln->lay, reg);
 	walk_loaded(ln, lj_tv_gcptr(ln->lay, loaded));
 	ln->walks++;
 	if (!ln->n && oldn) {

@@ -23,9 +23,10 @@ void luanames_free(struct lua_names *ln);
 int luanames_walk(struct lua_names *ln);
 
 /* The name of the lua_CFunction at cfunc / of fast function ffid, or NULL.
- * When one function is reachable under several names, the one with the
- * fewest dots wins, then the smallest in byte order: the choice does not
- * depend on hash order, so it is the same in every run. */
+ * When one function is reachable under several names, a library's name
+ * wins over a plain global's, then the one with the fewest dots, then the
+ * smallest in byte order: the choice does not depend on hash order, so it
+ * is the same in every run. */
 const char *luanames_cfunc(const struct lua_names *ln, uint64_t cfunc);
 const char *luanames_ff(const struct lua_names *ln, int ffid);
 
