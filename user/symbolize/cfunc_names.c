@@ -18,7 +18,7 @@
 
 #define MAX_CNAME	256
 #define MAX_BACKOFF	64	/* epochs between walks at most */
-#define MAX_FILES	256	/* ELF files kept open per process */
+#define MAX_FILES	256	/* files remembered per process */
 
 struct cfunc_entry {
 	uint64_t addr;		/* 0 = empty slot */
@@ -29,10 +29,11 @@ struct cfunc_entry {
 	uint64_t start, limit, offset;
 };
 
+/* A mapped file.  Its ELF is opened only while a name is looked up: a
+ * profiler of many processes must not hold their files open. */
 struct elf_slot {
 	char *path;		/* as /proc/PID/maps gives it */
 	uint64_t inode;
-	struct elf_file *ef;	/* NULL when unreadable */
 	char *build_id;
 };
 
@@ -77,7 +78,6 @@ void cfn_free(struct cfunc_names *c)
 	for (int i = 0; i < c->nfiles; i++) {
 		free(c->files[i].path);
 		free(c->files[i].build_id);
-		elf_file_close(c->files[i].ef);
 	}
 	if (c->have_maps)
 		procmaps_free(&c->maps);
@@ -207,11 +207,22 @@ static const struct map_entry *map_of(struct cfunc_names *c, uint64_t addr)
 	return procmaps_find(&c->maps, addr);
 }
 
-/* The file table entry for a mapping's file, opened through map_files (the
- * exact file, across mount namespaces). */
-static struct elf_slot *file_of(struct cfunc_names *c, const struct map_entry *e)
+/* The ELF of a mapping, opened through map_files (the exact file, across
+ * mount namespaces); NULL when unreadable (the process is gone). */
+static struct elf_file *open_mapped(struct cfunc_names *c, const struct map_entry *e)
 {
-	char path[128], hex[129];
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)c->pid,
+		 (unsigned long long)e->start, (unsigned long long)e->end);
+	return elf_file_open(path);
+}
+
+/* The file table entry for a mapping's file (its build ID read once). */
+static struct elf_slot *file_of(struct cfunc_names *c, const struct map_entry *e,
+				struct elf_file *ef)
+{
+	char hex[129];
 	struct elf_slot *f;
 
 	for (int i = 0; i < c->nfiles; i++)
@@ -225,10 +236,7 @@ static struct elf_slot *file_of(struct cfunc_names *c, const struct map_entry *e
 	if (!f->path)
 		return NULL;
 	f->inode = e->inode;
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)c->pid,
-		 (unsigned long long)e->start, (unsigned long long)e->end);
-	f->ef = elf_file_open(path);
-	if (f->ef && !elf_build_id(f->ef, hex, sizeof(hex)))
+	if (ef && !elf_build_id(ef, hex, sizeof(hex)))
 		f->build_id = strdup(hex);
 	c->nfiles++;
 	return f;
@@ -246,10 +254,18 @@ static const char *base_name(const char *path)
 static void name_from_file(struct cfunc_names *c, struct cfunc_entry *ce, char *name, size_t len)
 {
 	const struct map_entry *e = map_of(c, ce->addr);
+	struct elf_file *ef;
 	struct elf_slot *f;
 	uint64_t off, vaddr;
 
-	if (!e || !map_is_file(e) || !(f = file_of(c, e))) {
+	if (!e || !map_is_file(e)) {
+		snprintf(name, len, "[C]");
+		return;
+	}
+	ef = open_mapped(c, e);
+	f = file_of(c, e, ef);
+	if (!f) {
+		elf_file_close(ef);
 		snprintf(name, len, "[C]");
 		return;
 	}
@@ -259,13 +275,14 @@ static void name_from_file(struct cfunc_names *c, struct cfunc_entry *ce, char *
 	ce->start = e->start;
 	ce->limit = e->end;
 	ce->offset = e->offset;
-	if (f->ef && !elf_offset_to_vaddr(f->ef, off, &vaddr)) {
-		if (!elf_symbol_at(f->ef, vaddr, name, len))
-			return;
-		snprintf(name, len, "%s+0x%llx", base_name(f->path), (unsigned long long)vaddr);
-		return;
+	if (ef && !elf_offset_to_vaddr(ef, off, &vaddr)) {
+		if (elf_symbol_at(ef, vaddr, name, len))
+			snprintf(name, len, "%s+0x%llx", base_name(f->path),
+				 (unsigned long long)vaddr);
+	} else {
+		snprintf(name, len, "%s+0x%llx", base_name(f->path), (unsigned long long)off);
 	}
-	snprintf(name, len, "%s+0x%llx", base_name(f->path), (unsigned long long)off);
+	elf_file_close(ef);
 }
 
 /* ------------------------------------------------------------------------ */
