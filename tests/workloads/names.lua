@@ -4,7 +4,9 @@
 --   string.gsub with a Lua callback, table.sort with a Lua comparator,
 --   table.concat, coroutine.resume, string.upper called as a tail call,
 --   require (a lua_CFunction, not a fast function), and chost.spin (a
---   lua_CFunction registered by the host) when run by tests/hosts/lhost.
+--   lua_CFunction registered by the host) when run by tests/hosts/lhost,
+--   ffi.string (its fast-function id comes after jit.util's, which builds
+--   without the JIT lack: a name from the wrong table shows there).
 -- Rounds of random length (see README.md): each phase runs until a random
 -- share of its CPU budget is used.  Runs until killed, or SECONDS of CPU.
 
@@ -13,6 +15,9 @@ local alias_gsub, alias_sort, alias_concat = string.gsub, table.sort, table.conc
 local alias_resume, alias_create, alias_upper = coroutine.resume, coroutine.create, string.upper
 local alias_require = require
 local alias_spin = rawget(_G, "chost") and chost.spin
+local has_ffi, ffi = pcall(require, "ffi")
+local alias_ffistring = has_ffi and ffi.string
+local cbuf = has_ffi and ffi.new("char[?]", 4096, 65)
 
 local text = string.rep("alpha beta gamma delta ", 200)
 local arr = {}
@@ -63,12 +68,19 @@ local function require_phase(stop)
 	until clock() >= stop
 end
 
+local function ffi_phase(stop)
+	repeat
+		for _ = 1, 100 do alias_ffistring(cbuf, 4096) end
+	until clock() >= stop
+end
+
 local function spin_phase(stop)
 	repeat alias_spin(20000) until clock() >= stop
 end
 
 local phases = { gsub_phase, sort_phase, concat_phase, upper_phase, resume_phase, require_phase }
 if alias_spin then phases[#phases + 1] = spin_phase end
+if has_ffi then phases[#phases + 1] = ffi_phase end
 
 local secs = tonumber(arg and arg[1])
 local ROUND = 0.02

@@ -329,3 +329,17 @@ void cfn_name(struct cfunc_names *c, struct frame_sym *f)
 	f->map_limit = ce->limit;
 	f->map_offset = ce->offset;
 }
+
+void cfn_name_frame(struct cfunc_names *c, const struct lj_layout *lay, struct frame_sym *f)
+{
+	if (f->kind == FRAME_C) {
+		cfn_name(c, f);
+		if (f->cname)
+			f->name = NULL;
+	} else if (f->kind == FRAME_FF) {
+		if (!f->ffname)
+			f->ffname = cfn_ffname(c, lay, f->ffid);
+		if (f->ffname)
+			f->name = NULL;
+	}
+}

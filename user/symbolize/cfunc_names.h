@@ -28,6 +28,11 @@ void cfn_next_epoch(struct cfunc_names *c);
  * strings stay valid as long as c. */
 void cfn_name(struct cfunc_names *c, struct frame_sym *f);
 
+/* Names a C or fast-function frame (others are left alone) and drops its
+ * call-site name, which depends on the caller, when it has its own.  c may
+ * be NULL (no process): fast functions are still named. */
+void cfn_name_frame(struct cfunc_names *c, const struct lj_layout *lay, struct frame_sym *f);
+
 /* The name of fast function ffid ("string.gsub"): from the built-in table
  * of lay's family that agrees with the names in the VM's tables (builds
  * without the JIT number their functions differently), else from the VM's

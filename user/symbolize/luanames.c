@@ -210,7 +210,8 @@ static void record_func(struct lua_names *ln, uint64_t fn, const char *name, boo
 		map_put(ln, KEY_FF | ffid, name, global);
 		return;
 	}
-	if (ffid == FF_C && !layout_read_ref(ln->mem, ln->lay, fn + ln->lay->fn_cfunc, &cfunc) &&
+	/* GCfuncC.f is a native pointer, 8 bytes on x86-64 in either mode. */
+	if (ffid == FF_C && !mem_read(ln->mem, fn + ln->lay->fn_cfunc, &cfunc, 8) &&
 	    cfunc && !(cfunc & KEY_FF))
 		map_put(ln, cfunc, name, global);
 }

@@ -176,22 +176,12 @@ void sym_set_pid(struct symbolizer *s, pid_t pid)
 	s->pid = pid;
 }
 
-/* One name per C or fast function, wherever it is called from: the
- * call-site name is dropped when the function has its own. */
+/* One name per C or fast function, wherever it is called from. */
 static void name_function(struct symbolizer *s, struct frame_sym *f)
 {
-	if (!s->cfn && s->pid > 0 && s->g)
+	if (!s->cfn && s->pid > 0 && s->g && (f->kind == FRAME_C || f->kind == FRAME_FF))
 		s->cfn = cfn_new(s->pid, s->mem, s->lay, s->g);
-	if (f->kind == FRAME_C) {
-		cfn_name(s->cfn, f);
-		if (f->cname)
-			f->name = NULL;
-	} else if (f->kind == FRAME_FF) {
-		if (!f->ffname)
-			f->ffname = cfn_ffname(s->cfn, s->lay, f->ffid);
-		if (f->ffname)
-			f->name = NULL;
-	}
+	cfn_name_frame(s->cfn, s->lay, f);
 }
 
 void sym_freeze(struct symbolizer *s)
