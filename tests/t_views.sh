@@ -461,8 +461,9 @@ for m in "${JON_MODES[@]}" f l z; do profile "jon.$m" "$JON_PID" "$m" --keep-roo
 profile tree.m0 "$JOFF_PID" m0 --tree
 profile tree.default "$JOFF_PID" "" --tree
 profile tree.self "$JOFF_PID" m0 --tree=self
-profile tree.depth2 "$JOFF_PID" F --tree --tree-depth 2
-profile tree.depth3 "$JOFF_PID" F --tree --tree-depth 3
+# The host's C entry frame is dropped: the main chunk is level 1.
+profile tree.depth2 "$JOFF_PID" F --tree --tree-depth 1
+profile tree.depth3 "$JOFF_PID" F --tree --tree-depth 2
 profile tree.focus_leaf "$JOFF_PID" m0 --tree --focus leaf_a
 profile tree.focus_label "$JOFF_PID" m0 --tree --focus views.lua:mid
 profile tree.focus_none "$JOFF_PID" m0 --tree --focus no_such_function
@@ -649,10 +650,10 @@ check "tree: sorted by total, mid (60%) before other (40%)" \
 check "tree=self: sorted by self, other (25%) before mid (20%)" \
 	in_order tree.self "$R / views.lua:other" "$R / views.lua:mid"
 check_row "tree=self: same numbers" tree.self "$R / views.lua:mid" 60 20 5
-check "tree-depth 2: two levels only" \
-	bash -c "[ \$(wc -l <'$TMP/tree.depth2.txt') -eq 3 ] && ! grep -q 'views.lua:mid' '$TMP/tree.depth2.txt'"
-check_row "tree-depth 2: callees still count" tree.depth2 "$R" 100 0 5
-check "tree-depth 3: no leaf below mid or other" \
+check "tree-depth 1: the main chunk only" \
+	bash -c "[ \$(wc -l <'$TMP/tree.depth2.txt') -eq 2 ] && ! grep -q 'views.lua:mid' '$TMP/tree.depth2.txt'"
+check_row "tree-depth 1: callees still count" tree.depth2 "$R" 100 0 5
+check "tree-depth 2: no leaf below mid or other" \
 	bash -c "grep -q 'views.lua:other' '$TMP/tree.depth3.txt' && ! grep -q 'leaf_' '$TMP/tree.depth3.txt'"
 check "focus leaf_a: both calls merge into one root" \
 	bash -c "[ \$(wc -l <'$TMP/tree.focus_leaf.txt') -eq 2 ]"
