@@ -257,7 +257,9 @@ nginx_run() {
 		worker=
 		for _ in $(seq 50); do
 			worker=$(pgrep -x -P "$master" nginx | head -1)
-			[ -n "$worker" ] && curl -sf "http://127.0.0.1:$port/work" >/dev/null && break
+			# Our worker answers (not another test's server on this port).
+			[ -n "$worker" ] && curl -sf "http://127.0.0.1:$port/work" 2>/dev/null |
+				grep -qx "pid=$worker" && break
 			worker=
 			kill -0 "$master" 2>/dev/null || break
 			sleep 0.1
@@ -270,11 +272,13 @@ nginx_run() {
 		fail "nginx ($mode vmdef.lua)" "did not start: $(tail -c 300 "$run/error.log")"
 		return
 	fi
-	wrk -t1 -c8 -d$((SECS + 2))s "http://127.0.0.1:$port/work" >/dev/null 2>&1 &
+	wrk -t1 -c8 -d$((SECS + 2))s "http://127.0.0.1:$port/work" >"$run/wrk.txt" 2>&1 &
 	local load=$!
 	sleep 0.5
 	profile_all "$worker" "nginx.$mode"
 	wait "$load"
+	grep -q 'Requests/sec' "$run/wrk.txt" ||
+		echo "note: wrk: $(tr '\n' ' ' <"$run/wrk.txt" | head -c 300)"
 	kill "$master" 2>/dev/null
 	wait "$master" 2>/dev/null
 	local want=found

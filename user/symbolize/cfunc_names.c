@@ -297,10 +297,12 @@ static void entry_fill(struct cfunc_names *c, struct cfunc_entry *ce)
 		walk_if_due(c, false);
 		table = luanames_cfunc(c->ln, ce->addr);
 	}
-	if (!ce->file)
+	if (!ce->file) {
 		name_from_file(c, ce, name, sizeof(name));
-	else if (!table)
+	} else if (!table) {
+		ce->walk = luanames_walks(c->ln);
 		return;		/* the fallback stands */
+	}
 	free(ce->name);
 	ce->name = strdup(table ? table : name);
 	ce->from_table = table != NULL;
