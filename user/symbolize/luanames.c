@@ -27,8 +27,10 @@
 
 #define MAX_DEPTH	3		/* _G -> ngx -> req -> get_headers */
 #define MAX_HMASK	65535		/* nodes of one table read at most */
-#define MAX_TABLES	4096		/* tables walked per walk */
-#define MAX_NODES	(1u << 20)	/* nodes read per walk */
+/* A walk runs in the drain path: a few ms at most, whatever the program
+ * keeps in its global tables (a cache of 100k entries is skipped). */
+#define MAX_TABLES	1024		/* tables walked per walk */
+#define MAX_NODES	(1u << 17)	/* nodes read per walk */
 #define MAX_KEY		64		/* longer keys are not names */
 #define MAX_NAME	160
 
@@ -187,11 +189,16 @@ static int gc_type(struct lua_names *ln, uint64_t addr)
  * bytes are printable and hold no separator. */
 static bool read_key(struct lua_names *ln, uint64_t str, char *buf, size_t max)
 {
+	uint8_t h[32];
 	uint32_t len;
 
-	if (gc_type(ln, str) != LJ_GCT_STR || mem_read(ln->mem, str + ln->lay->str_len, &len, 4) ||
-	    !len || len >= max || lj_read_str(ln->mem, ln->lay, str, buf, max))
+	if (!str || ln->lay->str_data > sizeof(h) || mem_read(ln->mem, str, h, ln->lay->str_data) ||
+	    h[ln->lay->gct] != LJ_GCT_STR)
 		return false;
+	memcpy(&len, h + ln->lay->str_len, 4);
+	if (!len || len >= max || mem_read(ln->mem, str + ln->lay->str_data, buf, len))
+		return false;
+	buf[len] = '\0';
 	for (uint32_t i = 0; i < len; i++)
 		if (buf[i] <= ' ' || buf[i] >= 0x7f)
 			return false;
