@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/hashfn.h"
 #include "base/log.h"
 #include "symbolize/ffnames.h"
@@ -94,9 +95,16 @@ void cfn_next_epoch(struct cfunc_names *c)
 /* Walks the tables unless a walk was made too recently. */
 static void walk_if_due(struct cfunc_names *c, bool found_last_time)
 {
+	uint64_t t0;
+	int n;
+
 	if (luanames_walks(c->ln) && c->epoch < c->next_walk)
 		return;
-	luanames_walk(c->ln);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	n = luanames_walk(c->ln);
+	log_verbose("PID %d: %d function names from the VM's tables in %.1f ms (walk %u)",
+		    (int)c->pid, n, (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+		    luanames_walks(c->ln));
 	c->backoff = found_last_time ? 1 : (c->backoff * 2 > MAX_BACKOFF ? MAX_BACKOFF : c->backoff * 2);
 	c->next_walk = c->epoch + c->backoff;
 }
