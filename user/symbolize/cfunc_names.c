@@ -349,6 +349,12 @@ void cfn_name_frame(struct cfunc_names *c, const struct lj_layout *lay, struct f
 	} else if (f->kind == FRAME_FF) {
 		if (!f->ffname)
 			f->ffname = cfn_ffname(c, lay, f->ffid);
+		/* A call through the FFI (a cdata's __call) is the C function
+		 * it calls: named as the call site reads it from ffi.C
+		 * (C.corohost_each), the name of its symbol, rather than
+		 * "ffi.meta.__call" for every FFI call alike. */
+		if (f->ffname && f->name && !strcmp(f->ffname, "ffi.meta.__call"))
+			f->ffname = f->name;
 		if (f->ffname)
 			f->name = NULL;
 	}
