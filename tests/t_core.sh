@@ -102,12 +102,13 @@ same_keys "pcall: same keys as luajit -jp" "$TMP/pcall.F.txt" "$TMP/pcall.jitp.F
 # --- time inside C and fast functions -------------------------------------------
 # The sampler sees C functions at the top (jit.p charges them to the Lua
 # caller at its next safe point): with -joff string.rep and table.sort show
-# up by their own names, the Lua comparators below table.sort.
+# up by their own names (never the caller's local name for them: rep, sort),
+# the Lua comparators above table.sort.
 run_workload cfuncs -joff cfuncs F 2
-check_share "C functions: string.rep named by its caller" "$TMP/cfuncs.F.txt" rep 30 6
+check_share "C functions: string.rep by its own name" "$TMP/cfuncs.F.txt" string.rep 30 6
 check_share "C functions: Lua part" "$TMP/cfuncs.F.txt" cfuncs.lua:lua_part 40 6
 check "C functions: table.sort with a Lua comparator above it" \
-	grep -q 'cfuncs.lua:2[23] < sort' "$TMP/cfuncs.2.txt"
+	grep -q 'cfuncs.lua:2[23] < table.sort' "$TMP/cfuncs.2.txt"
 
 # --- -- COMMAND: the VM is created after luabpfprof started -------------------
 "$PROF" -F "$HZ" --jp F -- "$LUAJIT" "$WL/w631.lua" 2 >"$TMP/launch.txt" 2>"$TMP/launch.err"

@@ -300,6 +300,7 @@ int main(int argc, char **argv)
 	}
 	ts.prof = profile_new(o.hz);
 	ts.lua_only = o.lua_only;
+	ts.keep_root = o.keep_root;
 	if (!ts.prof)
 		goto cleanup;
 	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);

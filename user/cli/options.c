@@ -278,6 +278,8 @@ const struct opt_row options_rows[] = {
 	  .at = AT(focus) },
 	{ N("lua-only"), 0, NONE, NULL, set_flag,
 	  "drop samples where the thread ran no Lua ([host])", .at = AT(lua_only) },
+	{ N("keep-root"), 0, NONE, NULL, set_flag,
+	  "keep the host's C entry frame at the bottom of stacks", .at = AT(keep_root) },
 	{ N("per-thread"), 0, NONE, NULL, set_flag,
 	  "one report section per thread (pprof always has\na tid label)", .at = AT(per_thread) },
 	{ N("vmstate-frames"), 0, NONE, NULL, set_flag,

@@ -27,6 +27,7 @@ struct options {
 	struct jp_mode jp_mode;	/* ... parsed, with --vmstate-detail */
 	enum out_format fmt;	/* -f, else from -o's name, else text */
 	bool lua_only;
+	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool per_thread;	/* text views: one section per thread */
 	bool verbose;
 	bool vmstate_detail;

@@ -52,9 +52,16 @@ static bool put_chunkname(struct strbuf *sb, const struct frame_sym *f, bool pat
 	return true;
 }
 
+/* C and fast functions with a name of their own print it in every scope,
+ * never the call site's: one function, one key. */
+static bool has_own_name(const struct frame_sym *f)
+{
+	return (f->kind == FRAME_C && f->cname) || (f->kind == FRAME_FF && f->ffname);
+}
+
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
 {
-	if ((c == 'f' || c == 'F') && f->name) {
+	if ((c == 'f' || c == 'F') && f->name && !has_own_name(f)) {
 		if (c == 'F' && f->kind == FRAME_LUA && f->firstline != -1) {
 			put_chunkname(sb, f, pathstrip);
 			sb_putc(sb, ':');
@@ -77,6 +84,10 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 			sb_printf(sb, "[builtin#%d]", f->ffid);
 		break;
 	case FRAME_C:
+		if (f->cname) {
+			sb_puts(sb, f->cname);
+			break;
+		}
 		sb_putc(sb, '@');
 		put_pointer(sb, f->cfunc);
 		break;

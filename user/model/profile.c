@@ -114,6 +114,9 @@ static uint64_t frame_hash(const struct frame_sym *f)
 	h = hash_u64((uint64_t)(uint32_t)f->line, h);
 	h = hash_u64(f->cfunc, h);
 	h = hash_u64((uint64_t)(uint32_t)f->ffid, h);
+	h = hash_u64((uint64_t)(uintptr_t)f->cname, h);
+	h = hash_u64((uint64_t)(uintptr_t)f->map_file, h);
+	h = hash_u64(f->map_start, h);
 	return hash_u64((uint64_t)(uintptr_t)f->ffname, h);
 }
 
@@ -121,7 +124,10 @@ static bool frame_equal(const struct frame_sym *a, const struct frame_sym *b)
 {
 	return a->kind == b->kind && a->name == b->name && a->chunk == b->chunk &&
 	       a->firstline == b->firstline && a->line == b->line &&
-	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname;
+	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname &&
+	       a->cname == b->cname && a->map_file == b->map_file &&
+	       a->map_build_id == b->map_build_id && a->map_start == b->map_start &&
+	       a->map_limit == b->map_limit && a->map_offset == b->map_offset;
 }
 
 static uint64_t frame_entry_hash(const void *ctx, uint32_t e)
@@ -147,6 +153,9 @@ const struct frame_sym *profile_frame(struct profile *p, const struct frame_sym 
 	f.name = profile_str(p, in->name);
 	f.chunk = profile_str(p, in->chunk);
 	f.ffname = profile_str(p, in->ffname);
+	f.cname = profile_str(p, in->cname);
+	f.map_file = profile_str(p, in->map_file);
+	f.map_build_id = profile_str(p, in->map_build_id);
 	e = hashidx_find(&ft->idx, &frame_ops, ft, frame_hash(&f), &f, &hint);
 	if (e != HASHIDX_NONE)
 		return ft->byid[e];

@@ -10,8 +10,8 @@
 
 enum frame_kind {
 	FRAME_LUA,		/* Lua function (bytecode prototype) */
-	FRAME_C,		/* lua_CFunction, printed as @0x... */
-	FRAME_FF,		/* builtin fast function, [builtin#N] or its vmdef name */
+	FRAME_C,		/* lua_CFunction: cname, else @0x... */
+	FRAME_FF,		/* builtin fast function: ffname, else [builtin#N] */
 	FRAME_HOST,		/* synthetic: the [host] pseudo frame */
 	FRAME_UNKNOWN,		/* synthetic: a frame that could not be symbolized */
 };
@@ -32,7 +32,15 @@ struct frame_sym {
 	int line;		/* current line, -1 when unknown */
 	uint64_t cfunc;		/* FRAME_C: the C function address */
 	int ffid;		/* FRAME_FF: the fast function id */
-	const char *ffname;	/* FRAME_FF: name from jit/vmdef.lua, or NULL */
+	const char *ffname;	/* FRAME_FF: "string.gsub", or NULL */
+	/* FRAME_C: the one name of the function, the same wherever it is
+	 * called from ("ngx.say", an ELF symbol, "mod.so+0x1f0"), or NULL. */
+	const char *cname;
+	/* FRAME_C: the file mapping that holds the function (for pprof's
+	 * Mapping), map_file NULL when unknown.  map_build_id is lower-case
+	 * hex, or NULL. */
+	const char *map_file, *map_build_id;
+	uint64_t map_start, map_limit, map_offset;
 };
 
 #define PSAMPLE_HOST		(1u << 0)	/* no Lua ran: the [host] key */

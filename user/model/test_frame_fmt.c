@@ -48,7 +48,8 @@ int main(void)
 	CHECK_STR("unnamed fast function uses vmdef", sb_str(&sb), "table.sort");
 	sb_reset(&sb);
 	frame_put(&sb, &ffnamed, 'F', true);
-	CHECK_STR("F on a fast function has no chunk", sb_str(&sb), "rep");
+	CHECK_STR("F on a fast function: its own name, not the call site's", sb_str(&sb),
+		  "string.rep");
 	sb_reset(&sb);
 	frame_put(&sb, &str, 'l', true);
 	CHECK_STR("string chunk", sb_str(&sb), "[string]:4");

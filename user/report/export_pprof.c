@@ -22,15 +22,16 @@ enum {
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
 	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
-	MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7,
-	MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
-	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
 	FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
 };
 
-#define MAPPING_LUA	1	/* the one mapping every location uses */
+#define MAPPING_LUA	1	/* Lua and synthetic frames; C frames have their file's */
 
 struct pprof_builder {
 	const struct profile *p;
@@ -39,7 +40,8 @@ struct pprof_builder {
 	struct keytab strings;		/* string_table, index = string id */
 	struct keytab functions;	/* function key -> id - 1 */
 	struct keytab locations;	/* location key -> id - 1 */
-	struct strbuf functions_pb, locations_pb, samples_pb;
+	struct keytab mappings;		/* mapping key -> id - 2 (1 is MAPPING_LUA) */
+	struct strbuf functions_pb, locations_pb, samples_pb, mappings_pb;
 	struct strbuf msg, sub, text;	/* scratch */
 };
 
@@ -51,6 +53,14 @@ struct function_key {
 struct location_key {
 	uint64_t function_id;
 	int64_t line;
+	uint64_t mapping_id, address;
+};
+
+/* A C function's file mapping in the target, as /proc/PID/maps gave it:
+ * with the build ID, a backend with the debug info can symbolize the
+ * address later. */
+struct mapping_key {
+	uint64_t start, limit, offset, filename, build_id;
 };
 
 /* proto3 strings must be valid UTF-8 (protoc refuses others). */
@@ -133,6 +143,38 @@ static int64_t frame_line(const struct xframe *xf)
 	return f->firstline > 0 ? f->firstline : 0;
 }
 
+static uint64_t mapping_id(struct pprof_builder *b, const struct xframe *xf)
+{
+	const struct frame_sym *f = xf->sym;
+	struct mapping_key key;
+	struct strbuf sub = STRBUF_INIT;
+	bool added;
+	uint64_t id;
+
+	if (xf->kind != XF_FRAME || f->kind != FRAME_C || !f->map_file)
+		return MAPPING_LUA;
+	memset(&key, 0, sizeof(key));
+	key.start = f->map_start;
+	key.limit = f->map_limit;
+	key.offset = f->map_offset;
+	key.filename = cstr_id(b, f->map_file);
+	key.build_id = cstr_id(b, f->map_build_id ? f->map_build_id : "");
+	id = keytab_intern(&b->mappings, &key, sizeof(key), &added) + 2;
+	if (added) {
+		pb_uint(&sub, MAPPING_ID, id);
+		pb_uint(&sub, MAPPING_MEMORY_START, key.start);
+		pb_uint(&sub, MAPPING_MEMORY_LIMIT, key.limit);
+		pb_uint(&sub, MAPPING_FILE_OFFSET, key.offset);
+		pb_uint(&sub, MAPPING_FILENAME, key.filename);
+		pb_uint(&sub, MAPPING_BUILD_ID, key.build_id);
+		/* Named already (cname): pprof keeps the names it is given. */
+		pb_bool(&sub, MAPPING_HAS_FUNCTIONS, 1);
+		pb_bytes(&b->mappings_pb, PROFILE_MAPPING, sub.buf, sub.len);
+	}
+	sb_free(&sub);
+	return id;
+}
+
 static uint64_t location_id(struct pprof_builder *b, const struct xframe *xf,
 			    const struct sample *s)
 {
@@ -144,12 +186,16 @@ static uint64_t location_id(struct pprof_builder *b, const struct xframe *xf,
 	memset(&key, 0, sizeof(key));
 	key.function_id = function_id(b, xf, s);
 	key.line = frame_line(xf);
+	key.mapping_id = mapping_id(b, xf);
+	if (key.mapping_id != MAPPING_LUA)
+		key.address = xf->sym->cfunc;
 	id = keytab_intern(&b->locations, &key, sizeof(key), &added) + 1;
 	if (added) {
 		pb_uint(&line, LINE_FUNCTION_ID, key.function_id);
 		pb_int(&line, LINE_LINE, key.line);
 		pb_uint(&sub, LOCATION_ID, id);
-		pb_uint(&sub, LOCATION_MAPPING_ID, MAPPING_LUA);
+		pb_uint(&sub, LOCATION_MAPPING_ID, key.mapping_id);
+		pb_uint(&sub, LOCATION_ADDRESS, key.address);
 		pb_bytes(&sub, LOCATION_LINE, line.buf ? line.buf : "", line.len);
 		pb_bytes(&b->locations_pb, PROFILE_LOCATION, sub.buf, sub.len);
 	}
@@ -245,6 +291,7 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 	}
 	sb_putn(pb, sb_str(&b->samples_pb), b->samples_pb.len);
 	put_mapping(b, pb);
+	sb_putn(pb, sb_str(&b->mappings_pb), b->mappings_pb.len);
 	sb_putn(pb, sb_str(&b->locations_pb), b->locations_pb.len);
 	sb_putn(pb, sb_str(&b->functions_pb), b->functions_pb.len);
 	sb_reset(&b->text);
@@ -314,6 +361,8 @@ int pprof_encode(const struct profile *p, const struct export_opts *opts, struct
 	keytab_free(&b.strings);
 	keytab_free(&b.functions);
 	keytab_free(&b.locations);
+	keytab_free(&b.mappings);
+	sb_free(&b.mappings_pb);
 	sb_free(&b.functions_pb);
 	sb_free(&b.locations_pb);
 	sb_free(&b.samples_pb);

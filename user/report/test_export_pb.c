@@ -372,9 +372,74 @@ static void check_pprof(void)
 	profile_free(empty);
 }
 
+/* A C frame named from its file: its Location has the address and points
+ * at a Mapping of that file with its addresses and build ID. */
+static void check_pprof_mapping(void)
+{
+	struct profile *p = profile_new(100);
+	struct frame_sym c = {
+		.kind = FRAME_C, .cfunc = 0x7f0000012340ull, .line = -1, .cname = "ngx.say",
+		.map_file = "/usr/lib/mod.so", .map_build_id = "0123abcd",
+		.map_start = 0x7f0000010000ull, .map_limit = 0x7f0000020000ull,
+		.map_offset = 0x3000,
+	};
+	struct frame_sym lua = { .kind = FRAME_LUA, .chunk = "@a.lua", .firstline = 1, .line = 2 };
+	const struct frame_sym *frames[2];
+	struct sample smp = { .pid = 1, .tid = 1, .vmstate = -2, .count = 3, .nframes = 2 };
+	struct strbuf gz = STRBUF_INIT, pb = STRBUF_INIT;
+	struct pb_reader r;
+	struct pb_field f, g;
+	uint64_t strs = 0, m2[7] = { 0 }, c_addr = 0, c_map = 0, lua_map = 0;
+	const unsigned char *str[64];
+	size_t slen[64];
+	int nmap = 0;
+
+	frames[0] = profile_frame(p, &c);
+	frames[1] = profile_frame(p, &lua);
+	smp.frames = frames;
+	profile_add(p, &smp);
+	CHECK("pprof with a C frame encodes", !pprof_encode(p, NULL, &gz) && !gunzip(&gz, &pb));
+	r = reader(pb.buf, pb.len);
+	while (rd_field(&r, &f)) {
+		struct pb_reader sr = reader(f.data, f.len);
+		uint64_t v[8] = { 0 };
+
+		if (f.num == 6 && strs < 64) {
+			str[strs] = f.data;
+			slen[strs++] = f.len;
+		}
+		if (f.num != 3 && f.num != 4)
+			continue;
+		while (rd_field(&sr, &g))
+			if (g.num < 8)
+				v[g.num] = g.v;
+		if (f.num == 3 && ++nmap == 2)
+			memcpy(m2, v, sizeof(m2));
+		if (f.num == 4 && v[3]) {
+			c_addr = v[3];
+			c_map = v[2];
+		} else if (f.num == 4) {
+			lua_map = v[2];
+		}
+	}
+	CHECK("two mappings: [lua] and the C function's file", nmap == 2 && m2[1] == 2);
+	CHECK("the file's start, limit and offset", m2[2] == c.map_start &&
+	      m2[3] == c.map_limit && m2[4] == c.map_offset);
+	CHECK("the file's name and build ID",
+	      m2[5] < strs && slen[m2[5]] == 15 && !memcmp(str[m2[5]], "/usr/lib/mod.so", 15) &&
+	      m2[6] < strs && slen[m2[6]] == 8 && !memcmp(str[m2[6]], "0123abcd", 8));
+	CHECK("the C frame's location: its address, that mapping",
+	      c_addr == c.cfunc && c_map == 2);
+	CHECK("the Lua frame's location: the [lua] mapping, no address", lua_map == 1);
+	sb_free(&gz);
+	sb_free(&pb);
+	profile_free(p);
+}
+
 int main(void)
 {
 	check_writer();
 	check_pprof();
+	check_pprof_mapping();
 	UNIT_EXIT();
 }

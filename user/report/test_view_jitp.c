@@ -10,7 +10,7 @@ static void test_modes(void)
 	CHECK_STR("mode f", report(p, "f", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  outer\n"
 		  " 3%  app.lua:0\n");
 	CHECK_STR("mode v", report(p, "v", NULL),
@@ -26,7 +26,7 @@ static void test_modes(void)
 		  "25%  Compiled\n"
 		  "  -- 100%  work\n"
 		  "10%  C code\n"
-		  "  -- 100%  rep\n"
+		  "  -- 100%  string.rep\n"
 		  " 6%  Garbage Collector\n"
 		  "  -- 100%  outer\n"
 		  " 3%  JIT Compiler\n"
@@ -37,7 +37,7 @@ static void test_modes(void)
 		  "  <- 38%  Compiled\n"
 		  "15%  helper\n"
 		  "  <- 100%  Interpreted\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  C code\n"
 		  " 6%  outer\n"
 		  "  <- 100%  Garbage Collector\n"
@@ -49,7 +49,7 @@ static void test_modes(void)
 		  "  -- 38%  app.lua:3\n"
 		  "15%  helper\n"
 		  "  -- 100%  lib.lua:12\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  -- 100%  string.rep\n"
 		  " 6%  outer\n"
 		  "  -- 100%  app.lua:8\n"
@@ -62,7 +62,7 @@ static void test_modes(void)
 		  "  --  4%  app.lua:0\n"
 		  "25%  db\n"
 		  "  -- 60%  helper\n"
-		  "  -- 40%  rep\n");
+		  "  -- 40%  string.rep\n");
 	profile_free(p);
 }
 
@@ -74,13 +74,13 @@ static void test_modes_stack(void)
 	CHECK_STR("mode 2", report(p, "2", NULL),
 		  "65%  work < outer\n"
 		  "15%  helper < outer\n"
-		  "10%  rep < helper\n"
+		  "10%  string.rep < helper\n"
 		  " 6%  outer < app.lua:0\n"
 		  " 3%  app.lua:0 < @0x55b303d132c0\n");
 	CHECK_STR("mode -2", report(p, "-2", NULL),
 		  "65%  outer > work\n"
 		  "15%  outer > helper\n"
-		  "10%  helper > rep\n"
+		  "10%  helper > string.rep\n"
 		  " 6%  app.lua:0 > outer\n"
 		  " 3%  @0x55b303d132c0 > app.lua:0\n");
 	CHECK_STR("mode s", report(p, "s", NULL),
@@ -88,7 +88,7 @@ static void test_modes_stack(void)
 		  "  <- 100%  outer\n"
 		  "15%  helper\n"
 		  "  <- 100%  outer\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  helper\n"
 		  " 6%  outer\n"
 		  "  <- 100%  app.lua:0\n"
@@ -99,7 +99,7 @@ static void test_modes_stack(void)
 		  "  -> 81%  work\n"
 		  "  -> 19%  helper\n"
 		  "10%  helper\n"
-		  "  -> 100%  rep\n"
+		  "  -> 100%  string.rep\n"
 		  " 6%  app.lua:0\n"
 		  "  -> 100%  outer\n"
 		  " 3%  @0x55b303d132c0\n"
@@ -109,7 +109,7 @@ static void test_modes_stack(void)
 		  "  <- 100%  outer < app.lua:0\n"
 		  "15%  helper\n"
 		  "  <- 100%  outer < app.lua:0\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  "  <- 100%  helper < app.lua:0\n"
 		  " 6%  outer\n"
 		  "  <- 100%  app.lua:0 < @0x55b303d132c0\n"
@@ -119,20 +119,20 @@ static void test_modes_stack(void)
 	CHECK_STR("mode r", report(p, "r", NULL),
 		  "   65  work\n"
 		  "   15  helper\n"
-		  "   10  rep\n"
+		  "   10  string.rep\n"
 		  "    6  outer\n"
 		  "    3  app.lua:0\n");
 	CHECK_STR("mode G", report(p, "G", NULL),
 		  "@0x55b303d132c0;app.lua:0;outer;work 65\n"
 		  "@0x55b303d132c0;app.lua:0;outer;helper 15\n"
-		  "@0x55b303d132c0;app.lua:0;helper;rep 10\n"
+		  "@0x55b303d132c0;app.lua:0;helper;string.rep 10\n"
 		  "@0x55b303d132c0;app.lua:0;outer 6\n"
 		  "@0x55b303d132c0;app.lua:0 3\n"
 		  "[host] 1\n");
 	CHECK_STR("mode m0", report(p, "m0", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  outer\n"
 		  " 3%  app.lua:0\n"
 		  " 1%  [host]\n");
@@ -158,7 +158,7 @@ static void test_modes_stack(void)
 	CHECK_STR("mode F", report(p, "F", NULL),
 		  "65%  app.lua:work\n"
 		  "15%  lib.lua:helper\n"
-		  "10%  rep\n"
+		  "10%  string.rep\n"
 		  " 6%  app.lua:outer\n"
 		  " 3%  app.lua:0\n");
 	CHECK_STR("mode fvG", report(p, "fvG", NULL),
@@ -167,7 +167,7 @@ static void test_modes_stack(void)
 		  "Compiled 25\n"
 		  "@0x55b303d132c0;app.lua:0;outer;helper 15\n"
 		  "Interpreted 15\n"
-		  "@0x55b303d132c0;app.lua:0;helper;rep 10\n"
+		  "@0x55b303d132c0;app.lua:0;helper;string.rep 10\n"
 		  "C code 10\n"
 		  "@0x55b303d132c0;app.lua:0;outer 6\n"
 		  "Garbage Collector 6\n"
@@ -188,7 +188,7 @@ static void test_thresholds(void)
 	CHECK_STR("threshold cut", report(p, "m10", NULL),
 		  "65%  work\n"
 		  "15%  helper\n"
-		  "10%  rep\n");
+		  "10%  string.rep\n");
 	CHECK_STR("threshold cut nested", report(p, "vfm30", NULL),
 		  "55%  Interpreted\n"
 		  "  -- 73%  work\n");
@@ -218,7 +218,7 @@ static void test_thresholds(void)
 		  "25%  Compiled trace 3 (app.lua:2)\n"
 		  "  -- 100%  work\n"
 		  "10%  C code\n"
-		  "  -- 100%  rep\n"
+		  "  -- 100%  string.rep\n"
 		  " 6%  Garbage Collector\n"
 		  "  -- 100%  outer\n"
 		  " 3%  JIT Compiler (record)\n"

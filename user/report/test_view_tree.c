@@ -87,7 +87,7 @@ static void test_fixture(void)
 		  "  65.0%   65.0%        65        app.lua:work\n"
 		  "  15.0%   15.0%        15        lib.lua:helper\n"
 		  "  10.0%    0.0%        10      lib.lua:helper\n"
-		  "  10.0%   10.0%        10        rep\n"
+		  "  10.0%   10.0%        10        string.rep\n"
 		  "   1.0%    1.0%         1  [host]\n");
 	o.min = 3;
 	o.max_depth = 3;
@@ -128,7 +128,7 @@ static void test_fixture(void)
 	CHECK_STR("tree f labels", tree(p, &o),
 		  "  total    self   samples  function\n"
 		  "  25.0%   15.0%        25  helper\n"
-		  "  10.0%   10.0%        10    rep\n");
+		  "  10.0%   10.0%        10    string.rep\n");
 	o.focus = NULL;
 	o.scope = 'l';
 	o.max_depth = 2;

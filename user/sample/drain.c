@@ -91,6 +91,12 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 		return m;
 	}
 	sym_stack(sym, st->frames, n, ds->scratch);
+	/* The bottom of a whole stack is the C function the host entered the
+	 * VM with (lua_pcall of luajit's pmain, ...): the same in every stack,
+	 * so noise unless asked for.  Alone, it is what ran: kept. */
+	if (!ds->ts->keep_root && n > 1 && ds->scratch[n - 1].kind == FRAME_C &&
+	    !(st->flags & STACK_TRUNCATED))
+		m->nframes = --n;
 	for (uint32_t i = 0; i < n; i++)
 		m->frames[i] = profile_frame(ds->ts->prof, &ds->scratch[i]);
 	return m;

@@ -138,8 +138,8 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 					    t->vd->path);
 			} else {
 				free(vd);
-				log_warn("PID %d: no matching jit/vmdef.lua found; fast functions print as [builtin#N]",
-					 (int)t->pid);
+				log_verbose("PID %d: no matching jit/vmdef.lua; fast-function names from the built-in table",
+					    (int)t->pid);
 			}
 		}
 		log_verbose("PID %d: VM at %#llx (%s), interpreter %#llx-%#llx in %s", (int)t->pid,
@@ -149,8 +149,10 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 		t->vms[t->nvms] = found[i];
 		t->vms[t->nvms].zone_tab = discover_zone_table(t->mem, &found[i]);
 		t->sym[t->nvms] = sym_new(t->mem, found[i].layout, t->have_vd ? t->vd : NULL);
-		if (t->sym[t->nvms])
+		if (t->sym[t->nvms]) {
 			sym_set_vm(t->sym[t->nvms], found[i].g);
+			sym_set_pid(t->sym[t->nvms], t->pid);
+		}
 		t->nvms++;
 	}
 }

@@ -43,6 +43,7 @@ struct targets {
 	int n, cap;
 	struct collector *col;
 	bool lua_only;		/* drop [host] samples */
+	bool keep_root;		/* keep the host's C entry at the bottom */
 	struct profile *prof;	/* where drained samples go */
 	uint64_t next_epoch_ns;	/* next prototype revalidation */
 	/* Unknown frames of symbolizers freed with their VMs, and of frames

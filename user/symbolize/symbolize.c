@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/cfunc_names.h"
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/xalloc.h"
@@ -74,6 +75,7 @@ void sym_free(struct symbolizer *s)
 	if (!s)
 		return;
 	cache_flush(s);
+	cfn_free(s->cfn);
 	free(s);
 }
 
@@ -131,6 +133,7 @@ static void cache_add(struct symbolizer *s, size_t hint, struct proto_entry *e)
 void sym_next_epoch(struct symbolizer *s)
 {
 	s->epoch++;
+	cfn_next_epoch(s->cfn);
 	/* Bounded memory over long runs with prototype churn.  A frozen
 	 * cache (the target exited) is all that is left: kept whole. */
 	if (s->n > CACHE_LIMIT)
@@ -142,6 +145,19 @@ void sym_next_epoch(struct symbolizer *s)
 void sym_set_vm(struct symbolizer *s, uint64_t g)
 {
 	s->g = g;
+}
+
+void sym_set_pid(struct symbolizer *s, pid_t pid)
+{
+	s->pid = pid;
+}
+
+/* One name per C or fast function, wherever it is called from. */
+static void name_function(struct symbolizer *s, struct frame_sym *f)
+{
+	if (!s->cfn && s->pid > 0 && s->g && (f->kind == FRAME_C || f->kind == FRAME_FF))
+		s->cfn = cfn_new(s->pid, s->mem, s->lay, s->g);
+	cfn_name_frame(s->cfn, s->lay, f);
 }
 
 void sym_freeze(struct symbolizer *s)
@@ -499,6 +515,7 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 		 * and called it from Lua (its PC is unknown otherwise). */
 		if (f->kind != FRAME_UNKNOWN && caller && i + 1 < n)
 			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
+		name_function(s, f);
 		caller = pt;
 	}
 }

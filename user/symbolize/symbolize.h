@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "model/profile.h"
 #include "base/sampler_types.h"
@@ -28,6 +29,10 @@ void sym_free(struct symbolizer *s);
  * may be under construction (its header half old, half new) and is not
  * trusted until it is not.  0 (the default) skips that check. */
 void sym_set_vm(struct symbolizer *s, uint64_t g);
+
+/* The target's pid: C functions are then named from its tables, ELF files
+ * and maps (cfunc_names.h) instead of printing as addresses. */
+void sym_set_pid(struct symbolizer *s, pid_t pid);
 
 /* Starts a new drain: cached prototypes are revalidated on next use. */
 void sym_next_epoch(struct symbolizer *s);

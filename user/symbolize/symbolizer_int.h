@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/hashidx.h"
 #include "symbolize/symbolize.h"
 
+struct cfunc_names;
 struct lj_layout;
 struct mem_reader;
 struct vmdef;
@@ -59,6 +61,8 @@ struct symbolizer {
 	bool frozen;		/* the target exited: its memory cannot change */
 	uint64_t unknown;
 	char scratch[MAX_NAME];
+	pid_t pid;			/* 0: C functions keep their address */
+	struct cfunc_names *cfn;	/* made on first use, once g is known */
 };
 
 /* symbolize.c */

@@ -251,15 +251,19 @@ static void builtins(void)
 		names[i] = NULL;
 	names[93] = "table.sort";
 	run(fr, 1);
-	CHECK_STR("fast function without vmdef: [builtin#93]", put_frame(&out[0], 'f'),
-		  "[builtin#93]");
+	CHECK_STR("fast function without vmdef: the built-in table's name",
+		  put_frame(&out[0], 'f'), "table.sort");
 	sym_next_epoch(with_vd);
 	sym_stack(with_vd, fr, 1, out);
 	CHECK_STR("fast function with vmdef: its name", put_frame(&out[0], 'f'), "table.sort");
 	fr[0] = ff_frame(150);
 	sym_stack(with_vd, fr, 1, out);
-	CHECK_STR("fast function beyond vmdef's table: [builtin#150]", put_frame(&out[0], 'f'),
-		  "[builtin#150]");
+	CHECK_STR("fast function beyond vmdef's table: the built-in table's name",
+		  put_frame(&out[0], 'f'), "jit.util.funcbc");
+	fr[0] = ff_frame(250);
+	sym_stack(with_vd, fr, 1, out);
+	CHECK_STR("fast function beyond every table: [builtin#250]", put_frame(&out[0], 'f'),
+		  "[builtin#250]");
 	sym_free(with_vd);
 	mem_close(m);
 }

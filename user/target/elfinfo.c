@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -328,4 +329,76 @@ int elf_symbol(struct elf_file *ef, const char *name, uint64_t *vaddr)
 	if (!find_in_symtab(ef, ".dynsym", name, vaddr))
 		return 0;
 	return find_in_symtab(ef, ".symtab", name, vaddr);
+}
+
+/* The function symbol of a symbol table that starts at vaddr. */
+static int name_in_symtab(struct elf_file *ef, const char *section, uint64_t vaddr,
+			  char *name, size_t len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(ef, section, &sh);
+	Elf_Data *data;
+	size_t n;
+
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+		return -1;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != vaddr)
+			continue;
+		s = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
+		if (s && *s) {
+			snprintf(name, len, "%s", s);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int elf_symbol_at(struct elf_file *ef, uint64_t vaddr, char *name, size_t len)
+{
+	if (!name_in_symtab(ef, ".symtab", vaddr, name, len))
+		return 0;
+	return name_in_symtab(ef, ".dynsym", vaddr, name, len);
+}
+
+/* The GNU build-id note in one note-bearing section or segment's bytes. */
+static int build_id_in_notes(Elf_Data *data, char *hex, size_t len)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
+		    nh.n_descsz * 2 + 1 > len)
+			continue;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			snprintf(hex + 2 * i, 3, "%02x", desc[i]);
+		return 0;
+	}
+	return -1;
+}
+
+int elf_build_id(struct elf_file *ef, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && !build_id_in_notes(data, hex, len))
+			return 0;
+	}
+	return -1;
 }

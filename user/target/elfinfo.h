@@ -4,6 +4,7 @@
 #ifndef LBP_ELFINFO_H
 #define LBP_ELFINFO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct elf_file;
@@ -22,5 +23,12 @@ int elf_fde_range(struct elf_file *ef, uint64_t vaddr, uint64_t *lo, uint64_t *h
 
 /* Value of a defined function symbol in .dynsym (or .symtab). */
 int elf_symbol(struct elf_file *ef, const char *name, uint64_t *vaddr);
+
+/* Name of the function symbol that starts at vaddr: .symtab first, then
+ * .dynsym.  -1 when none does (stripped, or not a function entry). */
+int elf_symbol_at(struct elf_file *ef, uint64_t vaddr, char *name, size_t len);
+
+/* The GNU build ID as lower-case hex into hex[len]; -1 when there is none. */
+int elf_build_id(struct elf_file *ef, char *hex, size_t len);
 
 #endif

@@ -1,0 +1,352 @@
+/* Names of C and fast functions from the tables that hold them.
+ *
+ * Roots: the registry's _LOADED table (what package.loaded is; src/lib_package.c
+ * and src/lj_lib.c lj_lib_register put every library there), and through
+ * its "_G" entry the global table.  A library table's function entries are
+ * named "lib.key", the global table's plain "key", and tables below them
+ * one level down ("ngx.req.get_headers").  A function value is a GCfuncC
+ * (src/lj_obj.h): ffid 1 (FF_C) is a lua_CFunction named by its address,
+ * any higher ffid a fast function named by its id.
+ */
+#include "symbolize/luanames.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hashfn.h"
+#include "target/layout.h"
+#include "target/luaobj.h"
+#include "target/memory.h"
+
+#define LJ_GCT_FUNC	8
+#define LJ_GCT_TAB	11
+#define LJ_ITYPE_FUNC	0xfffffff7u	/* ~8 */
+#define FF_C		1
+
+#define MAX_DEPTH	3		/* _G -> ngx -> req -> get_headers */
+#define MAX_HMASK	65535		/* nodes of one table read at most */
+/* A walk runs in the drain path: a few ms at most, whatever the program
+ * keeps in its global tables (a cache of 100k entries is skipped). */
+#define MAX_TABLES	1024		/* tables walked per walk */
+#define MAX_NODES	(1u << 17)	/* nodes read per walk */
+#define MAX_KEY		64		/* longer keys are not names */
+#define MAX_NAME	160
+
+#define KEY_FF		(1ull << 63)	/* fast functions: ffid | KEY_FF */
+
+struct name_slot {
+	uint64_t key;		/* 0 = empty */
+	char *name;
+	int rank;		/* lower wins: see name_rank */
+};
+
+struct lua_names {
+	struct mem_reader *mem;
+	const struct lj_layout *lay;
+	uint64_t g;
+	struct name_slot *slots;
+	size_t nslots, n;
+	unsigned walks;
+	/* Budget of the walk under way. */
+	unsigned tables, nodes;
+	uint64_t global;	/* the global table: never a library ("_G.print") */
+};
+
+struct lua_names *luanames_new(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g)
+{
+	struct lua_names *ln = calloc(1, sizeof(*ln));
+
+	if (!ln)
+		return NULL;
+	ln->mem = mem;
+	ln->lay = lay;
+	ln->g = g;
+	return ln;
+}
+
+static void slots_free(struct name_slot *slots, size_t nslots)
+{
+	for (size_t i = 0; i < nslots; i++)
+		free(slots[i].name);
+	free(slots);
+}
+
+void luanames_free(struct lua_names *ln)
+{
+	if (!ln)
+		return;
+	slots_free(ln->slots, ln->nslots);
+	free(ln);
+}
+
+unsigned luanames_walks(const struct lua_names *ln)
+{
+	return ln ? ln->walks : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The name map */
+
+static struct name_slot *map_find(struct name_slot *slots, size_t nslots, uint64_t key)
+{
+	size_t j = hash_u64(key, 0) & (nslots - 1);
+
+	while (slots[j].key && slots[j].key != key)
+		j = (j + 1) & (nslots - 1);
+	return &slots[j];
+}
+
+static int map_grow(struct lua_names *ln)
+{
+	size_t nslots = ln->nslots ? ln->nslots * 2 : 512;
+	struct name_slot *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < ln->nslots; i++)
+		if (ln->slots[i].key)
+			*map_find(slots, nslots, ln->slots[i].key) = ln->slots[i];
+	free(ln->slots);
+	ln->slots = slots;
+	ln->nslots = nslots;
+	return 0;
+}
+
+/* A library's name ("ngx.say" from package.loaded.ngx or _G.ngx) before a
+ * plain global's (say = ngx.say), then the fewest dots. */
+static int name_rank(const char *name, bool global)
+{
+	int dots = 0;
+
+	for (const char *p = name; *p; p++)
+		dots += *p == '.';
+	return (global && !dots ? 1000 : 0) + dots;
+}
+
+static bool better_name(const char *name, int rank, const struct name_slot *have)
+{
+	return rank < have->rank || (rank == have->rank && strcmp(name, have->name) < 0);
+}
+
+static void map_put(struct lua_names *ln, uint64_t key, const char *name, bool global)
+{
+	struct name_slot *slot;
+	int rank = name_rank(name, global);
+	char *copy;
+
+	if ((ln->n + 1) * 2 > ln->nslots && map_grow(ln))
+		return;
+	slot = map_find(ln->slots, ln->nslots, key);
+	if (slot->key && !better_name(name, rank, slot))
+		return;
+	copy = strdup(name);
+	if (!copy)
+		return;
+	if (!slot->key)
+		ln->n++;
+	free(slot->name);
+	slot->key = key;
+	slot->name = copy;
+	slot->rank = rank;
+}
+
+static const char *map_get(const struct lua_names *ln, uint64_t key)
+{
+	const struct name_slot *slot;
+
+	if (!ln || !ln->nslots || !key)
+		return NULL;
+	slot = map_find(ln->slots, ln->nslots, key);
+	return slot->key ? slot->name : NULL;
+}
+
+const char *luanames_cfunc(const struct lua_names *ln, uint64_t cfunc)
+{
+	return cfunc & KEY_FF ? NULL : map_get(ln, cfunc);
+}
+
+const char *luanames_ff(const struct lua_names *ln, int ffid)
+{
+	return ffid > FF_C ? map_get(ln, KEY_FF | (uint64_t)ffid) : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validated reads */
+
+/* The GC type tag of the object at addr, or -1. */
+static int gc_type(struct lua_names *ln, uint64_t addr)
+{
+	uint8_t gct;
+
+	if (!addr || mem_read(ln->mem, addr + ln->lay->gct, &gct, 1))
+		return -1;
+	return gct;
+}
+
+/* A string key usable in a name: a string object of a sane length whose
+ * bytes are printable and hold no separator. */
+static bool read_key(struct lua_names *ln, uint64_t str, char *buf, size_t max)
+{
+	uint8_t h[32];
+	uint32_t len;
+
+	if (!str || ln->lay->str_data > sizeof(h) || mem_read(ln->mem, str, h, ln->lay->str_data) ||
+	    h[ln->lay->gct] != LJ_GCT_STR)
+		return false;
+	memcpy(&len, h + ln->lay->str_len, 4);
+	if (!len || len >= max || mem_read(ln->mem, str + ln->lay->str_data, buf, len))
+		return false;
+	buf[len] = '\0';
+	for (uint32_t i = 0; i < len; i++)
+		if (buf[i] <= ' ' || buf[i] >= 0x7f)
+			return false;
+	return strlen(buf) == len;
+}
+
+/* Records the function at fn under name (global: a global variable). */
+static void record_func(struct lua_names *ln, uint64_t fn, const char *name, bool global)
+{
+	uint8_t ffid;
+	uint64_t cfunc = 0;
+
+	if (gc_type(ln, fn) != LJ_GCT_FUNC || mem_read(ln->mem, fn + ln->lay->fn_ffid, &ffid, 1))
+		return;
+	if (ffid > FF_C) {
+		map_put(ln, KEY_FF | ffid, name, global);
+		return;
+	}
+	/* GCfuncC.f is a native pointer, 8 bytes on x86-64 in either mode. */
+	if (ffid == FF_C && !mem_read(ln->mem, fn + ln->lay->fn_cfunc, &cfunc, 8) &&
+	    cfunc && !(cfunc & KEY_FF))
+		map_put(ln, cfunc, name, global);
+}
+
+/* The hash part of table tab, copied: *nodes (malloc'd) and the count. */
+static int read_nodes(struct lua_names *ln, uint64_t tab, uint8_t **nodes, uint32_t *count)
+{
+	uint64_t node = 0;
+	uint32_t hmask = 0;
+	size_t size;
+
+	if (gc_type(ln, tab) != LJ_GCT_TAB ||
+	    layout_read_ref(ln->mem, ln->lay, tab + ln->lay->tab_node, &node) ||
+	    mem_read(ln->mem, tab + ln->lay->tab_hmask, &hmask, 4) || !node ||
+	    hmask > MAX_HMASK || ln->nodes + hmask + 1 > MAX_NODES || ln->tables >= MAX_TABLES)
+		return -1;
+	ln->tables++;
+	ln->nodes += hmask + 1;
+	size = (size_t)(hmask + 1) * ln->lay->node_size;
+	*nodes = malloc(size);
+	if (!*nodes)
+		return -1;
+	if (mem_read(ln->mem, node, *nodes, size)) {
+		free(*nodes);
+		*nodes = NULL;
+		return -1;
+	}
+	*count = hmask + 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The walk */
+
+/* Names every function under a string key of tab, prefix "lib" giving
+ * "lib.key" ("" for the global table), and walks the tables below while
+ * depth allows. */
+static void walk_table(struct lua_names *ln, uint64_t tab, const char *prefix, int depth)
+{
+	uint8_t *nodes = NULL;
+	uint32_t count = 0;
+
+	if (read_nodes(ln, tab, &nodes, &count))
+		return;
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *node = nodes + (size_t)i * ln->lay->node_size;
+		char key[MAX_KEY], name[MAX_NAME];
+		uint64_t val, k;
+		uint32_t vt;
+
+		memcpy(&val, node, 8);
+		memcpy(&k, node + ln->lay->node_key, 8);
+		vt = lj_tv_itype(ln->lay, val);
+		if ((vt != LJ_ITYPE_FUNC && vt != LJ_ITYPE_TAB) ||
+		    lj_tv_itype(ln->lay, k) != LJ_ITYPE_STR ||
+		    !read_key(ln, lj_tv_gcptr(ln->lay, k), key, sizeof(key)))
+			continue;
+		if (*prefix)
+			snprintf(name, sizeof(name), "%s.%s", prefix, key);
+		else
+			snprintf(name, sizeof(name), "%s", key);
+		if (vt == LJ_ITYPE_FUNC)
+			record_func(ln, lj_tv_gcptr(ln->lay, val), name, !*prefix);
+		else if (depth + 1 < MAX_DEPTH && lj_tv_gcptr(ln->lay, val) != ln->global)
+			walk_table(ln, lj_tv_gcptr(ln->lay, val), name, depth + 1);
+	}
+	free(nodes);
+}
+
+/* package.loaded: "_G" is the global table (plain names), any other table
+ * a library named by its key, a function a module that is one
+ * ("table.new" in OpenResty). */
+static void walk_loaded(struct lua_names *ln, uint64_t loaded)
+{
+	uint8_t *nodes = NULL;
+	uint32_t count = 0;
+
+	if (read_nodes(ln, loaded, &nodes, &count))
+		return;
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *node = nodes + (size_t)i * ln->lay->node_size;
+		char key[MAX_KEY];
+		uint64_t val, k;
+		uint32_t vt;
+
+		memcpy(&val, node, 8);
+		memcpy(&k, node + ln->lay->node_key, 8);
+		vt = lj_tv_itype(ln->lay, val);
+		if (lj_tv_itype(ln->lay, k) != LJ_ITYPE_STR ||
+		    !read_key(ln, lj_tv_gcptr(ln->lay, k), key, sizeof(key)))
+			continue;
+		if (vt == LJ_ITYPE_FUNC)
+			record_func(ln, lj_tv_gcptr(ln->lay, val), key, false);
+		else if (vt == LJ_ITYPE_TAB)
+			walk_table(ln, lj_tv_gcptr(ln->lay, val), strcmp(key, "_G") ? key : "",
+				   strcmp(key, "_G") ? 1 : 0);
+	}
+	free(nodes);
+}
+
+int luanames_walk(struct lua_names *ln)
+{
+	struct name_slot *old = ln->slots;
+	size_t nold = ln->nslots, oldn = ln->n;
+	uint64_t reg = 0, loaded = 0;
+
+	if (mem_read(ln->mem, ln->g + ln->lay->g_registrytv, &reg, 8) ||
+	    lj_tv_itype(ln->lay, reg) != LJ_ITYPE_TAB ||
+	    lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, reg), "_LOADED", &loaded) ||
+	    lj_tv_itype(ln->lay, loaded) != LJ_ITYPE_TAB)
+		return -1;
+	ln->slots = NULL;
+	ln->nslots = ln->n = 0;
+	ln->tables = ln->nodes = 0;
+	ln->global = 0;
+	if (!lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, loaded), "_G", &reg) &&
+	    lj_tv_itype(ln->lay, reg) == LJ_ITYPE_TAB)
+		ln->global = lj_tv_gcptr(ln->lay, reg);
+	walk_loaded(ln, lj_tv_gcptr(ln->lay, loaded));
+	ln->walks++;
+	if (!ln->n && oldn) {
+		/* Nothing readable this time: keep what the last walk found. */
+		slots_free(ln->slots, ln->nslots);
+		ln->slots = old;
+		ln->nslots = nold;
+		ln->n = oldn;
+		return -1;
+	}
+	slots_free(old, nold);
+	return (int)ln->n;
+}
