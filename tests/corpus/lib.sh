@@ -228,15 +228,23 @@ corpus_unknown() {
 
 # corpus_line_error ON OFF: the largest difference, in points, between the
 # `l` shares of the JIT-on run and the -joff run, and its key ("N key").
+# Only Lua lines count (keys ending in :LINE), in points of all samples:
+# C code has no line, and a fast function that the JIT compiles into the
+# trace is a key of its own under -joff only.
 corpus_line_error() {
+	[ -f "$1.l" ] && [ -f "$2.l" ] || { echo "- -"; return; }
 	awk '
 		FNR == 1 { f++ }
 		/^ *[0-9]+%  / { p = $1; sub(/%/, "", p); k = $0; sub(/^ *[0-9]+%  /, "", k)
-			if (f == 1) on[k] = p; else off[k] = p; keys[k] = 1 }
+			if (k !~ /:[0-9]+$/) next
+			if (f == 1) on[k] = p; else off[k] = p
+			keys[k] = 1 }
 		END {	best = -1
-			for (k in keys) { d = on[k] - off[k]; if (d < 0) d = -d
+			for (k in keys) {
+				d = on[k] - off[k]
+				if (d < 0) d = -d
 				if (d > best || (d == best && k < bk)) { best = d; bk = k } }
-			if (best < 0) print "- -"; else print best, bk }' "$1.l" "$2.l"
+			if (best < 0) print "- -"; else printf "%.0f %s\n", best, bk }' "$1.l" "$2.l"
 }
 
 # corpus_missing_hot ON OFF: the Lua functions (chunk:function keys) with

@@ -12,7 +12,7 @@ local sha1 = require("nginx.sha1")
 local to_hex = require("nginx.string").to_hex
 
 local M = {}
-local pages = assert(lrucache.new(64))
+local pages = assert(lrucache.new(200))	-- most pages hit, some are built
 
 -- --- JSON encoding ---------------------------------------------------------
 
