@@ -9,7 +9,7 @@
 #     0.5% over the whole corpus;
 #   - no key in any format (text, folded, pprof) is a raw address (@0x...)
 #     or a [builtin#N];
-#   - every Lua function with at least 15% in the -joff run's `--jp F`
+#   - every Lua function with at least 10% in the -joff run's `--jp F`
 #     view appears (0.5% inclusive) with the JIT on: the JIT changes the
 #     shares, not which functions run (a function inlined into a trace
 #     still runs).

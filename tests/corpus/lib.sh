@@ -22,7 +22,7 @@ CORPUS_HZ=${CORPUS_HZ:-999}
 # (loading the BPF program), so the test takes fewer than measure.sh.
 CORPUS_ON_FORMATS=${CORPUS_ON_FORMATS:-F l folded pb}
 CORPUS_OFF_FORMATS=${CORPUS_OFF_FORMATS:-F l folded pb}
-CORPUS_HOT=${CORPUS_HOT:-15}		# a -joff key at or above this % is a hot function
+CORPUS_HOT=${CORPUS_HOT:-10}		# a -joff key at or above this % is a hot function
 CORPUS_SEEN=${CORPUS_SEEN:-0.5}		# ... which must hold this % (inclusive) with the JIT on
 CORPUS_LUA_PATH="$CORPUS/?.lua;/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;;"
 CORPUS_LUA_CPATH="/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)/lua/5.1/?.so;;"
@@ -125,6 +125,41 @@ corpus_nginx_start() {
 	done
 	cat "$run/error.log" >> "$log"
 	return 1
+}
+
+# corpus_jitp PROGRAM OUT: runs a driver or bench program (JIT on) under
+# LuaJIT's own profiler for about $CORPUS_WARM + $CORPUS_SECS s and writes
+# its `-jp=Fm0` view to OUT.jitp, for comparison only: jit.p samples at
+# safe points and charges C functions to their Lua caller.
+corpus_jitp() {
+	local prog=$1 out=$2 secs=$((CORPUS_WARM + CORPUS_SECS)) jp
+	jp="-jp=Fm0,$out.jitp"
+	rm -f "$out.jitp"
+	case $prog in
+	driver:*)
+		LUA_PATH=$CORPUS_LUA_PATH LUA_CPATH=$CORPUS_LUA_CPATH timeout $((secs * 4 + 30)) \
+			"$LUAJIT" "$jp" "$CORPUS/drivers/${prog#driver:}.lua" "$secs" >/dev/null 2>&1 ;;
+	bench:*)
+		local name=${prog#bench:} dir param input
+		dir=$(corpus_bench_dir) || return 1
+		read -r _ param input <<< "$(grep "^$name[[:space:]]" "$dir/PARAM_x86.txt")"
+		case $input in FASTA_*) input=FASTA_250000 ;; SUMCOL_*) input=SUMCOL_500 ;; esac
+		(cd "$dir" && timeout $((secs * 4 + 30)) "$LUAJIT" "$jp" "$CORPUS/repeat.lua" "$secs" \
+			"${input:--}" "$name.lua" $param >/dev/null 2>&1) ;;
+	*)	return 1 ;;
+	esac
+	[ -s "$out.jitp" ]
+}
+
+# corpus_tvd A B: total variation distance, in points, between two text
+# views (NN%  key lines): half the sum of the share differences.
+corpus_tvd() {
+	awk '
+		FNR == 1 { f++ }
+		/^ *[0-9]+%  / { p = $1; sub(/%/, "", p); k = $0; sub(/^ *[0-9]+%  /, "", k)
+			if (f == 1) a[k] = p; else b[k] = p; keys[k] = 1 }
+		END { for (k in keys) { d = a[k] - b[k]; t += (d < 0 ? -d : d) }
+			printf "%.0f\n", t / 2 }' "$1" "$2"
 }
 
 # --- profiling ------------------------------------------------------------------

@@ -8,20 +8,24 @@
 #   builtin   [builtin#N] keys in any format, either run
 #   l-err     largest `--jp l` line-share difference JIT on vs -joff (points)
 #   missing   hot Lua functions of the -joff run absent with the JIT on
+#   jp-tvd    total variation distance (points) between --jp F and
+#             `luajit -jp=F` of a separate run, both with the JIT on
+#             (drivers and bench only; -J skips it)
 #   losses    every nonzero loss of the summary lines, JIT on
-# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR] [PROGRAM|SET...]
+# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR] [-J] [PROGRAM|SET...]
 #   SET: drivers (default: drivers and nginx), nginx, bench, all;
 #   PROGRAM: driver:NAME, bench:NAME, nginx:api.  -k keeps the outputs in DIR.
 # Needs root (BPF).  Runs one program at a time, both runs at once.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-keep=
-while getopts d:F:k: o; do
+keep= jitp=1
+while getopts d:F:k:J o; do
 	case $o in
 	d) export CORPUS_SECS=$OPTARG ;;
 	F) export CORPUS_HZ=$OPTARG ;;
 	k) keep=$OPTARG ;;
-	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR] [PROGRAM|SET...]" >&2; exit 2 ;;
+	J) jitp= ;;
+	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR] [-J] [PROGRAM|SET...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -49,8 +53,8 @@ done
 # pct BAD SAMPLES
 pct() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.2f", 100 * b / s; else printf "-" }'; }
 
-printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %s\n' program samples bad% unk% raw builtin \
-	l-err missing "losses (JIT on)"
+printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' program samples bad% unk% raw builtin \
+	l-err missing jp-tvd "losses (JIT on)"
 tb=0 ts=0
 for p in "${progs[@]}"; do
 	base=$out/${p//:/_}
@@ -66,10 +70,12 @@ for p in "${progs[@]}"; do
 	read -r lerr lkey <<< "$(corpus_line_error "$base.on" "$base.off")"
 	miss=$(corpus_missing_hot "$base.on" "$base.off")
 	losses=$(corpus_losses "$base.on" | sed 1d | awk '{ n = $NF; $NF = ""; printf "%s%s%d", sep, $0, n; sep = ", " }')
-	printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %s\n' "$p" "$son/$soff" \
+	tvd=-
+	if [ -n "$jitp" ] && corpus_jitp "$p" "$base"; then tvd=$(corpus_tvd "$base.on.F" "$base.jitp"); fi
+	printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' "$p" "$son/$soff" \
 		"$(pct "$bon" "$son")/$(pct "$boff" "$soff")" \
 		"$(corpus_unknown "$base.on")/$(corpus_unknown "$base.off")" "$raw" "$bi" \
-		"$lerr ${lkey:0:21}" "${miss:--}" "${losses:--}"
+		"$lerr ${lkey:0:21}" "${miss:--}" "$tvd" "${losses:--}"
 done
 echo "total: bad $tb of $ts samples ($(pct "$tb" "$ts")%)"
 if [ -n "$keep" ]; then echo "outputs in $out"; elif [ -z "$own_tmp" ]; then rm -rf "$TMP"; fi
