@@ -224,13 +224,14 @@ corpus_losses() {
 			for (i = 1; i <= m; i++) print order[i] " " sum[order[i]] }'
 }
 
-# corpus_bad OUT: "BAD SAMPLES": samples whose stack ended early or could
-# not be read (bad frames, truncated stacks, read faults, unsymbolized
-# frames) over all samples, summed over OUT's runs.
+# corpus_bad OUT: "BAD SAMPLES": samples whose stack has a frame that could
+# not be walked, read or symbolized (bad frames, read faults, unknown
+# frames) over all samples, summed over OUT's runs.  A stack truncated at
+# --max-frames is complete as far as it goes and counts as a loss only.
 corpus_bad() {
 	corpus_losses "$1" | awk '
 		/^samples / { s = $2; next }
-		/bad frame|truncated|read fault|unknown frame/ { b += $NF }
+		/bad frame|read fault|unknown frame/ { b += $NF }
 		END { print b + 0, s + 0 }'
 }
 

@@ -2,8 +2,9 @@
 # Measures luabpfprof on the realistic corpus (issue 12) and prints a table,
 # one row per program:
 #   samples   samples of the JIT-on run / the -joff run (four profilers each)
-#   bad%      samples whose stack ended early or could not be read, JIT on / off
+#   bad%      samples with a bad frame, read fault or unknown frame, JIT on / off
 #   unk%      samples with an [unknown] frame in the folded output, on / off
+#             (today's folded output drops the bad frame instead)
 #   raw       raw-address keys (@0x...) in any format, either run
 #   builtin   [builtin#N] keys in any format, either run
 #   l-err     largest `--jp l` line-share difference JIT on vs -joff (points)
@@ -12,20 +13,22 @@
 #             `luajit -jp=F` of a separate run, both with the JIT on
 #             (drivers and bench only; -J skips it)
 #   losses    every nonzero loss of the summary lines, JIT on
-# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR] [-J] [PROGRAM|SET...]
+# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [PROGRAM|SET...]
 #   SET: drivers (default: drivers and nginx), nginx, bench, all;
-#   PROGRAM: driver:NAME, bench:NAME, nginx:api.  -k keeps the outputs in DIR.
+#   PROGRAM: driver:NAME, bench:NAME, nginx:api.  -k keeps the outputs in DIR;
+#   -r reads the outputs a former -k DIR run kept instead of running again.
 # Needs root (BPF).  Runs one program at a time, both runs at once.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-keep= jitp=1
-while getopts d:F:k:J o; do
+keep= jitp=1 reread=
+while getopts d:F:k:Jr o; do
 	case $o in
 	d) export CORPUS_SECS=$OPTARG ;;
 	F) export CORPUS_HZ=$OPTARG ;;
 	k) keep=$OPTARG ;;
 	J) jitp= ;;
-	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR] [-J] [PROGRAM|SET...]" >&2; exit 2 ;;
+	r) reread=1 ;;
+	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [PROGRAM|SET...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -58,7 +61,9 @@ printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' program samples
 tb=0 ts=0
 for p in "${progs[@]}"; do
 	base=$out/${p//:/_}
-	if ! corpus_measure "$p" "$out"; then
+	if [ -n "$reread" ]; then
+		[ -f "$base.on.F.err" ] || { printf '%-22s no outputs in %s\n' "$p" "$out"; continue; }
+	elif ! corpus_measure "$p" "$out"; then
 		printf '%-22s did not run: %s\n' "$p" "$(tail -n3 "$base".*.log 2>/dev/null | tr '\n' '|')"
 		continue
 	fi
@@ -71,7 +76,8 @@ for p in "${progs[@]}"; do
 	miss=$(corpus_missing_hot "$base.on" "$base.off")
 	losses=$(corpus_losses "$base.on" | sed 1d | awk '{ n = $NF; $NF = ""; printf "%s%s%d", sep, $0, n; sep = ", " }')
 	tvd=-
-	if [ -n "$jitp" ] && corpus_jitp "$p" "$base"; then tvd=$(corpus_tvd "$base.on.F" "$base.jitp"); fi
+	if [ -n "$reread" ]; then [ -s "$base.jitp" ] && tvd=$(corpus_tvd "$base.on.F" "$base.jitp")
+	elif [ -n "$jitp" ] && corpus_jitp "$p" "$base"; then tvd=$(corpus_tvd "$base.on.F" "$base.jitp"); fi
 	printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' "$p" "$son/$soff" \
 		"$(pct "$bon" "$son")/$(pct "$boff" "$soff")" \
 		"$(corpus_unknown "$base.on")/$(corpus_unknown "$base.off")" "$raw" "$bi" \
