@@ -35,21 +35,35 @@ RESTY_EXTRA=$TOP/.deps/resty-extra
 # --- starting and stopping the programs ----------------------------------------
 
 # corpus_bench_dir: unpacks LuaJIT's bench/ into $TMP once (never into the
-# repository) with the inputs some programs read: fasta.lua's output for
-# k-nucleotide and revcomp, SUMCOL_1.txt repeated for sum-file.  Prints the
-# directory.
+# repository) and prints the directory.
 corpus_bench_dir() {
 	local dir=$TMP/bench
 	if [ ! -f "$dir/.ready" ]; then
 		[ -n "$CORPUS_BENCH_TGZ" ] || { echo "no luajit-bench-*.tar.gz under shared/runtimes" >&2; return 1; }
 		mkdir -p "$dir"
 		tar xzf "$CORPUS_BENCH_TGZ" -C "$dir" --strip-components=2 --wildcards '*/bench/*' || return 1
-		# Smaller inputs than PARAM_x86.txt names: the programs repeat anyway.
-		(cd "$dir" && "$LUAJIT" fasta.lua 250000 > FASTA_250000 &&
-			for _ in $(seq 500); do cat SUMCOL_1.txt; done > SUMCOL_500) || return 1
 		touch "$dir/.ready"
 	fi
 	echo "$dir"
+}
+
+# corpus_bench_args NAME: "ARG INPUT" for bench program NAME, from
+# PARAM_x86.txt; INPUT ("-": none) is made on first use: fasta.lua's output
+# for k-nucleotide and revcomp, SUMCOL_1.txt repeated for sum-file, both
+# smaller than PARAM_x86.txt names (the programs repeat anyway).
+corpus_bench_args() {
+	local dir param input
+	dir=$(corpus_bench_dir) || return 1
+	read -r _ param input <<< "$(grep "^$1[[:space:]]" "$dir/PARAM_x86.txt")"
+	case $input in
+	FASTA_*) input=FASTA_250000
+		[ -s "$dir/$input" ] || (cd "$dir" && "$LUAJIT" fasta.lua 250000 > "$input.tmp" &&
+			mv "$input.tmp" "$input") || return 1 ;;
+	SUMCOL_*) input=SUMCOL_500
+		[ -s "$dir/$input" ] || (cd "$dir" && for _ in $(seq 500); do cat SUMCOL_1.txt; done \
+			> "$input.tmp" && mv "$input.tmp" "$input") || return 1 ;;
+	esac
+	echo "${param:--} ${input:--}"
 }
 
 # corpus_bench_names: the 29 programs of bench/PARAM_x86.txt.
@@ -68,12 +82,11 @@ corpus_start() {
 			"$LUAJIT" "${joff[@]}" "$CORPUS/drivers/${prog#driver:}.lua" 600 >"$log" 2>&1 &
 		TPID=$!; STOP+=("$TPID") ;;
 	bench:*)
-		local name=${prog#bench:} dir param input
-		dir=$(corpus_bench_dir) || return 1
-		read -r _ param input <<< "$(grep "^$name[[:space:]]" "$dir/PARAM_x86.txt")"
-		case $input in FASTA_*) input=FASTA_250000 ;; SUMCOL_*) input=SUMCOL_500 ;; esac
-		(cd "$dir" && exec "$LUAJIT" "${joff[@]}" "$CORPUS/repeat.lua" 600 "${input:--}" "$name.lua" $param) \
-			>/dev/null 2>"$log" &
+		local name=${prog#bench:} dir args
+		dir=$(corpus_bench_dir) && args=$(corpus_bench_args "$name") || return 1
+		set -- $args	# ARG INPUT
+		(cd "$dir" && exec "$LUAJIT" "${joff[@]}" "$CORPUS/repeat.lua" 600 "$2" "$name.lua" \
+			${1#-}) >/dev/null 2>"$log" &
 		TPID=$!; STOP+=("$TPID") ;;
 	nginx:api)
 		corpus_nginx_start "$mode" "$log" || return 1 ;;
@@ -140,12 +153,11 @@ corpus_jitp() {
 		LUA_PATH=$CORPUS_LUA_PATH LUA_CPATH=$CORPUS_LUA_CPATH timeout $((secs * 4 + 30)) \
 			"$LUAJIT" "$jp" "$CORPUS/drivers/${prog#driver:}.lua" "$secs" >/dev/null 2>&1 ;;
 	bench:*)
-		local name=${prog#bench:} dir param input
-		dir=$(corpus_bench_dir) || return 1
-		read -r _ param input <<< "$(grep "^$name[[:space:]]" "$dir/PARAM_x86.txt")"
-		case $input in FASTA_*) input=FASTA_250000 ;; SUMCOL_*) input=SUMCOL_500 ;; esac
+		local name=${prog#bench:} dir args
+		dir=$(corpus_bench_dir) && args=$(corpus_bench_args "$name") || return 1
+		set -- $args	# ARG INPUT
 		(cd "$dir" && timeout $((secs * 4 + 30)) "$LUAJIT" "$jp" "$CORPUS/repeat.lua" "$secs" \
-			"${input:--}" "$name.lua" $param >/dev/null 2>&1) ;;
+			"$2" "$name.lua" ${1#-} >/dev/null 2>&1) ;;
 	*)	return 1 ;;
 	esac
 	[ -s "$out.jitp" ]

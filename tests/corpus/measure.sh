@@ -13,22 +13,25 @@
 #             `luajit -jp=F` of a separate run, both with the JIT on
 #             (drivers and bench only; -J skips it)
 #   losses    every nonzero loss of the summary lines, JIT on
-# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [PROGRAM|SET...]
+# Usage: tests/corpus/measure.sh [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [-m] [PROGRAM|SET...]
 #   SET: drivers (default: drivers and nginx), nginx, bench, all;
 #   PROGRAM: driver:NAME, bench:NAME, nginx:api.  -k keeps the outputs in DIR;
-#   -r reads the outputs a former -k DIR run kept instead of running again.
+#   -r reads the outputs a former -k DIR run kept instead of running again;
+#   -m prints the table in markdown.
 # Needs root (BPF).  Runs one program at a time, both runs at once.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 keep= jitp=1 reread=
-while getopts d:F:k:Jr o; do
+fmt='%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n'
+while getopts d:F:k:Jrm o; do
 	case $o in
 	d) export CORPUS_SECS=$OPTARG ;;
 	F) export CORPUS_HZ=$OPTARG ;;
 	k) keep=$OPTARG ;;
 	J) jitp= ;;
 	r) reread=1 ;;
-	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [PROGRAM|SET...]" >&2; exit 2 ;;
+	m) fmt='| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' ;;
+	*) echo "usage: $0 [-d SECS] [-F HZ] [-k DIR [-r]] [-J] [-m] [PROGRAM|SET...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -56,8 +59,9 @@ done
 # pct BAD SAMPLES
 pct() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.2f", 100 * b / s; else printf "-" }'; }
 
-printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' program samples bad% unk% raw builtin \
-	l-err missing jp-tvd "losses (JIT on)"
+# shellcheck disable=SC2059
+printf "$fmt" program samples bad% unk% raw builtin l-err missing jp-tvd "losses (JIT on)"
+[[ $fmt == '|'* ]] && echo '|---|---|---|---|---|---|---|---|---|---|' 
 tb=0 ts=0
 for p in "${progs[@]}"; do
 	base=$out/${p//:/_}
@@ -78,7 +82,8 @@ for p in "${progs[@]}"; do
 	tvd=-
 	if [ -n "$reread" ]; then [ -s "$base.jitp" ] && tvd=$(corpus_tvd "$base.on.F" "$base.jitp")
 	elif [ -n "$jitp" ] && corpus_jitp "$p" "$base"; then tvd=$(corpus_tvd "$base.on.F" "$base.jitp"); fi
-	printf '%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n' "$p" "$son/$soff" \
+	# shellcheck disable=SC2059
+	printf "$fmt" "$p" "$son/$soff" \
 		"$(pct "$bon" "$son")/$(pct "$boff" "$soff")" \
 		"$(corpus_unknown "$base.on")/$(corpus_unknown "$base.off")" "$raw" "$bi" \
 		"$lerr ${lkey:0:21}" "${miss:--}" "$tvd" "${losses:--}"

@@ -12,7 +12,7 @@ local sha1 = require("nginx.sha1")
 local to_hex = require("nginx.string").to_hex
 
 local M = {}
-local pages = assert(lrucache.new(200))	-- most pages hit, some are built
+local pages = assert(lrucache.new(200))	-- every page fits; they expire after 1 s
 
 -- --- JSON encoding ---------------------------------------------------------
 
@@ -124,7 +124,7 @@ function M.orders()
 	local orders = pages:get(key)
 	if not orders then
 		orders = build_page(page, size)
-		pages:set(key, orders, 30)
+		pages:set(key, orders, 1)
 	end
 	local headers = ngx.req.get_headers()
 	local jar = cookie:new()

@@ -6,7 +6,7 @@ local statuses = { "", "&status=paid", "&status=shipped" }
 local n = 0
 request = function()
 	n = n + 1
-	local path = string.format("/api/orders?page=%d&size=%d&sort=%s%s", n % 97 + 1,
+	local path = string.format("/api/orders?page=%d&size=%d&sort=%s%s", n % 61 + 1,
 		20 + n % 3 * 20, sorts[n % 3 + 1], statuses[n % 5 % 3 + 1])
 	return wrk.format("GET", path, {
 		["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0",
