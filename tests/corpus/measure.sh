@@ -21,7 +21,7 @@
 # Needs root (BPF).  Runs one program at a time, both runs at once.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-keep= jitp=1 reread=
+keep='' jitp=1 reread=''
 fmt='%-22s %-11s %-11s %-11s %-5s %-7s %-24s %-28s %-6s %s\n'
 while getopts d:F:k:Jrm o; do
 	case $o in
