@@ -31,7 +31,7 @@ trap 'corpus_stop; cleanup_children' EXIT
 
 # --- what the corpus needs ------------------------------------------------------
 missing=()
-for m in dkjson cjson pl.stringx lpeg lpeg_patterns.uri json inspect argparse luassert luacheck \
+for m in dkjson cjson pl.stringx lpeg lpeg_patterns.uri json inspect argparse luassert luacheck busted.runner \
 	MessagePack markdown moses cosmo; do
 	LUA_PATH=$CORPUS_LUA_PATH LUA_CPATH=$CORPUS_LUA_CPATH "$LUAJIT" -e "arg = { [0] = 'check' } require('$m')" \
 		>/dev/null 2>&1 || missing+=("$m")
