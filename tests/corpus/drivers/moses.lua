@@ -1,0 +1,16 @@
+-- lua-moses (functional utilities): map/filter/reduce pipelines, groupBy,
+-- sortBy and chained calls over an order list.
+local C = require("corpus_common")
+local M = require("moses")
+local doc = C.document(30)
+C.run(function()
+	local items = M.flatten(M.map(doc.orders, function(o) return o.items end), true)
+	local totals = M.map(items, function(it) return it.qty * it.price end)
+	local sum = M.reduce(totals, function(a, b) return a + b end, 0)
+	local by = M.groupBy(doc.orders, function(o) return o.status end)
+	local sorted = M.sortBy(M.clone(doc.orders), function(o) return o.customer.name end)
+	local paid = M.chain(doc.orders):filter(function(o) return o.status == "paid" end)
+		:map(function(o) return o.id end):value()
+	local uniq = M.unique(M.pluck(items, "name"))
+	assert(sum > 0 and next(by) and #sorted == 30 and #paid >= 0 and #uniq > 0)
+end)
