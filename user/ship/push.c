@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base64.h"
+#include "base/json.h"
 #include "base/strbuf.h"
 
 #define ANSWER_MAX	200	/* bytes of a server's answer kept for the log */
@@ -135,30 +136,14 @@ static void put_query_escaped(struct strbuf *sb, const char *s)
 	}
 }
 
-static void put_json_string(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			sb_printf(sb, "\\%c", c);
-		else if (c < 0x20)
-			sb_printf(sb, "\\u%04x", c);
-		else
-			sb_putc(sb, (char)c);
-	}
-	sb_putc(sb, '"');
-}
-
 static void put_json_label(struct strbuf *sb, const char *name, const char *value, bool first)
 {
 	if (!first)
 		sb_putc(sb, ',');
 	sb_puts(sb, "{\"name\":");
-	put_json_string(sb, name);
+	json_put_cstr(sb, name);
 	sb_puts(sb, ",\"value\":");
-	put_json_string(sb, value);
+	json_put_cstr(sb, value);
 	sb_putc(sb, '}');
 }
 
