@@ -86,7 +86,8 @@ static void test_files(int dfd)
 	CHECK("a symlink at the name is replaced, not followed",
 	      !safe_write_file(dfd, "b", "x", 1, 0600, true) && !lstat(at("f/b"), &st) &&
 	      S_ISREG(st.st_mode) && access("/etc/passwd-not-here", F_OK));
-	CHECK_STR("no temporary left after commits", entries(at("f")), "a,b,");
+	CHECK("no temporary left after commits", strlen(entries(at("f"))) == 4 &&
+	      !strstr(entries(at("f")), ".luabpfprof."));
 	f = safe_file_create(dfd, "c", 0600, err, sizeof(err));
 	CHECK("an open file has no name yet", f && !strstr(entries(at("f")), "c,"));
 	safe_file_abort(f);
