@@ -4,10 +4,15 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/base64.h"
 #include "base/json.h"
@@ -24,6 +29,7 @@ struct push_client {
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 	char curl_err[CURL_ERROR_SIZE];
+	_Atomic long long abort_at_ns;	/* CLOCK_MONOTONIC; 0: none */
 };
 
 int push_api_parse(const char *name, enum push_api *api)
@@ -100,24 +106,78 @@ int push_label_check(const char *kv, char *err, size_t errlen)
 	return 0;
 }
 
-int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen)
+static bool has_control(const char *s)
 {
-	FILE *f = fopen(path, "re");
-	size_t n;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
 
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+/* Opens a credentials file: never another user's symlink, never blocking
+ * on a FIFO.  -1 with a reason. */
+static int open_secret(const char *path, char *err, size_t errlen)
+{
+	struct stat lst, st = { 0 };
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd;
+
+	/* Root's own links are followed (Kubernetes mounts secrets so). */
+	if (lstat(path, &lst) || !S_ISLNK(lst.st_mode) ||
+	    (lst.st_uid != 0 && lst.st_uid != geteuid()))
+		flags |= O_NOFOLLOW;
+	fd = open(path, flags);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 errno == ELOOP ? "another user's symbolic link" : strerror(errno));
 		return -1;
 	}
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is %s, not a regular file", path,
+			 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 "a special file");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+	int fd = open_secret(path, err, errlen);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return -1;
+	/* One byte more than fits: a longer secret is refused, not cut. */
+	while (n < len && (got = read(fd, buf + n, len - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		n += (size_t)got;
+	}
+	close(fd);
+	if (n == len && !memchr(buf, '\n', len)) {
+		memset(buf, 0, len);
+		snprintf(err, errlen, "%s: the credentials are longer than %zu bytes", path, len - 1);
+		return -1;
+	}
+	buf[n < len ? n : len - 1] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
 	n = strlen(buf);
 	while (n && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
 	if (!n) {
 		snprintf(err, errlen, "%s: empty credentials file", path);
+		return -1;
+	}
+	if (has_control(buf)) {
+		memset(buf, 0, len);
+		snprintf(err, errlen, "%s: the credentials hold control characters", path);
 		return -1;
 	}
 	return 0;
@@ -259,6 +319,21 @@ void push_req_free(struct push_req *r)
 	memset(r, 0, sizeof(*r));
 }
 
+bool push_path_ok(const char *path)
+{
+	static const char *const routes[] = { "/push.v1.PusherService/Push", "/profiles/writeraw" };
+
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (!strcmp(path, routes[i]))
+			return true;
+	if (strncmp(path, "/ingest?", 8))
+		return false;
+	for (const char *p = path + 8; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-._~%&=", *p))
+			return false;
+	return true;
+}
+
 static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
 {
 	struct push_client *c = ctx;
@@ -300,6 +375,68 @@ static struct curl_slist *headers_for(const char *content_type, const struct pus
 	return h;
 }
 
+/* The URL's user:password@, if any: ps shows it and every delivery error
+ * would log it. */
+static bool url_has_userinfo(const char *url)
+{
+	const char *host = strstr(url, "://");
+	size_t authority;
+
+	if (!host)
+		return false;
+	host += 3;
+	authority = strcspn(host, "/?#");
+	return memchr(host, '@', authority) != NULL;
+}
+
+static int check_opts(const struct push_client_opts *o, char *err, size_t errlen)
+{
+	if (url_has_userinfo(o->url)) {
+		/* Not the URL itself: it holds the password. */
+		snprintf(err, errlen, "invalid --push URL: credentials in the URL are visible to every user (ps) and in logs; put them in a file for --basic-auth-file or --auth-token-file");
+		return -1;
+	}
+	if (has_control(o->url)) {
+		snprintf(err, errlen, "invalid --push URL: it holds control characters");
+		return -1;
+	}
+	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
+		snprintf(err, errlen, "invalid --push URL '%s': expected http:// or https://", o->url);
+		return -1;
+	}
+	if (o->tenant && (!*o->tenant || has_control(o->tenant))) {
+		snprintf(err, errlen, "invalid --tenant: %s",
+			 *o->tenant ? "it holds control characters (CR, LF ...)" : "empty");
+		return -1;
+	}
+	if ((o->bearer && has_control(o->bearer)) || (o->basic && has_control(o->basic))) {
+		snprintf(err, errlen, "invalid credentials: they hold control characters");
+		return -1;
+	}
+	return 0;
+}
+
+/* libcurl calls this about once a second, and often while data flows:
+ * past the abort deadline the request in flight ends at once. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct push_client *c = ctx;
+	long long at = atomic_load(&c->abort_at_ns);
+	struct timespec t;
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	if (!at)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec >= at;
+}
+
+void push_client_abort_at(struct push_client *c, long long mono_ns)
+{
+	atomic_store(&c->abort_at_ns, mono_ns);
+}
+
 struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen)
 {
 	struct push_client *c = calloc(1, sizeof(*c));
@@ -309,10 +446,8 @@ struct push_client *push_client_new(const struct push_client_opts *o, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		snprintf(err, errlen, "invalid --push URL '%s': expected http:// or https://", o->url);
+	if (check_opts(o, err, errlen))
 		goto fail;
-	}
 	c->base = strdup(o->url);
 	c->curl = curl_easy_init();
 	c->headers_bin = headers_for("application/octet-stream", o);
@@ -332,6 +467,9 @@ struct push_client *push_client_new(const struct push_client_opts *o, char *err,
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_err);
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
 	if (o->basic) {
 		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
 		curl_easy_setopt(c->curl, CURLOPT_USERPWD, o->basic);
@@ -382,6 +520,10 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	CURLcode rc;
 	enum push_result res;
 
+	if (!push_path_ok(r->path)) {
+		snprintf(why, whylen, "not a request luabpfprof makes (unsafe path)");
+		return PUSH_REJECTED;
+	}
 	full_url(c, r, &url);
 	c->answer_len = 0;
 	c->answer[0] = '\0';
@@ -393,6 +535,11 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
 			 strcmp(r->content_type, "application/json") ? c->headers_bin : c->headers_json);
 	rc = curl_easy_perform(c->curl);
+	if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(why, whylen, "aborted at shutdown");
+		res = PUSH_RETRY;
+		goto cleanup;
+	}
 	if (rc != CURLE_OK) {
 		snprintf(why, whylen, "%s", c->curl_err[0] ? c->curl_err : curl_easy_strerror(rc));
 		res = PUSH_RETRY;

@@ -118,6 +118,8 @@ struct sink_files *sink_files_open(const char *dir, unsigned retain_count,
 		snprintf(err, errlen, "cannot open --out-dir %s: %s", dir, strerror(errno));
 		goto fail;
 	}
+	/* A dup shares the offset: safe_dir_clean read to the end. */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		struct stat st;
 
