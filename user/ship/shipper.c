@@ -15,7 +15,7 @@
 #define BACKOFF_FIRST_S	1.0
 /* libcurl checks the abort deadline about once a second while a server
  * stays silent: abort that much early so shutdown ends within its time. */
-#define ABORT_SLACK_S	1.5
+#define ABORT_SLACK_S	2.5
 
 struct shipper {
 	pthread_t thread;
@@ -97,7 +97,9 @@ static void *run(void *arg)
 		enum push_result res;
 
 		spool_get_stats(sh->spool, &st);
-		if (sh->stopping && (!st.queued || now >= sh->deadline))
+		/* Stopping: done when empty, out of time, or when the next
+		 * retry would come too late anyway. */
+		if (sh->stopping && (!st.queued || now >= sh->deadline || sh->retry_at >= sh->deadline))
 			break;
 		if (!st.queued) {
 			pthread_cond_wait(&sh->wake, &sh->lock);
