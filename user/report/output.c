@@ -29,22 +29,14 @@ static struct sink *open_sink;
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sink *s = cookie;
-	size_t done = 0;
 
-	while (done < n) {
-		ssize_t w = write(s->fd, buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!s->err)
-				s->err = w < 0 ? errno : EIO;
-			errno = s->err;
-			return done ? (ssize_t)done : -1;
-		}
-		done += (size_t)w;
+	if (safe_write_all(s->fd, buf, n)) {
+		if (!s->err)
+			s->err = errno;
+		errno = s->err;
+		return -1;
 	}
-	return (ssize_t)done;
+	return (ssize_t)n;
 }
 
 static int sink_close(void *cookie)

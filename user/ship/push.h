@@ -81,6 +81,10 @@ enum push_result {
 	PUSH_REJECTED,		/* 3xx, any other 4xx: sending it again cannot help */
 };
 
+/* 0, or -1 with one line: user:password@ in the URL, control characters
+ * in the URL, tenant or credentials, a scheme other than http(s). */
+int push_opts_check(const struct push_client_opts *o, char *err, size_t errlen);
+
 struct push_client;
 
 struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen);
