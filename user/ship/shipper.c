@@ -14,7 +14,7 @@
 
 #define BACKOFF_FIRST_S	1.0
 /* libcurl checks the abort deadline about once a second while a server
- * stays silent: abort that much early so shutdown ends within its time. */
+ * stays silent; the rest covers the agent's last interval and exit. */
 #define ABORT_SLACK_S	2.5
 
 struct shipper {
@@ -200,11 +200,11 @@ void shipper_stop(struct shipper *sh, double timeout_s, struct shipper_stats *st
 		return;
 	pthread_mutex_lock(&sh->lock);
 	sh->stopping = true;
-	sh->deadline = mono_s() + timeout_s;
-	/* The request in flight, to a backend that accepted and hangs, is
-	 * cut off too: shutdown never waits for its own timeout. */
-	push_client_abort_at(sh->client, (long long)((sh->deadline -
-		(timeout_s > ABORT_SLACK_S ? ABORT_SLACK_S : 0)) * 1e9));
+	/* No attempt starts after the deadline, and the one in flight (to a
+	 * backend that accepted and hangs) is cut off at it: libcurl notices
+	 * within a second, so the slack keeps the whole stop in timeout_s. */
+	sh->deadline = mono_s() + timeout_s - (timeout_s > ABORT_SLACK_S ? ABORT_SLACK_S : 0);
+	push_client_abort_at(sh->client, (long long)(sh->deadline * 1e9));
 	pthread_cond_signal(&sh->wake);
 	pthread_mutex_unlock(&sh->lock);
 	pthread_join(sh->thread, NULL);
