@@ -58,6 +58,13 @@ start_server() {
 	return 1
 }
 
+# checkx NAME 'CONDITION': like check, for a condition of several commands
+# (check's "$@" would take only the first of an && list).
+checkx() {
+	local name=$1
+	if eval "$2"; then pass "$name"; else fail "$name" "$2"; fi
+}
+
 # as_evil CMD...: runs CMD as the unprivileged user.
 as_evil() { setpriv --reuid="$EVIL" --regid="$EVIL" --clear-groups -- "$@"; }
 
@@ -144,8 +151,8 @@ mkdir -m 755 "$TMP/logs"
 ln -s "$TMP/victim/owned.log" "$TMP/logs/agent.log"
 "${AGENT[@]}" -d 1 --out-dir "$TMP/o1" --log-file "$TMP/logs/agent.log" 2>"$TMP/log.err"
 rc=$?
-check "--log-file: a symlink is never followed (exit $rc: $(head -1 "$TMP/log.err"))" \
-	[ "$rc" -ne 0 ] && grep -q "symbolic link" "$TMP/log.err" && [ ! -e "$TMP/victim/owned.log" ]
+checkx "--log-file: a symlink is never followed (exit $rc: $(head -1 "$TMP/log.err"))" \
+	'[ "$rc" -ne 0 ] && grep -q "symbolic link" "$TMP/log.err" && [ ! -e "$TMP/victim/owned.log" ]'
 as_evil ln -s "$TMP/victim" "$PUB/sticky/out"
 refused "--out-dir: another user's symlink is refused" "symbolic link" \
 	"${AGENT[@]}" -d 2 --out-dir "$PUB/sticky/out" --retain-count 1
@@ -183,8 +190,8 @@ for i in $(seq 32); do labels+=(--label "k$i=$long"); done
 timeout 40 "${AGENT[@]}" -d 4 "${PUSH[@]}" --service longlabels "${labels[@]}" \
 	--spool-dir "$TMP/spool_long" 2>"$TMP/long.err"
 n=$(grep -c $'^ok\t.*service=longlabels' "$TMP/good.log")
-check "long labels: 32 x 1100-byte labels round-trip the spool ($n delivered; $(tail -1 "$TMP/long.err"))" \
-	[ "$n" -ge 3 ] && grep -q "[1-9][0-9]* delivered, 0 refused, 0 dropped" "$TMP/long.err"
+checkx "long labels: 32 x 1100-byte labels round-trip the spool ($n delivered; $(tail -1 "$TMP/long.err"))" \
+	'[ "$n" -ge 3 ] && grep -q "[1-9][0-9]* delivered, 0 refused, 0 dropped" "$TMP/long.err"'
 
 # --- 6. two agents, one spool directory -------------------------------------------------
 P_LATE=$(free_port)
@@ -208,8 +215,8 @@ sleep 0.5
 for s in a b; do
 	sent=$(grep -o '[0-9]* delivered' "$TMP/two-$s.err" | grep -o '^[0-9]*')
 	got=$(grep -c $'^ok\t.*service=two-'"$s"$'\t' "$TMP/late.log")
-	check "shared spool: agent $s's deliveries all reached the server once ($sent delivered, $got received)" \
-		[ -n "$sent" ] && [ "$sent" -ge 6 ] && [ "$got" -eq "$sent" ]
+	checkx "shared spool: agent $s's deliveries all reached the server once ($sent delivered, $got received)" \
+		'[ -n "$sent" ] && [ "$sent" -ge 6 ] && [ "$got" -eq "$sent" ]'
 done
 dups=$(awk -F'\t' '$1 == "ok" { k = ""; for (i = 2; i <= NF; i++) if ($i ~ /^(service|from)=/) k = k $i; print k }' \
 	"$TMP/late.log" | sort | uniq -d | wc -l)
@@ -255,7 +262,7 @@ sleep 3
 t0=$(date +%s%N)
 kill -INT "$H"; wait "$H"; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-check "hung backend: SIGINT ends the agent within 10 s ($ms ms, exit $rc)" [ "$ms" -le 10000 ] && [ "$rc" -eq 0 ]
+checkx "hung backend: SIGINT ends the agent within 10 s ($ms ms, exit $rc)" '[ "$ms" -le 10000 ] && [ "$rc" -eq 0 ]'
 check "hung backend: the request in flight was aborted" grep -q "aborted at shutdown" "$TMP/hung.err"
 "${AGENT[@]}" --push "http://127.0.0.1:$P_HUNG" 2>"$TMP/hung2.err" &
 H=$!
@@ -265,7 +272,7 @@ sleep 1
 t0=$(date +%s%N)
 kill -INT "$H"; wait "$H"; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-check "hung backend: a second SIGINT exits at once ($ms ms, exit $rc)" [ "$ms" -le 1000 ] && [ "$rc" -eq 130 ]
+checkx "hung backend: a second SIGINT exits at once ($ms ms, exit $rc)" '[ "$ms" -le 1000 ] && [ "$rc" -eq 130 ]'
 
 # --- 13. the host's packages ---------------------------------------------------------------
 bad=$(grep -hv '^#' "$TOP"/tests/deps/apt.* | grep -E '^(luajit|luajit2|libluajit|nginx|libnginx|lua-resty)' | tr '\n' ' ')
@@ -274,23 +281,23 @@ pkgs=$(grep -hv '^#' "$TOP"/tests/deps/apt.* | sort -u)
 # shellcheck disable=SC2086
 sim=$(apt-get -s install --no-install-recommends libnginx-mod-http-lua $pkgs 2>&1)
 removed=$(awk '/^Remv / {print $2}' <<<"$sim" | grep -xF -f <(printf '%s\nlibnginx-mod-http-lua\n' $pkgs) | tr '\n' ' ')
-check "set-up packages and nginx's Lua module install side by side (apt-get -s; removed of ours: ${removed:-none})" \
-	[ -z "$removed" ] && grep -q '^Inst libnginx-mod-http-lua\|^libnginx-mod-http-lua is already' <<<"$sim"
+checkx "set-up packages and nginx's Lua module install side by side (apt-get -s; removed of ours: ${removed:-none})" \
+	'[ -z "$removed" ] && grep -Eq "^Inst libnginx-mod-http-lua|^libnginx-mod-http-lua is already" <<<"$sim"'
 echo libnginx-mod-http-lua >"$TMP/conflict.list"
 if dpkg-query -W -f='${Status}' luajit 2>/dev/null | grep -q 'install ok installed'; then
 	LBP_APT_LISTS="$TMP/conflict.list" LBP_DEPS_DRY_RUN=1 "$TOP/tests/install-deps.sh" core \
 		>"$TMP/deps.out" 2>&1
 	rc=$?
-	check "install-deps refuses what would remove a package (exit $rc: $(tail -1 "$TMP/deps.out"))" \
-		[ "$rc" -ne 0 ] && grep -q "would remove luajit" "$TMP/deps.out" &&
-		grep -q "will install these Debian packages: libnginx-mod-http-lua" "$TMP/deps.out"
+	checkx "install-deps refuses what would remove a package (exit $rc: $(tail -1 "$TMP/deps.out"))" \
+		'[ "$rc" -ne 0 ] && grep -q "would remove luajit" "$TMP/deps.out" &&
+		grep -q "will install these Debian packages: libnginx-mod-http-lua" "$TMP/deps.out"'
 fi
 uses=$(grep -HnE '(^|[^])}$[:alnum:]_./])/usr/bin/luajit' "$TOP"/tests/lib.sh "$TOP"/tests/variants.sh \
 	"$TOP"/tests/t_*.sh | grep -v '^[^:]*:[0-9]*:[[:space:]]*#' | grep -v t_safety.sh | tr '\n' ' ')
 check "no test runs /usr/bin/luajit (${uses:-none})" [ -z "$uses" ]
-check "\$LUAJIT runs the private .deps/luajit-deb build ($(readlink "/proc/$W/exe"))" \
-	[ "$(readlink "/proc/$W/exe")" = "$(readlink -f "$LUAJIT_EXE")" ] &&
-	[ "$(cat "/proc/$W/comm")" = luajit ]
+checkx "\$LUAJIT runs the private .deps/luajit-deb build ($(readlink "/proc/$W/exe"))" \
+	'[ "$(readlink "/proc/$W/exe")" = "$(readlink -f "$LUAJIT_EXE")" ] &&
+	[ "$(cat "/proc/$W/comm")" = luajit ]'
 check "\$LUAJIT finds its own jit/*.lua" "$LUAJIT" -e 'assert(require("jit.p"))'
 if [ "${LBP_TEST_HOST_PACKAGES:-}" = 1 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q libnginx-mod-http-lua >"$TMP/nginx.out" 2>&1
