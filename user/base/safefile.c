@@ -115,8 +115,9 @@ static bool tmp_is_stale(const char *name)
 
 	if (strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)))
 		return false;
+	/* start 0: /proc was unreadable when it was made; keep it. */
 	if (sscanf(name + strlen(TMP_PREFIX), "%d-%llu.%n", &pid, &start, &used) != 2 || !used ||
-	    pid <= 0)
+	    pid <= 0 || !start)
 		return false;
 	return proc_start(pid) != start;
 }
