@@ -230,7 +230,8 @@ K=$!
 sleep 2
 kill -KILL "$K"; wait "$K" 2>/dev/null
 check "-o: SIGKILL leaves no temporary file ($(ls -A "$TMP/o" | tr '\n' ' '))" [ -z "$(ls -A "$TMP/o")" ]
-"$PROF" -p "$W" -d 30 -o "$TMP/o/hup.txt" 2>/dev/null &
+# Default SIGHUP even under nohup (which would make it ignored).
+env --default-signal=HUP "$PROF" -p "$W" -d 30 -o "$TMP/o/hup.txt" 2>/dev/null &
 K=$!
 sleep 2
 kill -HUP "$K"; wait "$K" 2>/dev/null
