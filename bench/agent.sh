@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 SECS=${1:-20}
 NPROC=${2:-20}
 PROF=${PROF:-./luabpfprof}
-LUAJIT=${LUAJIT:-luajit}
+LUAJIT=${LUAJIT:-tests/bin/luajit}	# .deps/luajit-deb, never an installed one
 WORK=$(mktemp -d /tmp/lbp-agent.XXXXXX)
 pids=()
 

@@ -11,7 +11,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 source "$TOP/bench/lib.sh"
 BW=$TOP/bench/workloads
 : "${WORK:?}" "${T:=1}" "${REPS:=5}" "${FIGS:=1 2 3}" "${LOAD0:=?}" "${LOAD1:=?}" "${ELAPSED:=0}"
-: "${NGX_NOTE:=}" "${ALL_MODE:=p}" "${LUAJIT:=/usr/bin/luajit}" "${TCPU:=1}" "${OCPU:=0}"
+: "${NGX_NOTE:=}" "${ALL_MODE:=p}" "${LUAJIT:=$TOP/tests/bin/luajit}" "${TCPU:=1}" "${OCPU:=0}"
 : "${FIG2_HZ:=999}" "${FIG2_WIN:=2}" "${FIG3_WIN:=3}" "${NGINX_BIN:=}" "${NGINX_LIBPATH:=}"
 : "${HAVE_PERF:=1}"
 F1=$WORK/fig1.tsv F2=$WORK/fig2.tsv F3=$WORK/fig3.tsv

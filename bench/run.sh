@@ -33,8 +33,9 @@ NCPU=$(nproc)
 # their user-space work is not charged to the target (figure 3 shows it).
 TCPU=$((NCPU - 1))
 OCPU=0
-LUAJIT=/usr/bin/luajit
-[ -x "$LUAJIT" ] || LUAJIT=$TOP/.deps/luajit-deb/usr/bin/luajit
+# Debian's LuaJIT, extracted privately (tests/bin/luajit): an installed
+# luajit package may be absent (it conflicts with nginx's Lua module).
+LUAJIT=${LUAJIT:-$TOP/tests/bin/luajit}
 
 log() { printf '[%5.0fs] %s\n' "$(echo "$(now) - $START" | bc)" "$*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
@@ -46,7 +47,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 PROF=$WORK/luabpfprof
 cp "$PROF_SRC" "$PROF" || die "cannot copy $PROF_SRC"
 PROF_VERSION="$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '?'), built $(date -u -r "$PROF_SRC" '+%Y-%m-%d %H:%M UTC')"
-[ -x "$LUAJIT" ] || die "no luajit"
+"$LUAJIT" -e '' 2>/dev/null || die "no LuaJIT: $LUAJIT (make test-deps extracts it into .deps/)"
 command -v bpftool >/dev/null || die "no bpftool"
 [ "$NCPU" -ge 2 ] || die "needs at least 2 CPUs (target and tools on separate CPUs)"
 HAVE_PERF=0

@@ -26,7 +26,7 @@ set -u
 cd "$(dirname "$0")/.."
 TOP=$PWD
 PROF=${PROF:-$TOP/luabpfprof}
-LUAJIT=${LUAJIT:-/usr/bin/luajit}
+LUAJIT=${LUAJIT:-$TOP/tests/bin/luajit}	# .deps/luajit-deb, never an installed one
 WL=$TOP/tests/workloads
 
 minutes=30 warmup= every=5 pids= dir=

@@ -1,11 +1,22 @@
 #!/bin/bash
 # make demo: profile the bundled workload from outside, print the jit.p-style
 # report and write a flame graph next to it.
+#
+# The workload runs on the LuaJIT already installed, if any; else on
+# Debian's, extracted into .deps/ (apt-get download + dpkg -x): installing
+# the luajit package would remove nginx's Lua module on hosts that have it.
 set -eu
 cd "$(dirname "$0")/.."
 
 SECS=5
-luajit tests/workloads/demo.lua 60 >/dev/null &
+if LUAJIT=$(command -v luajit); then
+	echo "== using the installed LuaJIT: $LUAJIT"
+else
+	echo "== no LuaJIT installed: extracting Debian's into .deps/luajit-deb (nothing is installed)"
+	tests/deps/setup-luajit.sh deb
+	LUAJIT=$PWD/tests/bin/luajit
+fi
+"$LUAJIT" tests/workloads/demo.lua 60 >/dev/null &
 target=$!
 trap 'kill $target 2>/dev/null; wait $target 2>/dev/null || true' EXIT
 sleep 1	# let it warm up: luabpfprof attaches to a process already running

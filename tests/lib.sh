@@ -6,7 +6,11 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 PROF=${PROF:-$TOP/luabpfprof}
 WL=$TOP/tests/workloads
 TMP=${TMP:-$(mktemp -d /tmp/lbp-test.XXXXXX)}
-LUAJIT=${LUAJIT:-/usr/bin/luajit}
+# Debian's LuaJIT from the private .deps/luajit-deb tree, through a wrapper
+# that sets LUA_PATH for its jit/*.lua (exec: same PID, comm "luajit");
+# LUAJIT_EXE is the binary itself, what /proc/PID/exe shows.
+LUAJIT=${LUAJIT:-$TOP/tests/bin/luajit}
+LUAJIT_EXE=${LUAJIT_EXE:-$TOP/.deps/luajit-deb/usr/bin/luajit}
 CHILDREN=()
 
 pass() { echo "PASS: $1"; }

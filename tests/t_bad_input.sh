@@ -36,7 +36,7 @@ refused() {
 
 # wait_lua PID: until PID runs LuaJIT (not the shell that forks it).
 wait_lua() {
-	local i want; want=$(readlink -f "$LUAJIT")
+	local i want; want=$(readlink -f "$LUAJIT_EXE")
 	for ((i = 0; i < 100; i++)); do
 		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && { sleep 0.3; return 0; }
 		sleep 0.1

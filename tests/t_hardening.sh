@@ -48,7 +48,7 @@ summary() {
 }
 
 wait_lua() {	# wait_lua PID: until PID runs LuaJIT, not the shell forking it
-	local i want; want=$(readlink -f "$LUAJIT")
+	local i want; want=$(readlink -f "$LUAJIT_EXE")
 	for ((i = 0; i < 100; i++)); do
 		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && { sleep 0.3; return 0; }
 		sleep 0.1
@@ -92,7 +92,7 @@ prof exec -p "$BGPID" --jp F
 reported "exec into sleep: what was collected is reported (exit 0)" "exec.lua:before_exec"
 check "exec into sleep: stderr says so" grep -q "PID $BGPID (luajit) exec'd sleep: its LuaJIT VM is gone" "$TMP/exec.err"
 # Into LuaJIT again: the new VM is found and profiled too.
-start_bg "$LUAJIT" "$TMP/exec.lua" 1 "$(readlink -f "$LUAJIT")" luajit "$TMP/after.lua" 3
+start_bg "$LUAJIT" "$TMP/exec.lua" 1 "$(readlink -f "$LUAJIT_EXE")" luajit "$TMP/after.lua" 3
 wait_lua "$BGPID"
 prof exec2 -p "$BGPID" --jp F
 reported "exec into luajit: the old VM's functions" "exec.lua:before_exec"

@@ -229,7 +229,7 @@ pidns_run pidns "$LUAJIT" "$WL/w631.lua" 60
 mkdir -p "$TMP/nsbin"
 pidns_run pidns-private-mount --propagation private sh -c \
 	'mount -t tmpfs none "$1" && cp "$2" "$1/luajit-ns" && exec "$1/luajit-ns" "$3" 60' \
-	sh "$TMP/nsbin" "$(readlink -f "$LUAJIT")" "$WL/w631.lua"
+	sh "$TMP/nsbin" "$(readlink -f "$LUAJIT_EXE")" "$WL/w631.lua"
 check "pidns-private-mount: the executable is not visible from the host" \
 	test ! -e "$TMP/nsbin/luajit-ns"
 

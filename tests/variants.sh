@@ -41,15 +41,10 @@ if [ -d "$TOP/.deps/luajit2/usr" ] && [ ! -x "$_V_HOSTS/corohost-or" ]; then
 	make -s -C "$TOP/tests/hosts" >&2 || true
 fi
 
-# Debian's own /usr/bin/luajit while that package is installed (installing
-# OpenResty's library removes it), else the extracted copy of it.
-if dpkg-query -W -f='${Status}' luajit 2>/dev/null | grep -q 'install ok installed'; then
-	_V_DEB_BIN=/usr/bin/luajit
-	_V_DEB_JIT=/$_V_SHARE/jit
-else
-	_V_DEB_BIN=$TOP/.deps/luajit-deb/usr/bin/luajit
-	_V_DEB_JIT=$TOP/.deps/luajit-deb/$_V_SHARE/jit
-fi
+# Debian's luajit executable, always the extracted copy: the tests never
+# depend on an installed /usr/bin/luajit (tests/bin/luajit says why).
+_V_DEB_BIN=$TOP/.deps/luajit-deb/usr/bin/luajit
+_V_DEB_JIT=$TOP/.deps/luajit-deb/$_V_SHARE/jit
 
 # _variant_tree LABEL: the .deps tree of a label's LuaJIT build.
 _variant_tree() {
@@ -76,7 +71,7 @@ _variant_argv() {
 		*) _V_ARGV+=("$_V_HOSTS/lhost-${1%-host}") ;;
 		esac
 		return 0 ;;
-	deb-bin)  _V_ARGV=("$_V_DEB_BIN") ;;
+	deb-bin)  _V_ARGV=(env "$deb" "$_V_DEB_BIN") ;;
 	or-bin)   _V_ARGV=(env "$or" "$TOP/.deps/luajit2/usr/bin/luajit") ;;
 	deb-host) _V_ARGV=(env "$deb" "$_V_HOSTS/lhost-deb") ;;
 	or-host)  _V_ARGV=(env "$or" "$_V_HOSTS/lhost-or") ;;

@@ -8,6 +8,8 @@
 #   .deps/luajit-deb/  Debian's upstream 2.1 build: the same set, so hosts
 #                      do not depend on which libluajit is installed.
 # Idempotent: a tree whose stamp lists the same packages is left alone.
+# Usage: setup-luajit.sh [deb]: with "deb" only .deps/luajit-deb (what
+# `make demo` needs when no LuaJIT is installed; tests/bin/luajit runs it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -46,6 +48,11 @@ extract() {
 }
 
 mkdir -p "$DEPS"
+if [ "${1:-}" = deb ]; then
+	extract luajit-deb "${DEB_PKGS[@]}"
+	"$DEPS"/luajit-deb/usr/bin/luajit -e 'assert(jit.status())'
+	exit 0
+fi
 extract luajit2 "${OR_PKGS[@]}"
 extract luajit-deb "${DEB_PKGS[@]}"
 

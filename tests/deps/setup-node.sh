@@ -12,8 +12,10 @@ if [ -f "$stamp" ] && cmp -s package-lock.json "$stamp"; then
 fi
 if ! command -v npm >/dev/null; then
 	# Debian's nodejs comes without npm (NodeSource's includes it).
+	# Printed, and never at the cost of a package (tests/install-deps.sh).
+	echo "set-up: will install the Debian package npm"
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-remove --no-install-recommends npm
 fi
 echo "tests/node: npm ci"
 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error

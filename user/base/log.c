@@ -1,9 +1,16 @@
 /* One line per message, prefixed with the program name. */
 #include "base/log.h"
 
+#include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "base/safefile.h"
 
 bool log_is_verbose;
 static bool log_timestamps;
@@ -64,4 +71,41 @@ void log_verbose(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog("", fmt, ap);
 	va_end(ap);
+}
+
+int log_to_file(const char *path)
+{
+	char *dircopy = strdup(path), *basecopy = strdup(path), err[512];
+	int dirfd = -1, fd = -1, rc = -1;
+
+	if (!dircopy || !basecopy) {
+		log_error("out of memory");
+		goto out;
+	}
+	dirfd = safe_dir_open(dirname(dircopy), "--log-file directory", 0, err, sizeof(err));
+	if (dirfd < 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	fd = safe_open_append(dirfd, basename(basecopy), 0640);
+	if (fd < 0) {
+		log_error("cannot open --log-file %s: %s", path,
+			  errno == ELOOP ? "it is a symbolic link" :
+			  errno == EINVAL ? "not a regular file" : strerror(errno));
+		goto out;
+	}
+	fflush(stderr);
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		log_error("cannot log to %s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(dircopy);
+	free(basecopy);
+	return rc;
 }

@@ -39,6 +39,9 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
+	/* A second Ctrl-C: the user will not wait for the report or flush. */
+	if (stop_signal)
+		_exit(128 + sig);
 	stop_signal = sig;
 }
 

@@ -5,43 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "report/export_stack.h"
 #include "model/frame_fmt.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
-
-/* A JSON string: quotes, backslashes and control bytes escaped, invalid
- * UTF-8 replaced by U+FFFD. */
-static void put_json_string(struct strbuf *sb, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	sb_putc(sb, '"');
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = utf8_next(u + i, n - i, &cp);
-
-		if (cp == 0xfffd && len == 1)
-			sb_puts(sb, "\\ufffd");
-		else if (cp == '"' || cp == '\\')
-			sb_printf(sb, "\\%c", (char)cp);
-		else if (cp == '\n')
-			sb_puts(sb, "\\n");
-		else if (cp == '\t')
-			sb_puts(sb, "\\t");
-		else if (cp < 0x20 || cp == 0x7f)
-			sb_printf(sb, "\\u%04x", cp);
-		else
-			sb_putn(sb, s + i, len);
-		i += len;
-	}
-	sb_putc(sb, '"');
-}
-
-static void put_json_cstr(struct strbuf *sb, const char *s)
-{
-	put_json_string(sb, s, strlen(s));
-}
 
 /* A frame's identity is what speedscope shows: name, file and line. */
 struct frame_key {
@@ -127,7 +95,7 @@ static void put_profile(struct strbuf *sb, const struct profile *p,
 		sb_putc(sb, ',');
 	sb_printf(&name, "%s (pid %u)", profile_comm(p, ps->pid), ps->pid);
 	sb_puts(sb, "\n{\"type\":\"sampled\",\"name\":");
-	put_json_string(sb, sb_str(&name), name.len);
+	json_put_string(sb, sb_str(&name), name.len);
 	sb_printf(sb, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
 		  (unsigned long long)ps->total);
 	for (uint32_t i = 0; i < ps->stacks.n; i++) {
@@ -192,10 +160,10 @@ int export_speedscope(FILE *out, const struct profile *p, const struct export_op
 			if (!added)
 				continue;
 			sb_puts(&frames_json, stack[k] ? ",\n{\"name\":" : "\n{\"name\":");
-			put_json_string(&frames_json, sb_str(&fk.name), fk.name.len);
+			json_put_string(&frames_json, sb_str(&fk.name), fk.name.len);
 			if (fk.file.len) {
 				sb_puts(&frames_json, ",\"file\":");
-				put_json_string(&frames_json, sb_str(&fk.file), fk.file.len);
+				json_put_string(&frames_json, sb_str(&fk.file), fk.file.len);
 			}
 			if (fk.line >= 0)
 				sb_printf(&frames_json, ",\"line\":%d", fk.line);
@@ -209,7 +177,7 @@ int export_speedscope(FILE *out, const struct profile *p, const struct export_op
 		qsort(procs, nprocs, sizeof(*procs), cmp_pid);
 
 	sb_puts(&json, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"luabpfprof\",\"name\":");
-	put_json_cstr(&json, o.title ? o.title : "luabpfprof");
+	json_put_cstr(&json, o.title ? o.title : "luabpfprof");
 	sb_puts(&json, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
 	sb_putn(&json, sb_str(&frames_json), frames_json.len);
 	sb_puts(&json, "]},\n\"profiles\":[");

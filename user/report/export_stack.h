@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/hashidx.h"
+#include "base/utf8.h"
 #include "report/export.h"
 
 /* Copies in (or the defaults when NULL) to out, with scope resolved to
@@ -64,10 +65,6 @@ bool export_multi_pid(const struct profile *p);
  * "@path" -> path, "=name" -> name, source text -> [string "first line"],
  * builtin bytecode -> [builtin:name]; nothing for C and fast functions. */
 void export_chunk_file(struct strbuf *sb, const struct frame_sym *f);
-
-/* Decodes one code point of s[0..n), n > 0.  Returns its length; invalid
- * or overlong sequences and surrogates give 1 and U+FFFD. */
-size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* Appends s[0..n) with every invalid byte replaced by U+FFFD. */
 void utf8_put_valid(struct strbuf *sb, const char *s, size_t n);

@@ -1,4 +1,4 @@
-/* Safe report files: mkstemp + rename. */
+/* Report files: written nameless, linked into place whole (base/safefile.h). */
 #define _GNU_SOURCE
 #include "report/output.h"
 
@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "base/safefile.h"
 
 /* Every report is written through a sink: stdio keeps no errno and the
  * exporters turn a failed write into EIO, so the sink remembers the write's
@@ -27,22 +29,14 @@ static struct sink *open_sink;
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sink *s = cookie;
-	size_t done = 0;
 
-	while (done < n) {
-		ssize_t w = write(s->fd, buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!s->err)
-				s->err = w < 0 ? errno : EIO;
-			errno = s->err;
-			return done ? (ssize_t)done : -1;
-		}
-		done += (size_t)w;
+	if (safe_write_all(s->fd, buf, n)) {
+		if (!s->err)
+			s->err = errno;
+		errno = s->err;
+		return -1;
 	}
-	return (ssize_t)done;
+	return (ssize_t)n;
 }
 
 static int sink_close(void *cookie)
@@ -130,14 +124,28 @@ static int open_in_place(struct output *o, const char *path, char *err, size_t e
 	return 0;
 }
 
+/* The mode of the file being replaced, so 0600 stays 0600; else what a
+ * plain creat() would give. */
+static mode_t mode_for(const char *path)
+{
+	struct stat sb;
+	mode_t mask;
+
+	if (!lstat(path, &sb) && S_ISREG(sb.st_mode))
+		return sb.st_mode & 07777;
+	mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int output_open(struct output *o, const char *path, char *err, size_t errlen)
 {
 	struct stat sb;
-	char *dircopy = NULL;
-	mode_t mask;
-	int fd = -1;
+	char *dircopy = NULL, *basecopy = NULL;
+	int dirfd = -1;
 
 	memset(o, 0, sizeof(*o));
+	o->dirfd = -1;
 	if (!path || !strcmp(path, "-")) {
 		o->f = sink_open(STDOUT_FILENO, false);
 		if (!o->f) {
@@ -158,33 +166,38 @@ int output_open(struct output *o, const char *path, char *err, size_t errlen)
 			return r;
 	}
 	dircopy = strdup(path);
-	if (!dircopy || asprintf(&o->tmp, "%s/.luabpfprof.XXXXXX", dirname(dircopy)) < 0) {
-		o->tmp = NULL;
+	basecopy = strdup(path);
+	if (!dircopy || !basecopy) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	/* O_EXCL under the hood: never follows or reuses an existing name. */
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
+	dirfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = sink_open(fd, true))) {
+	safe_dir_clean(dirfd);
+	o->sf = safe_file_create(dirfd, basename(basecopy), mode_for(path), err, errlen);
+	if (!o->sf) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	o->f = sink_open(safe_file_fd(o->sf), false);
+	if (!o->f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	o->dirfd = dirfd;
 	free(dircopy);
+	free(basecopy);
 	return 0;
 fail:
-	if (fd >= 0) {
-		close(fd);
-		unlink(o->tmp);
-	}
-	free(o->tmp);
-	o->tmp = NULL;
+	safe_file_abort(o->sf);
+	o->sf = NULL;
+	if (dirfd >= 0)
+		close(dirfd);
 	free(dircopy);
+	free(basecopy);
 	return -1;
 }
 
@@ -193,38 +206,30 @@ int output_commit(struct output *o, char *err, size_t errlen)
 	int failed = fflush(o->f) != 0 || ferror(o->f);
 	int saved = failed ? write_error(errno) : 0;
 
-	if (!o->tmp) {
+	if (fclose(o->f) && !failed) {
+		failed = 1;
+		saved = write_error(errno);
+	}
+	o->f = NULL;
+	if (!o->sf) {
 		/* stdout, or a device or FIFO written in place. */
-		if (fclose(o->f) && !failed) {
-			failed = 1;
-			saved = write_error(errno);
-		}
-		o->f = NULL;
 		if (failed)
 			snprintf(err, errlen, "writing %s failed: %s",
 				 o->path ? o->path : "the report", strerror(saved));
 		errno = saved;
 		return failed ? -1 : 0;
 	}
-	if (!failed && open_sink && fsync(open_sink->fd)) {
-		failed = 1;
-		saved = errno;
-	}
-	if (fclose(o->f) && !failed) {
-		failed = 1;
-		saved = write_error(errno);
-	}
-	o->f = NULL;
-	if (!failed && rename(o->tmp, o->path)) {
-		failed = 1;
-		saved = errno;
-	}
 	if (failed) {
-		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(saved));
-		unlink(o->tmp);
+		safe_file_abort(o->sf);
+	} else if (safe_file_commit(o->sf, true)) {
+		failed = 1;
+		saved = errno;
 	}
-	free(o->tmp);
-	o->tmp = NULL;
+	o->sf = NULL;
+	close(o->dirfd);
+	o->dirfd = -1;
+	if (failed)
+		snprintf(err, errlen, "cannot write %s: %s", o->path, strerror(saved));
 	errno = saved;
 	return failed ? -1 : 0;
 }
@@ -234,9 +239,10 @@ void output_abort(struct output *o)
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	if (o->tmp) {
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
+	if (o->sf) {
+		safe_file_abort(o->sf);
+		o->sf = NULL;
+		close(o->dirfd);
+		o->dirfd = -1;
 	}
 }

@@ -78,24 +78,10 @@ static uint64_t own_cpu_us(void)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
-/* stderr goes to the log file from here on (SIGHUP reopens it, for
- * logrotate). */
+/* stderr goes to the log file from here on (base/log.h). */
 static int open_log(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-
-	if (fd < 0) {
-		log_error("cannot open --log-file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	fflush(stderr);
-	if (dup2(fd, STDERR_FILENO) < 0) {
-		log_error("cannot log to %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	return log_to_file(path);
 }
 
 static int parse_labels(struct agent *a)

@@ -4,17 +4,19 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/base64.h"
+#include "base/json.h"
 #include "base/strbuf.h"
 
 #define ANSWER_MAX	200	/* bytes of a server's answer kept for the log */
 
-static const char *const reserved_labels[] = { "service_name", "pid" };
 
 struct push_client {
 	CURL *curl;
@@ -23,6 +25,7 @@ struct push_client {
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 	char curl_err[CURL_ERROR_SIZE];
+	_Atomic long long abort_at_ns;	/* CLOCK_MONOTONIC; 0: none */
 };
 
 int push_api_parse(const char *name, enum push_api *api)
@@ -54,74 +57,6 @@ void push_service_name(const char *in, char *out, size_t len)
 	out[n] = '\0';
 }
 
-int push_label_check(const char *kv, char *err, size_t errlen)
-{
-	const char *eq = strchr(kv, '=');
-	size_t klen = eq ? (size_t)(eq - kv) : 0;
-
-	if (!eq || !klen) {
-		snprintf(err, errlen, "invalid --label '%s': expected KEY=VALUE", kv);
-		return -1;
-	}
-	for (size_t i = 0; i < klen; i++) {
-		unsigned char c = (unsigned char)kv[i];
-
-		if (!(isalpha(c) || c == '_' || (i && isdigit(c)))) {
-			snprintf(err, errlen, "invalid --label '%s': the name must match [A-Za-z_][A-Za-z0-9_]*",
-				 kv);
-			return -1;
-		}
-	}
-	if (klen >= 2 && kv[0] == '_' && kv[1] == '_') {
-		snprintf(err, errlen, "invalid --label '%s': names starting with __ are reserved", kv);
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(reserved_labels) / sizeof(reserved_labels[0]); i++) {
-		if (strlen(reserved_labels[i]) == klen && !strncmp(kv, reserved_labels[i], klen)) {
-			snprintf(err, errlen, "invalid --label '%s': '%s' is set by luabpfprof", kv,
-				 reserved_labels[i]);
-			return -1;
-		}
-	}
-	if (!eq[1]) {
-		snprintf(err, errlen, "invalid --label '%s': empty value", kv);
-		return -1;
-	}
-	for (const char *v = eq + 1; *v; v++) {
-		unsigned char c = (unsigned char)*v;
-
-		if (c < 0x20 || c == 0x7f || strchr("{},=\"\\", c)) {
-			snprintf(err, errlen, "invalid --label '%s': the value may not contain {},=\" or control characters",
-				 kv);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\r\n")] = '\0';
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	if (!n) {
-		snprintf(err, errlen, "%s: empty credentials file", path);
-		return -1;
-	}
-	return 0;
-}
-
 /* Query-string escaping (RFC 3986 unreserved characters stay). */
 static void put_query_escaped(struct strbuf *sb, const char *s)
 {
@@ -135,30 +70,14 @@ static void put_query_escaped(struct strbuf *sb, const char *s)
 	}
 }
 
-static void put_json_string(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			sb_printf(sb, "\\%c", c);
-		else if (c < 0x20)
-			sb_printf(sb, "\\u%04x", c);
-		else
-			sb_putc(sb, (char)c);
-	}
-	sb_putc(sb, '"');
-}
-
 static void put_json_label(struct strbuf *sb, const char *name, const char *value, bool first)
 {
 	if (!first)
 		sb_putc(sb, ',');
 	sb_puts(sb, "{\"name\":");
-	put_json_string(sb, name);
+	json_put_cstr(sb, name);
 	sb_puts(sb, ",\"value\":");
-	put_json_string(sb, value);
+	json_put_cstr(sb, value);
 	sb_putc(sb, '}');
 }
 
@@ -315,6 +234,27 @@ static struct curl_slist *headers_for(const char *content_type, const struct pus
 	return h;
 }
 
+/* libcurl calls this about once a second, and often while data flows:
+ * past the abort deadline the request in flight ends at once. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct push_client *c = ctx;
+	long long at = atomic_load(&c->abort_at_ns);
+	struct timespec t;
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	if (!at)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec >= at;
+}
+
+void push_client_abort_at(struct push_client *c, long long mono_ns)
+{
+	atomic_store(&c->abort_at_ns, mono_ns);
+}
+
 struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen)
 {
 	struct push_client *c = calloc(1, sizeof(*c));
@@ -324,10 +264,8 @@ struct push_client *push_client_new(const struct push_client_opts *o, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		snprintf(err, errlen, "invalid --push URL '%s': expected http:// or https://", o->url);
+	if (push_opts_check(o, err, errlen))
 		goto fail;
-	}
 	c->base = strdup(o->url);
 	c->curl = curl_easy_init();
 	c->headers_bin = headers_for("application/octet-stream", o);
@@ -347,6 +285,9 @@ struct push_client *push_client_new(const struct push_client_opts *o, char *err,
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_err);
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
 	if (o->basic) {
 		curl_easy_setopt(c->curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
 		curl_easy_setopt(c->curl, CURLOPT_USERPWD, o->basic);
@@ -397,6 +338,10 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	CURLcode rc;
 	enum push_result res;
 
+	if (!push_path_ok(r->path)) {
+		snprintf(why, whylen, "not a request luabpfprof makes (unsafe path)");
+		return PUSH_REJECTED;
+	}
 	full_url(c, r, &url);
 	c->answer_len = 0;
 	c->answer[0] = '\0';
@@ -408,6 +353,11 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
 			 strcmp(r->content_type, "application/json") ? c->headers_bin : c->headers_json);
 	rc = curl_easy_perform(c->curl);
+	if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(why, whylen, "aborted at shutdown");
+		res = PUSH_RETRY;
+		goto cleanup;
+	}
 	if (rc != CURLE_OK) {
 		snprintf(why, whylen, "%s", c->curl_err[0] ? c->curl_err : curl_easy_strerror(rc));
 		res = PUSH_RETRY;

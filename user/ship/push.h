@@ -8,6 +8,7 @@
 #ifndef LBP_PUSH_H
 #define LBP_PUSH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,11 @@ int push_build(enum push_api api, const struct push_meta *m, const void *gz, siz
 	       struct push_req *out);
 void push_req_free(struct push_req *r);
 
+/* Whether path is one push_build makes: a known route, and for /ingest a
+ * query of unreserved and %-escaped bytes only.  Anything else (a spool
+ * file someone edited: "@host/...", "/../", a CR) is never sent. */
+bool push_path_ok(const char *path);
+
 /* A service name every backend accepts, from any string (a comm): bytes
  * outside [A-Za-z0-9_.-] become '_'. */
 void push_service_name(const char *in, char *out, size_t len);
@@ -51,10 +57,16 @@ void push_service_name(const char *in, char *out, size_t len);
  * Returns 0, or -1 with a one-line reason. */
 int push_label_check(const char *kv, char *err, size_t errlen);
 
-/* The first line of a credentials file, trimmed; -1 with a reason if it
- * cannot be read or is empty. */
+/* The first line of a credentials file, trimmed of trailing blanks; -1
+ * with a reason if it is not a regular file (a FIFO is refused without
+ * blocking, a symlink followed only if root's or ours), cannot be read,
+ * is empty, does not fit in len - 1 bytes (never cut) or holds control
+ * characters (it becomes an HTTP header). */
 int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t errlen);
 
+/* push_client_new refuses a URL with user:password@ (visible in ps and
+ * logs: use a credentials file) and a tenant or credential with control
+ * characters (a header injection). */
 struct push_client_opts {
 	const char *url;		/* base URL, or the full route URL */
 	const char *tenant;		/* X-Scope-OrgID, or NULL */
@@ -69,10 +81,18 @@ enum push_result {
 	PUSH_REJECTED,		/* 3xx, any other 4xx: sending it again cannot help */
 };
 
+/* 0, or -1 with one line: user:password@ in the URL, control characters
+ * in the URL, tenant or credentials, a scheme other than http(s). */
+int push_opts_check(const struct push_client_opts *o, char *err, size_t errlen);
+
 struct push_client;
 
 struct push_client *push_client_new(const struct push_client_opts *o, char *err, size_t errlen);
 void push_client_free(struct push_client *c);
+
+/* From mono_ns (CLOCK_MONOTONIC) on, a request in flight is aborted
+ * within about a second (PUSH_RETRY, "aborted at shutdown").  Any thread. */
+void push_client_abort_at(struct push_client *c, long long mono_ns);
 
 /* One attempt; on failure why says what happened (status and the start
  * of the server's answer, or curl's error). */

@@ -13,6 +13,9 @@
 #include "ship/spool.h"
 
 #define BACKOFF_FIRST_S	1.0
+/* libcurl checks the abort deadline about once a second while a server
+ * stays silent; the rest covers the agent's last interval and exit. */
+#define ABORT_SLACK_S	2.5
 
 struct shipper {
 	pthread_t thread;
@@ -94,7 +97,9 @@ static void *run(void *arg)
 		enum push_result res;
 
 		spool_get_stats(sh->spool, &st);
-		if (sh->stopping && (!st.queued || now >= sh->deadline))
+		/* Stopping: done when empty, out of time, or when the next
+		 * retry would come too late anyway. */
+		if (sh->stopping && (!st.queued || now >= sh->deadline || sh->retry_at >= sh->deadline))
 			break;
 		if (!st.queued) {
 			pthread_cond_wait(&sh->wake, &sh->lock);
@@ -195,7 +200,11 @@ void shipper_stop(struct shipper *sh, double timeout_s, struct shipper_stats *st
 		return;
 	pthread_mutex_lock(&sh->lock);
 	sh->stopping = true;
-	sh->deadline = mono_s() + timeout_s;
+	/* No attempt starts after the deadline, and the one in flight (to a
+	 * backend that accepted and hangs) is cut off at it: libcurl notices
+	 * within a second, so the slack keeps the whole stop in timeout_s. */
+	sh->deadline = mono_s() + timeout_s - (timeout_s > ABORT_SLACK_S ? ABORT_SLACK_S : 0);
+	push_client_abort_at(sh->client, (long long)(sh->deadline * 1e9));
 	pthread_cond_signal(&sh->wake);
 	pthread_mutex_unlock(&sh->lock);
 	pthread_join(sh->thread, NULL);

@@ -1,4 +1,6 @@
-/* Rolling pprof files with retention by count and size. */
+/* Rolling pprof files with retention by count and size.  The directory is
+ * root's own (base/safefile.h) and used through one descriptor opened
+ * without following links: retention can only ever remove files in it. */
 #define _GNU_SOURCE
 #include "ship/sink_files.h"
 
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/safefile.h"
 
 #define SUFFIX		".pb.gz"
 #define STAMP_LEN	20	/* "20240131T120000.250Z" */
@@ -24,7 +27,8 @@ struct kept {
 };
 
 struct sink_files {
-	char *dir;
+	char *dir;		/* for messages */
+	int dirfd;
 	unsigned retain_count;
 	unsigned long long retain_bytes;
 	struct kept *files;	/* oldest first */
@@ -71,14 +75,13 @@ static int kept_cmp(const void *a, const void *b)
 static void apply_retention(struct sink_files *s)
 {
 	size_t drop = 0;
-	char path[4096];
 
 	while (s->n - drop > 1 &&
 	       ((s->retain_count && s->n - drop > s->retain_count) ||
 		(s->retain_bytes && s->bytes > s->retain_bytes))) {
-		snprintf(path, sizeof(path), "%s/%s", s->dir, s->files[drop].name);
-		if (unlink(path) && errno != ENOENT)
-			log_warn("--out-dir: cannot remove %s: %s", path, strerror(errno));
+		if (unlinkat(s->dirfd, s->files[drop].name, 0) && errno != ENOENT)
+			log_warn("--out-dir: cannot remove %s/%s: %s", s->dir, s->files[drop].name,
+				 strerror(errno));
 		s->bytes -= s->files[drop].size;
 		free(s->files[drop].name);
 		drop++;
@@ -93,38 +96,44 @@ struct sink_files *sink_files_open(const char *dir, unsigned retain_count,
 {
 	struct sink_files *s = calloc(1, sizeof(*s));
 	struct dirent *de;
-	char path[4096];
 	DIR *d = NULL;
+	int fd;
 
 	if (!s || !(s->dir = strdup(dir))) {
+		free(s);
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return NULL;
 	}
 	s->retain_count = retain_count;
 	s->retain_bytes = retain_bytes;
-	if (mkdir(dir, 0750) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create --out-dir %s: %s", dir, strerror(errno));
+	s->dirfd = safe_dir_open(dir, "--out-dir", 0750, err, errlen);
+	if (s->dirfd < 0)
 		goto fail;
-	}
-	d = opendir(dir);
+	safe_dir_clean(s->dirfd);
+	fd = dup(s->dirfd);
+	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(err, errlen, "cannot open --out-dir %s: %s", dir, strerror(errno));
 		goto fail;
 	}
+	/* A dup shares the offset: safe_dir_clean read to the end. */
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		struct stat st;
 
 		if (!is_ours(de->d_name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (!stat(path, &st) && S_ISREG(st.st_mode) && keep(s, de->d_name, (uint64_t)st.st_size)) {
+		if (!fstatat(s->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		    keep(s, de->d_name, (uint64_t)st.st_size)) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
 	}
 	closedir(d);
 	d = NULL;
-	if (access(dir, W_OK)) {
+	if (faccessat(s->dirfd, ".", W_OK, AT_EACCESS)) {
 		snprintf(err, errlen, "cannot write to --out-dir %s: %s", dir, strerror(errno));
 		goto fail;
 	}
@@ -145,53 +154,26 @@ void sink_files_close(struct sink_files *s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		free(s->files[i].name);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	free(s->files);
 	free(s->dir);
 	free(s);
-}
-
-/* A fresh file: never through a link someone else planted in the directory. */
-static int write_file(const char *path, const void *data, size_t len)
-{
-	const char *p = data;
-	int fd;
-
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-
-	if (fd < 0)
-		return -1;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return close(fd);
 }
 
 int sink_files_write(struct sink_files *s, uint64_t start_ns, const char *stem,
 		     const void *gz, size_t len)
 {
 	time_t secs = (time_t)(start_ns / 1000000000ull);
-	char stamp[32], name[512], tmp[4096], path[4096];
+	char stamp[32], name[512];
 	struct tm tm;
 
 	gmtime_r(&secs, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	snprintf(name, sizeof(name), "%s.%03uZ-%s%s", stamp,
 		 (unsigned)(start_ns / 1000000ull % 1000), stem, SUFFIX);
-	snprintf(path, sizeof(path), "%s/%s", s->dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", s->dir, name);
-	if (write_file(tmp, gz, len) || rename(tmp, path)) {
-		log_error("--out-dir: cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
+	if (safe_write_file(s->dirfd, name, gz, len, 0640, true)) {
+		log_error("--out-dir: cannot write %s/%s: %s", s->dir, name, strerror(errno));
 		return -1;
 	}
 	if (keep(s, name, len)) {

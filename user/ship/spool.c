@@ -1,9 +1,20 @@
 /* Spool: a FIFO of requests bounded in bytes, on disk or in memory.
  *
- * On disk each request is one file, DIR/<id as 16 hex digits>.req, written
- * to a temporary name and renamed, so a crash never leaves half a request:
+ * On disk the directory is root's own (base/safefile.h), used through one
+ * descriptor.  Each request is one file, written whole or not at all:
+ *   DIR/<id as 16 hex digits>-<owner>.req
  *   "LBPSPOOL 1\n" path "\n" content-type "\n" body-length "\n" body
- * Ids grow across runs, so the oldest file is the smallest name.
+ * The path is only ever a known route with a plain query string
+ * (push_path_ok), checked when written and again when read: a spooled
+ * request can never change the host or the path prefix, which come from
+ * the agent's own --push URL.
+ *
+ * Several agents may share a directory.  Each owns the files with its
+ * owner tag and holds an flock on DIR/<owner>.lock while it runs; a new
+ * agent adopts the files of owners whose lock is free (they are gone) by
+ * renaming them to its own tag, so every file has one sender and none is
+ * overwritten (names are created with O_EXCL semantics).  Ids grow per
+ * owner, so the oldest file is the smallest id.
  */
 #define _GNU_SOURCE
 #include "ship/spool.h"
@@ -15,15 +26,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
-#include "ship/push.h"
+#include "base/safefile.h"
 #include "base/strbuf.h"
+#include "ship/push.h"
 
 #define MAGIC		"LBPSPOOL 1\n"
 #define ID_DIGITS	16
+#define OWNER_DIGITS	8
+#define HEAD_MAX	65536	/* a head beyond this is not one of ours */
 
 struct spool_entry {
 	uint64_t id, size;
@@ -32,6 +48,8 @@ struct spool_entry {
 
 struct spool {
 	char *dir;		/* NULL: memory */
+	int dirfd, lockfd;
+	char owner[OWNER_DIGITS + 1];
 	uint64_t max_bytes;
 	struct spool_entry *e;	/* oldest first */
 	size_t n, cap;
@@ -39,10 +57,9 @@ struct spool {
 	struct spool_stats st;
 };
 
-static void entry_path(const struct spool *s, uint64_t id, bool tmp, char *buf, size_t len)
+static void entry_name(const struct spool *s, uint64_t id, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s%0*llx.%s", s->dir, tmp ? "." : "", ID_DIGITS,
-		 (unsigned long long)id, tmp ? "tmp" : "req");
+	snprintf(buf, len, "%0*llx-%s.req", ID_DIGITS, (unsigned long long)id, s->owner);
 }
 
 static int append_entry(struct spool *s, uint64_t id, uint64_t size, struct push_req *req)
@@ -73,11 +90,11 @@ static void free_req(struct push_req *r)
 /* Removes entry i (its file too). */
 static void drop_at(struct spool *s, size_t i)
 {
-	char path[4096];
+	char name[64];
 
 	if (s->dir) {
-		entry_path(s, s->e[i].id, false, path, sizeof(path));
-		unlink(path);
+		entry_name(s, s->e[i].id, name, sizeof(name));
+		unlinkat(s->dirfd, name, 0);
 	}
 	free_req(s->e[i].req);
 	s->st.bytes -= s->e[i].size;
@@ -93,49 +110,162 @@ static void drop_oldest(struct spool *s)
 	drop_at(s, 0);
 }
 
-static int entry_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const struct spool_entry *)a)->id, y = ((const struct spool_entry *)b)->id;
+/* ------------------------------------------------------------------------ */
+/* Owners								    */
+/* ------------------------------------------------------------------------ */
 
-	return (x > y) - (x < y);
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]))
+			return false;
+	return true;
 }
 
-/* Picks up the requests a previous run left; removes half-written ones. */
+/* Takes a fresh owner tag and its lock.  The lock file is locked under a
+ * dot name and then renamed: no other agent ever sees it unlocked. */
+static int take_ownership(struct spool *s, char *err, size_t errlen)
+{
+	char tmp[64], name[64];
+	unsigned char r[OWNER_DIGITS / 2];
+
+	for (int tries = 0; tries < 16; tries++) {
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			break;
+		for (size_t i = 0; i < sizeof(r); i++)
+			snprintf(s->owner + 2 * i, 3, "%02x", r[i]);
+		snprintf(tmp, sizeof(tmp), ".lock-%s", s->owner);
+		snprintf(name, sizeof(name), "%s.lock", s->owner);
+		if (!faccessat(s->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+			continue;
+		s->lockfd = openat(s->dirfd, tmp,
+				   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (s->lockfd < 0 && errno == EEXIST)
+			continue;
+		if (s->lockfd < 0 || flock(s->lockfd, LOCK_EX | LOCK_NB) ||
+		    renameat2(s->dirfd, tmp, s->dirfd, name, RENAME_NOREPLACE))
+			break;
+		return 0;
+	}
+	snprintf(err, errlen, "cannot lock --spool-dir %s: %s", s->dir, strerror(errno));
+	if (s->lockfd >= 0)
+		unlinkat(s->dirfd, tmp, 0);
+	return -1;
+}
+
+/* Whether lock file name belongs to an agent that is gone; then it is
+ * removed (its files are being adopted). */
+static bool owner_gone(struct spool *s, const char *name)
+{
+	int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	bool gone;
+
+	if (fd < 0)
+		return false;
+	gone = !flock(fd, LOCK_EX | LOCK_NB);
+	close(fd);
+	return gone;
+}
+
+struct found {
+	char name[64];
+	uint64_t id;
+};
+
+static int found_cmp(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return strcmp(x->name, y->name);
+}
+
+/* The requests of gone owners, and of the spool format without owners.
+ * Gone owners' lock files are collected in dead for removal. */
+static size_t scan_orphans(struct spool *s, DIR *d, struct found **out, struct strbuf *dead)
+{
+	struct found *f = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		size_t len = strlen(nm);
+		bool bare = len == ID_DIGITS + 4 && !strcmp(nm + ID_DIGITS, ".req");
+		bool owned = len == ID_DIGITS + 1 + OWNER_DIGITS + 4 && nm[ID_DIGITS] == '-' &&
+			     !strcmp(nm + len - 4, ".req") && is_hex(nm + ID_DIGITS + 1, OWNER_DIGITS);
+		char lock[64];
+
+		if (len == OWNER_DIGITS + 5 && !strcmp(nm + OWNER_DIGITS, ".lock") &&
+		    strncmp(nm, s->owner, OWNER_DIGITS) && owner_gone(s, nm)) {
+			sb_puts(dead, nm);
+			sb_putc(dead, '\n');
+		}
+		if ((!bare && !owned) || !is_hex(nm, ID_DIGITS))
+			continue;
+		if (owned) {
+			snprintf(lock, sizeof(lock), "%.*s.lock", OWNER_DIGITS, nm + ID_DIGITS + 1);
+			if (!strncmp(nm + ID_DIGITS + 1, s->owner, OWNER_DIGITS) ||
+			    (!faccessat(s->dirfd, lock, F_OK, AT_SYMLINK_NOFOLLOW) &&
+			     !owner_gone(s, lock)))
+				continue;
+		}
+		if (n == cap) {
+			struct found *g = realloc(f, (cap = cap ? cap * 2 : 64) * sizeof(*f));
+
+			if (!g)
+				break;
+			f = g;
+		}
+		snprintf(f[n].name, sizeof(f[n].name), "%s", nm);
+		f[n++].id = strtoull(nm, NULL, 16);
+	}
+	*out = f;
+	return n;
+}
+
+/* Adopts what gone agents left: renamed to our tag, oldest first.  A
+ * rename that fails was another agent's adoption: that file is theirs. */
 static int load_dir(struct spool *s, char *err, size_t errlen)
 {
-	DIR *d = opendir(s->dir);
-	struct dirent *de;
-	char path[4096];
+	struct strbuf dead = STRBUF_INIT;
+	struct found *f = NULL;
+	int fd = dup(s->dirfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	size_t n;
 
 	if (!d) {
-		snprintf(err, errlen, "cannot open --spool-dir %s: %s", s->dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errlen, "cannot read --spool-dir %s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d))) {
-		unsigned long long id;
+	/* A dup shares the offset: safe_dir_clean read to the end. */
+	rewinddir(d);
+	n = scan_orphans(s, d, &f, &dead);
+	closedir(d);
+	if (n > 1)
+		qsort(f, n, sizeof(*f), found_cmp);
+	for (size_t i = 0; i < n; i++) {
 		struct stat st;
-		char *end;
-		size_t len = strlen(de->d_name);
+		char name[64];
+		uint64_t id = s->next_id;
 
-		if (de->d_name[0] == '.' && len > 4 && !strcmp(de->d_name + len - 4, ".tmp")) {
-			snprintf(path, sizeof(path), "%s/%s", s->dir, de->d_name);
-			unlink(path);
+		entry_name(s, id, name, sizeof(name));
+		if (fstatat(s->dirfd, f[i].name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    renameat2(s->dirfd, f[i].name, s->dirfd, name, RENAME_NOREPLACE))
 			continue;
-		}
-		if (len != ID_DIGITS + 4 || strcmp(de->d_name + ID_DIGITS, ".req"))
-			continue;
-		id = strtoull(de->d_name, &end, 16);
-		snprintf(path, sizeof(path), "%s/%s", s->dir, de->d_name);
-		if (end != de->d_name + ID_DIGITS || stat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
+		s->next_id++;
 		if (append_entry(s, id, (uint64_t)st.st_size, NULL))
 			break;
-		if (id >= s->next_id)
-			s->next_id = id + 1;
 	}
-	closedir(d);
-	if (s->n > 1)
-		qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
+	for (char *line = dead.buf, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		unlinkat(s->dirfd, line, 0);
+	}
+	sb_free(&dead);
+	free(f);
 	return 0;
 }
 
@@ -149,12 +279,17 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t 
 	}
 	s->max_bytes = max_bytes;
 	s->next_id = 1;
+	s->dirfd = s->lockfd = -1;
 	if (dir) {
 		s->dir = strdup(dir);
-		if (!s->dir || (mkdir(dir, 0700) && errno != EEXIST)) {
-			snprintf(err, errlen, "cannot create --spool-dir %s: %s", dir, strerror(errno));
+		if (!s->dir) {
+			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
+		s->dirfd = safe_dir_open(dir, "--spool-dir", 0700, err, errlen);
+		if (s->dirfd < 0 || take_ownership(s, err, errlen))
+			goto fail;
+		safe_dir_clean(s->dirfd);
 		if (load_dir(s, err, errlen))
 			goto fail;
 		if (s->n)
@@ -171,62 +306,60 @@ fail:
 
 void spool_close(struct spool *s)
 {
+	char name[64];
+
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		free_req(s->e[i].req);
+	/* The lock goes with the process; the name may stay (the next
+	 * agent finds it free and removes it). */
+	if (s->lockfd >= 0) {
+		if (!s->n) {
+			snprintf(name, sizeof(name), "%s.lock", s->owner);
+			unlinkat(s->dirfd, name, 0);
+		}
+		close(s->lockfd);
+	}
+	if (s->dirfd >= 0)
+		close(s->dirfd);
 	free(s->e);
 	free(s->dir);
 	free(s);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* ------------------------------------------------------------------------ */
+/* Requests								    */
+/* ------------------------------------------------------------------------ */
+
+static bool type_ok(const char *t)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return !strcmp(t, "application/json") || !strcmp(t, "application/octet-stream");
 }
 
 /* Writes r as file id; returns its size, or 0 on error. */
-static uint64_t write_file(struct spool *s, uint64_t id, const struct push_req *r)
+static uint64_t write_req(struct spool *s, uint64_t id, const struct push_req *r)
 {
 	struct strbuf head = STRBUF_INIT;
-	char tmp[4096], path[4096];
+	struct safe_file *f;
+	char name[64], err[128];
 	uint64_t size = 0;
-	int fd;
 
-	entry_path(s, id, true, tmp, sizeof(tmp));
-	entry_path(s, id, false, path, sizeof(path));
+	entry_name(s, id, name, sizeof(name));
 	sb_printf(&head, "%s%s\n%s\n%zu\n", MAGIC, r->path, r->content_type, r->body_len);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	f = safe_file_create(s->dirfd, name, 0600, err, sizeof(err));
+	if (!f)
 		goto cleanup;
-	if (write_all(fd, head.buf, head.len) || write_all(fd, r->body, r->body_len) ||
-	    fsync(fd)) {
-		close(fd);
-		unlink(tmp);
+	if (safe_write_all(safe_file_fd(f), head.buf, head.len) ||
+	    safe_write_all(safe_file_fd(f), r->body, r->body_len)) {
+		safe_file_abort(f);
 		goto cleanup;
 	}
-	close(fd);
-	if (rename(tmp, path)) {
-		unlink(tmp);
-		goto cleanup;
-	}
-	size = head.len + r->body_len;
+	if (!safe_file_commit(f, false))
+		size = head.len + r->body_len;
 cleanup:
 	if (!size)
-		log_warn("spool: cannot write %s: %s", path, strerror(errno));
+		log_warn("spool: cannot write %s/%s: %s", s->dir, name, strerror(errno));
 	sb_free(&head);
 	return size;
 }
@@ -257,7 +390,7 @@ int spool_add(struct spool *s, const struct push_req *r)
 	struct push_req *copy = NULL;
 	int dropped = 0;
 
-	if (size > s->max_bytes) {
+	if (size > s->max_bytes || !push_path_ok(r->path) || !type_ok(r->content_type)) {
 		s->st.dropped++;
 		s->st.dropped_bytes += size;
 		return -1;
@@ -267,7 +400,7 @@ int spool_add(struct spool *s, const struct push_req *r)
 		dropped++;
 	}
 	if (s->dir) {
-		size = write_file(s, id, r);
+		size = write_req(s, id, r);
 	} else {
 		copy = copy_req(r);
 		if (!copy)
@@ -282,36 +415,66 @@ int spool_add(struct spool *s, const struct push_req *r)
 	return dropped;
 }
 
-/* Reads request file id; -1 if it is missing or malformed. */
-static int read_file(const struct spool *s, uint64_t id, struct push_req *out)
+/* The next line of buf[*pos..len) as a string of its own; NULL if none. */
+static char *next_line(char *buf, size_t len, size_t *pos)
 {
-	char path[4096], line[32768], type[256];
-	size_t len;
-	FILE *f;
-	int err = -1;
+	char *start = buf + *pos, *nl = memchr(start, '\n', len - *pos);
+
+	if (!nl)
+		return NULL;
+	*nl = '\0';
+	*pos = (size_t)(nl - buf) + 1;
+	return start;
+}
+
+/* Reads request file id, of any size the spool holds (no line limit);
+ * -1 if it is missing, malformed or not a safe request. */
+static int read_req(const struct spool *s, uint64_t id, struct push_req *out)
+{
+	char name[64], *buf = NULL, *path, *type, *lenline, *end;
+	size_t pos = 0, got = 0, len;
+	struct stat st;
+	int fd, err = -1;
 
 	memset(out, 0, sizeof(*out));
-	entry_path(s, id, false, path, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
+	entry_name(s, id, name, sizeof(name));
+	fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	if (!fgets(line, sizeof(line), f) || strcmp(line, MAGIC))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (uint64_t)st.st_size > s->max_bytes + HEAD_MAX || !(buf = malloc((size_t)st.st_size + 1)))
 		goto cleanup;
-	if (!fgets(line, sizeof(line), f) || !fgets(type, sizeof(type), f))
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto cleanup;
+		got += (size_t)n;
+	}
+	if (got < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)))
 		goto cleanup;
-	line[strcspn(line, "\n")] = '\0';
-	type[strcspn(type, "\n")] = '\0';
-	if (fscanf(f, "%zu", &len) != 1 || fgetc(f) != '\n' || len > s->max_bytes)
+	pos = strlen(MAGIC);
+	path = next_line(buf, got, &pos);
+	type = next_line(buf, got, &pos);
+	lenline = next_line(buf, got, &pos);
+	if (!path || !type || !lenline || !push_path_ok(path) || !type_ok(type))
 		goto cleanup;
-	out->path = strdup(line);
+	len = strtoull(lenline, &end, 10);
+	if (end == lenline || *end || len != got - pos)
+		goto cleanup;
+	out->path = strdup(path);
 	out->content_type = strdup(type);
 	out->body = malloc(len ? len : 1);
 	out->body_len = len;
-	if (!out->path || !out->content_type || !out->body || fread(out->body, 1, len, f) != len)
+	if (!out->path || !out->content_type || !out->body)
 		goto cleanup;
+	memcpy(out->body, buf + pos, len);
 	err = 0;
 cleanup:
-	fclose(f);
+	close(fd);
+	free(buf);
 	if (err)
 		push_req_free(out);
 	return err;
@@ -330,10 +493,10 @@ int spool_peek(struct spool *s, struct push_req *out, uint64_t *id)
 				free(c);
 				return 0;
 			}
-		} else if (!read_file(s, *id, out)) {
+		} else if (!read_req(s, *id, out)) {
 			return 0;
 		}
-		log_warn("spool: request %llu unreadable; dropped", (unsigned long long)*id);
+		log_warn("spool: request %llu unreadable or unsafe; dropped", (unsigned long long)*id);
 		drop_oldest(s);
 	}
 	return -1;

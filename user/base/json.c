@@ -1,0 +1,40 @@
+/* JSON string escaping. */
+#include "base/json.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "base/utf8.h"
+
+void json_put_string(struct strbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	sb_putc(sb, '"');
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t len = utf8_next(u + i, n - i, &cp);
+
+		if (cp == 0xfffd && len == 1)
+			sb_puts(sb, "\\ufffd");
+		else if (cp == '"' || cp == '\\')
+			sb_printf(sb, "\\%c", (char)cp);
+		else if (cp == '\n')
+			sb_puts(sb, "\\n");
+		else if (cp == '\r')
+			sb_puts(sb, "\\r");
+		else if (cp == '\t')
+			sb_puts(sb, "\\t");
+		else if (cp < 0x20 || cp == 0x7f)
+			sb_printf(sb, "\\u%04x", cp);
+		else
+			sb_putn(sb, s + i, len);
+		i += len;
+	}
+	sb_putc(sb, '"');
+}
+
+void json_put_cstr(struct strbuf *sb, const char *s)
+{
+	json_put_string(sb, s, strlen(s));
+}
