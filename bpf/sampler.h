@@ -109,6 +109,7 @@ static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numl
 #define STACK_TRUNCATED	(1u << 0)	/* walk stopped at LBP_MAX_FRAMES */
 #define STACK_BAD_FRAME	(1u << 1)	/* walk stopped at a frame that failed validation */
 #define STACK_READ_FAULT (1u << 2)	/* walk stopped at an unreadable slot */
+#define STACK_NO_BASE	(1u << 3)	/* the top frame's base was stale and not found: no frames */
 
 /* Value of the stacks map, keyed by a hash of the frames. */
 struct stack_trace {
@@ -145,6 +146,8 @@ enum lbp_counter {
 	CNT_BASE_JIT,		/* frame base taken from g->jit_base */
 	CNT_BASE_L,		/* frame base taken from L->base */
 	CNT_TRACE_PC,		/* top PC recovered from a trace snapshot */
+	CNT_BASE_RB,		/* frame base taken from RB (rbp or its spill) in C code the VM called */
+	CNT_NO_BASE,		/* L->base stale and no base found: stack flagged STACK_NO_BASE */
 	CNT__MAX
 };
 
