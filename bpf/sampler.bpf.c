@@ -195,17 +195,29 @@ static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 s
 	return fn;
 }
 
-/* Whether the instruction at addr is `mov BASE, RB`: 48 89 ea (mov rdx,
- * rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
-static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 addr)
+/* Whether the code bytes in ins (little-endian) start with `mov BASE, RB`:
+ * 48 89 ea (mov rdx, rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
+static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 ins)
 {
-	__u8 ins[3] = {};
-
-	if (bpf_probe_read_user(ins, 3, (void *)addr))
-		return false;
 	if (off->gc64)
-		return ins[0] == 0x48 && ins[1] == 0x89 && ins[2] == 0xea;
-	return ins[0] == 0x89 && ins[1] == 0xea;
+		return (ins & 0xffffff) == 0xea8948;
+	return (ins & 0xffff) == 0xea89;
+}
+
+/* Whether the VM code at ret, where a call returns to, restores BASE from
+ * RB: at once, or after one 4-byte instruction that uses the call's
+ * result or reloads RC (cvtsi2sd xmm0, eax after lj_tab_len; movzx ecx,
+ * PC_RA after pow), as the call sites that keep BASE in RB do
+ * (src/vm_x64.dasc: "mov RB, BASE // Save BASE" ... "mov BASE, RB"). */
+static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
+{
+	__u64 ins = 0;
+
+	if (bpf_probe_read_user(&ins, sizeof(ins), (void *)ret))
+		return false;
+	if (is_mov_base_rb(off, ins))
+		return true;
+	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
 }
 
 /* Callee-saved slots searched for a spilled RB (rbp): a C function pushes
@@ -231,7 +243,7 @@ static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
 
 	*stale = 0;
 	if (!cf || bpf_probe_read_user(&ret, 8, (void *)(cf - 8)) ||
-	    ret < v->vm_lo || ret >= v->vm_hi || !is_mov_base_rb(off, ret))
+	    ret < v->vm_lo || ret >= v->vm_hi || !restores_base_from_rb(off, ret))
 		return L_base;	/* the VM stored L->base, or a C function did */
 	*stale = 1;
 	if (frame_func_at(off, stack, stack_end, r->bp & mask))
@@ -273,7 +285,7 @@ static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
 
 	*pc = 0;
 	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
-	if (is_mov_base_rb(off, r->ip))
+	if (restores_base_from_rb(off, r->ip))
 		base = r->bp & mask;
 	fn = frame_func_at(off, stack, stack_end, base);
 	if (!fn) {
