@@ -542,6 +542,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	sc->win.len = 0;
+	sc->st.nown = 0;
+	sc->st.nthreads = 0;
 	wc->stack_lo = stack;
 	/* No base: no frames, flagged, rather than a walk from a stale one. */
 	wc->frame = base ? base - 8 : 0;
@@ -552,7 +554,18 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	ref.c = wc;
 	ref.win = &sc->win;
 	ref.st = &sc->st;
-	bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
+	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
+	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
+	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
+		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
+		if (t == 0)
+			sc->st.nown = wc->n;
+		/* Only a complete walk continues in the resumer. */
+		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(&ref, sc->t))
+			break;
+		sc->st.nthreads = t + 1;
+		bump(cb, CNT_STITCHED);
+	}
 	/* Out of iterations (many vararg frames) with frames left: truncated. */
 	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
 	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
@@ -567,7 +580,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;
 	sc->st.flags = wc->flags;
-	key.stack_id = mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)) | 1;
+	key.stack_id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)),
+				sc->st.nown) | 1;
 	/* Most samples repeat a known stack: look up before inserting. */
 	if (!bpf_map_lookup_elem(&stacks, &key.stack_id) &&
 	    bpf_map_update_elem(&stacks, &key.stack_id, &sc->st, BPF_NOEXIST) &&

@@ -322,6 +322,8 @@ int main(int argc, char **argv)
 	}
 	ts.prof = profile_new(o.hz);
 	ts.lua_only = o.lua_only;
+	/* The --jp views keep jit.p's meaning: the running coroutine only. */
+	ts.no_stitch = o.no_stitch || (fmt == FMT_TEXT && !o.tree && !o.continuous);
 	if (!ts.prof)
 		goto cleanup;
 	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);

@@ -18,7 +18,7 @@ enum {
 	OPT_MAX_STACKS, OPT_MAX_COUNTS, OPT_MAX_FRAMES, OPT_VMSTATE_FRAMES, OPT_ZONE_FRAMES,
 	OPT_ICICLE, OPT_PER_THREAD, OPT_CONTINUOUS, OPT_EVERY, OPT_OUT_DIR, OPT_RETAIN_COUNT, OPT_RETAIN_SIZE,
 	OPT_PUSH, OPT_PUSH_API, OPT_SERVICE, OPT_LABEL, OPT_TENANT, OPT_AUTH_TOKEN_FILE,
-	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE,
+	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE, OPT_NO_STITCH,
 };
 
 static const struct option long_options[] = {
@@ -36,6 +36,7 @@ static const struct option long_options[] = {
 	{ "zone-frames", no_argument, NULL, OPT_ZONE_FRAMES },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-stitch", no_argument, NULL, OPT_NO_STITCH },
 	{ "tree", optional_argument, NULL, OPT_TREE },
 	{ "tree-depth", required_argument, NULL, OPT_TREE_DEPTH },
 	{ "focus", required_argument, NULL, OPT_FOCUS },
@@ -83,6 +84,8 @@ static void usage(FILE *f)
 	      "      --focus NAME      keep only stacks through function NAME\n"
 	      "      --lua-only        drop samples where the thread ran no Lua ([host])\n"
 	      "      --per-thread      one report section per thread (pprof always has a tid label)\n"
+	      "      --no-stitch       a coroutine's stack ends at its own bottom, as in jit.p\n"
+	      "                        (default: it continues under the code that resumed it)\n"
 	      "      --vmstate-frames  folded/svg: add the VM state as a leaf frame\n"
 	      "      --zone-frames     folded/svg: add the jit.zone as a frame\n"
 	      "      --icicle          svg: draw the root at the top\n"
@@ -314,6 +317,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_PER_THREAD:
 			o->per_thread = true;
+			break;
+		case OPT_NO_STITCH:
+			o->no_stitch = true;
 			break;
 		case OPT_TREE:
 			o->tree = optarg ? optarg : "";

@@ -19,6 +19,7 @@ struct options {
 	const char *jp;		/* jit.p mode string */
 	bool lua_only;
 	bool per_thread;	/* text views: one section per thread */
+	bool no_stitch;		/* coroutines not under their resumer */
 	bool verbose;
 	bool vmstate_detail;
 	bool vmstate_frames;	/* folded/svg: a VM state frame at the leaf */

@@ -43,6 +43,7 @@ struct targets {
 	int n, cap;
 	struct collector *col;
 	bool lua_only;		/* drop [host] samples */
+	bool no_stitch;		/* a coroutine's frames only, not its resumers' */
 	struct profile *prof;	/* where drained samples go */
 	uint64_t next_epoch_ns;	/* next prototype revalidation */
 	/* Unknown frames of symbolizers freed with their VMs, and of frames

@@ -24,7 +24,8 @@
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
-	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .cframe_pc = 24
+	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .cframe_pc = 24,  \
+	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -40,7 +41,8 @@
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
-	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .cframe_pc = 28
+	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .cframe_pc = 28,  \
+	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
@@ -216,6 +218,9 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->L_stacksize = lay->L_stacksize;
 	off->L_cframe = lay->L_cframe;
 	off->cframe_pc = lay->cframe_pc;
+	off->cframe_L = lay->cframe_L;
+	off->cframe_prev = lay->cframe_prev;
+	off->cframe_size = lay->cframe_size;
 	off->fn_ffid = lay->fn_ffid;
 	off->fn_pc = lay->fn_pc;
 	off->fn_cfunc = lay->fn_cfunc;

@@ -47,8 +47,8 @@ struct lj_layout {
 	uint16_t node_size, node_key;	/* Node: val at 0, then key */
 	/* GCtrace */
 	uint16_t tr_nsnap, tr_snap, tr_snapmap, tr_startpt, tr_startpc, tr_szmcode, tr_mcode;
-	/* C frame of a VM activation */
-	uint16_t cframe_pc;
+	/* C frame of a VM activation (src/lj_frame.h CFRAME_OFS_*, CFRAME_SIZE) */
+	uint16_t cframe_pc, cframe_L, cframe_prev, cframe_size;
 	/* Bytecode numbering below BC_FUNCF is shared by every variant except
 	 * that vmthref builds insert BNOT..BSAR at 89..95. */
 	uint8_t bc_max;
