@@ -28,7 +28,11 @@
 #include "report/view_tree.h"
 
 #define TICK_NS		100000000ull	/* main loop period */
-#define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
+#define WAIT_TICK_NS	1000000ull	/* ... while a target has no VM yet */
+/* A launched command is drained this often in its first second: a short
+ * program's memory is gone once it exits, and its frames with it. */
+#define YOUNG_DRAIN_NS	4000000ull
+#define YOUNG_NS	1000000000ull
 /* Kernel maps are drained this often: symbolizing soon after sampling
  * keeps short-lived targets and closures nameable. */
 #define DRAIN_NS	200000000ull
@@ -218,7 +222,8 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
  * exits, draining the kernel maps as it goes. */
 static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	uint64_t next_drain = start + (child > 0 ? YOUNG_DRAIN_NS : DRAIN_NS);
 	uint64_t next_progress = start + PROGRESS_NS;
 	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
 	struct timespec tick = { 0, TICK_NS };
@@ -240,7 +245,8 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 		}
 		if (now >= next_drain) {
 			targets_drain(ts);
-			next_drain = now + DRAIN_NS;
+			next_drain = now + (child > 0 && now - start < YOUNG_NS ?
+					    YOUNG_DRAIN_NS : DRAIN_NS);
 		}
 		if (progress && now >= next_progress) {
 			show_progress(ts->prof, (double)(now - start) / 1e9);

@@ -23,7 +23,8 @@
 #include "symbolize/symbolize.h"
 
 #define PF_KTHREAD		0x00200000u
-#define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
+#define RESCAN_FIRST_NS		2000000ull	/* waiting for a VM: then doubling */
+#define RESCAN_FIRST_SCANS	100		/* scans at that pace: 0.2 s */
 #define RESCAN_WAIT_MAX_NS	1000000000ull
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
@@ -486,9 +487,11 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			changed |= t->nvms != before;
 			/* A new process creates its VM early: look often at first. */
 			if (t->waiting) {
-				/* 20 ms for the first half second, then doubling. */
-				unsigned over = t->scans > 25 ? t->scans - 25 : 0;
-				uint64_t wait = RESCAN_FIRST_NS << (over < 6 ? over : 6);
+				/* 2 ms for the first 0.2 s (a short program
+				 * lives that long), then doubling. */
+				unsigned over = t->scans > RESCAN_FIRST_SCANS ?
+						t->scans - RESCAN_FIRST_SCANS : 0;
+				uint64_t wait = RESCAN_FIRST_NS << (over < 9 ? over : 9);
 
 				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
 			} else {
