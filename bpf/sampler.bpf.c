@@ -521,6 +521,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		base = interp_base(vm, stack, wc->stack_end, &r, &wc->pc);
 		if (base)
 			bump(cb, CNT_BASE_REGS);
+		/* PC holding a C-type link (low bits set): a frame being
+		 * entered from C, whose link slot may not be written yet. */
+		if (base && (r.bx & FRAME_TYPE))
+			wc->top_link = (__s64)(r.bx & (off->gc64 ? ~0ull : 0xffffffffull));
 	}
 	if (!base) {
 		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;

@@ -42,6 +42,10 @@ struct walk_ctx {
 	__u64 bottom;		/* frames must stay above this */
 	__u64 stack_end;	/* and below this */
 	__u64 pc;		/* PC current in the frame being recorded */
+	/* The top frame's link while the VM has it in PC only: entering a
+	 * function from C, ->vm_call_dispatch (src/vm_x64.dasc) sets BASE
+	 * before it stores the link.  0: none. */
+	__s64 top_link;
 	__u64 hash;
 	/* The last function, prototype and chunk name read in this walk.  The
 	 * sampled thread is stopped and owns its VM, so nothing it references
@@ -267,6 +271,9 @@ static long walk_step(__u32 idx, void *arg)
 		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
 		return 1;
 	}
+	if (c->top_link && link == (c->off.gc64 ? -1 : 0xffffffffll))
+		link = c->top_link;	/* the slot still holds nil */
+	c->top_link = 0;
 	if ((link & FRAME_TYPEP) == FRAME_VARG) {
 		/* Upper copy of a vararg frame: the lower copy holds the real
 		 * link and is the one level LuaJIT counts. */

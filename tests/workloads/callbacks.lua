@@ -7,7 +7,7 @@
 --   xpcall_h  an xpcall error handler doing work
 --   meta      __index, __add, __lt, __concat, __call, __eq metamethods
 --             (continuation frames, FRAME_CONT)
---   gc        __gc finalizers doing work
+--   gc        __gc finalizers doing work (run by the GC, under any allocation)
 --   tostr     tostring with __tostring
 -- Runs until killed, or for SECONDS of CPU time.
 
@@ -73,10 +73,12 @@ local function meta(t_end)
 	return x
 end
 
-local gmt = { __gc = function(o) spin(200, 1) end }
+-- Lua 5.1 runs __gc for userdata only: proxies sharing one metatable.
+local gc_proto = newproxy(true)
+getmetatable(gc_proto).__gc = function(o) spin(200, 1) end
 local function gc(t_end)
 	repeat
-		for i = 1, 50 do setmetatable({}, gmt) end
+		for i = 1, 50 do newproxy(gc_proto) end
 		collectgarbage("step", 10)
 	until clock() >= t_end
 end
