@@ -284,10 +284,12 @@ static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
 	__u32 ins = 0;
 
 	*pc = 0;
-	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
-	if (restores_base_from_rb(off, r->ip))
-		base = r->bp & mask;
 	fn = frame_func_at(off, stack, stack_end, base);
+	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
+	if (!fn && restores_base_from_rb(off, r->ip)) {
+		base = r->bp & mask;
+		fn = frame_func_at(off, stack, stack_end, base);
+	}
 	if (!fn) {
 		/* A fast function returning (->fff_res* in src/vm_x64.dasc):
 		 * its result already covers the function slot, PC holds the
