@@ -188,7 +188,8 @@ int targets_drain(struct targets *ts)
 	st->samples = cnt[CNT_SAMPLES];
 	st->host = cnt[CNT_HOST];
 	st->no_vm = cnt[CNT_NO_VM];
-	st->bad_frame = cnt[CNT_BAD_FRAME];
+	/* A stale frame base found nowhere is a bad frame too (STACK_NO_BASE). */
+	st->bad_frame = cnt[CNT_BAD_FRAME] + cnt[CNT_NO_BASE];
 	st->truncated = cnt[CNT_TRUNCATED];
 	st->read_fault = cnt[CNT_READ_FAULT];
 	st->stack_map_full = cnt[CNT_STACK_MAP_FULL];
