@@ -176,141 +176,7 @@ static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *g
 	return L;
 }
 
-/* The function in the frame slot below base, when base can be a frame
- * base of this Lua stack, else 0. */
-static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 stack,
-					   __u64 stack_end, __u64 base)
-{
-	__u64 tv, fn;
-	__u8 gct = 0;
-
-	if (base <= stack + 8 || base > stack_end || (base & 7))
-		return 0;
-	tv = read_u64(base - (off->gc64 ? 16 : 8));
-	if (off->gc64)
-		return (__u32)((__s64)tv >> 47) == GC64_ITYPE_FUNC ? tv & GC64_PTR_MASK : 0;
-	fn = tv & 0xffffffffull;
-	if (!fn || bpf_probe_read_user(&gct, 1, (void *)(fn + off->gct)) || gct != GCT_FUNC)
-		return 0;
-	return fn;
-}
-
-/* Whether the code bytes in ins (little-endian) start with `mov BASE, RB`:
- * 48 89 ea (mov rdx, rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
-static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 ins)
-{
-	if (off->gc64)
-		return (ins & 0xffffff) == 0xea8948;
-	return (ins & 0xffff) == 0xea89;
-}
-
-/* Whether the VM code at ret, where a call returns to, restores BASE from
- * RB: at once, or after one 4-byte instruction that uses the call's
- * result or reloads RC (cvtsi2sd xmm0, eax after lj_tab_len; movzx ecx,
- * PC_RA after pow), as the call sites that keep BASE in RB do
- * (src/vm_x64.dasc: "mov RB, BASE // Save BASE" ... "mov BASE, RB"). */
-static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
-{
-	__u64 ins = 0;
-
-	if (bpf_probe_read_user(&ins, sizeof(ins), (void *)ret))
-		return false;
-	if (is_mov_base_rb(off, ins))
-		return true;
-	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
-}
-
-/* Callee-saved slots searched for a spilled RB (rbp): a C function pushes
- * what it saves in its prologue, right below its return address. */
-#define SAVED_SLOTS	8
-
-/* Frame base while the interpreter runs C code it called directly (IP
- * outside the VM, vmstate still INTERP).  The VM runs with rsp at its C
- * frame (L->cframe), so the return address into the VM is at cframe - 8.
- * Most such calls store L->base first; the ones that do not keep BASE in
- * RB (rbp, callee-saved) and restore it with `mov BASE, RB` right after the
- * call (math_extern and friends in src/vm_x64.dasc, src/vm_x86.dasc), so
- * that instruction at the return address says L->base is stale.  RB is
- * then still in rbp, or saved by the callee just below its return address.
- * Returns the base, L->base (*stale = 0) when the VM stored it, or 0 with
- * *stale = 1 when it is stale and RB cannot be found. */
-static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
-					   __u64 stack_end, __u64 cf, __u64 L_base,
-					   const struct uregs *r, int *stale)
-{
-	const struct lj_offsets *off = &v->off;
-	__u64 ret = 0, saved[SAVED_SLOTS] = {}, mask = off->gc64 ? ~0ull : 0xffffffffull;
-
-	*stale = 0;
-	if (!cf || bpf_probe_read_user(&ret, 8, (void *)(cf - 8)) ||
-	    ret < v->vm_lo || ret >= v->vm_hi || !restores_base_from_rb(off, ret))
-		return L_base;	/* the VM stored L->base, or a C function did */
-	*stale = 1;
-	if (frame_func_at(off, stack, stack_end, r->bp & mask))
-		return r->bp & mask;
-	if (bpf_probe_read_user(saved, sizeof(saved), (void *)(cf - 8 - sizeof(saved))))
-		return 0;
-	/* Nearest the return address first: pushed first. */
-	for (int i = SAVED_SLOTS - 1; i >= 0; i--) {
-		__u64 b = saved[i] & mask;
-
-		if (saved[i] == b && frame_func_at(off, stack, stack_end, b))
-			return b;
-	}
-	return 0;
-}
-
-/* Whether pc lies in the bytecode of fn, a Lua function. */
-static __always_inline bool lua_pc_ok(const struct lj_offsets *off, __u64 fn, __u64 pc)
-{
-	__u64 bc = read_ref(off, fn + off->fn_pc);
-	__u32 sizebc = 0;
-
-	if (!bc || bpf_probe_read_user(&sizebc, 4,
-				       (void *)(bc - off->sizeof_proto + off->pt_sizebc)))
-		return false;
-	return pc > bc && pc <= bc + 4ull * sizebc;
-}
-
-/* Frame base from the interpreter's BASE (rdx) and PC (rbx) registers, when
- * they validate against the Lua stack and the function's bytecode. */
-static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
-					 __u64 stack_end, const struct uregs *r, __u64 *pc)
-{
-	const struct lj_offsets *off = &v->off;
-	__u64 mask = off->gc64 ? ~0ull : 0xffffffffull;
-	__u64 base = r->dx & mask, fn, caller;
-	__u8 ffid = 0xff;
-	__u32 ins = 0;
-
-	*pc = 0;
-	fn = frame_func_at(off, stack, stack_end, base);
-	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
-	if (!fn && restores_base_from_rb(off, r->ip)) {
-		base = r->bp & mask;
-		fn = frame_func_at(off, stack, stack_end, base);
-	}
-	if (!fn) {
-		/* A fast function returning (->fff_res* in src/vm_x64.dasc):
-		 * its result already covers the function slot, PC holds the
-		 * link to the Lua caller, whose frame is now the top one. */
-		if ((r->bx & 3) || bpf_probe_read_user(&ins, 4, (void *)(r->bx - 4)))
-			return 0;
-		caller = base - 8 * (1 + off->gc64 + ((ins >> 8) & 0xff));
-		fn = frame_func_at(off, stack, stack_end, caller);
-		if (!fn || !lua_pc_ok(off, fn, r->bx))
-			return 0;
-		*pc = r->bx;
-		return caller;
-	}
-	if (bpf_probe_read_user(&ffid, 1, (void *)(fn + off->fn_ffid)))
-		return 0;
-	if (ffid != 0)
-		return base;	/* a fast function running in the VM: no PC */
-	if (lua_pc_ok(off, fn, r->bx))
-		*pc = r->bx;
-	return base;
-}
+#include "base.bpf.h"
 
 /* PC of the top frame of trace `traceno` at ip, from the snapshot covering
  * ip (what lj_trace_unwind does), or 0. */
@@ -436,6 +302,92 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 	}
 }
 
+/* The base of the top frame to walk from (0: none found, the stack is
+ * flagged STACK_NO_BASE), with the top frame's PC and pending link in wc:
+ * g->jit_base while a trace runs, BASE/PC registers in the interpreter,
+ * RB in C code the interpreter called with L->base stale, else L->base.
+ * Counts where it came from. */
+static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch *sc,
+					const __u8 *lblk, __s32 vmstate, __u64 stack,
+					const struct uregs *r, struct counter_block *cb)
+{
+	const struct lj_offsets *off = &vm->off;
+	struct walk_ctx *wc = &sc->walk;
+	__u64 base = 0;
+
+	if (vmstate != VMSTATE_INTERP) {
+		/* jit_base is non-zero only while a trace runs, including the C
+		 * calls it makes (which may switch vmstate to C while L->base
+		 * still names an older frame). */
+		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
+		if (base) {
+			bump(cb, CNT_BASE_JIT);
+			if (vmstate >= 1)
+				wc->pc = trace_pc(vm, sc, vmstate, r->ip);
+			if (wc->pc)
+				bump(cb, CNT_TRACE_PC);
+		}
+	}
+	if (!base && vmstate == VMSTATE_INTERP && r->ip >= vm->vm_lo && r->ip < vm->vm_hi) {
+		base = interp_base(vm, stack, wc->stack_end, r, &wc->pc);
+		if (base)
+			bump(cb, CNT_BASE_REGS);
+		/* PC holding a C-type link (low bits set): a frame being
+		 * entered from C, whose link slot may not be written yet. */
+		if (base && (r->bx & FRAME_TYPE))
+			wc->top_link = (__s64)(r->bx & (off->gc64 ? ~0ull : 0xffffffffull));
+	}
+	if (!base) {
+		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
+		__u64 l_base = field(lblk, L_BLOCK, 0, off->gc64 ? 8 : 4);
+		int stale = 0;
+
+		base = l_base;
+		if (vmstate == VMSTATE_INTERP && (r->ip < vm->vm_lo || r->ip >= vm->vm_hi))
+			base = c_callee_base(vm, stack, wc->stack_end, cf, l_base, r, &stale);
+		if (stale) {
+			bump(cb, base ? CNT_BASE_RB : CNT_NO_BASE);
+		} else {
+			bump(cb, CNT_BASE_L);
+			/* SAVE_PC in the VM's C frame is the top Lua frame's PC
+			 * when the VM called out (C function, GC, helpers);
+			 * validated later. */
+			wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
+		}
+	}
+
+	return base;
+}
+
+/* Walks the running thread, then each thread that resumed it while its
+ * walk completes (walk_resumer); sets the stack's flags and counts. */
+static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *ref,
+					 struct counter_block *cb)
+{
+	struct walk_ctx *wc = &sc->walk;
+
+	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
+		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, ref, 0);
+		if (t == 0)
+			sc->st.nown = wc->n;
+		/* Only a complete walk continues in the resumer. */
+		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(ref, sc->t))
+			break;
+		sc->st.nthreads = t + 1;
+		bump(cb, CNT_STITCHED);
+	}
+	/* Out of iterations (many vararg frames) with frames left: truncated. */
+	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
+	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
+		wc->flags |= STACK_TRUNCATED;
+	if (wc->flags & STACK_TRUNCATED)
+		bump(cb, CNT_TRUNCATED);
+	if (wc->flags & STACK_BAD_FRAME)
+		bump(cb, CNT_BAD_FRAME);
+	if (wc->flags & STACK_READ_FAULT)
+		bump(cb, CNT_READ_FAULT);
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -506,46 +458,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	wc->bottom = stack + 8 * off->gc64;
 	wc->stack_end = stack + 8ull * stacksize;
 
-	if (vmstate != VMSTATE_INTERP) {
-		/* jit_base is non-zero only while a trace runs, including the C
-		 * calls it makes (which may switch vmstate to C while L->base
-		 * still names an older frame). */
-		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
-		if (base) {
-			bump(cb, CNT_BASE_JIT);
-			if (vmstate >= 1)
-				wc->pc = trace_pc(vm, sc, vmstate, r.ip);
-			if (wc->pc)
-				bump(cb, CNT_TRACE_PC);
-		}
-	}
-	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
-		base = interp_base(vm, stack, wc->stack_end, &r, &wc->pc);
-		if (base)
-			bump(cb, CNT_BASE_REGS);
-		/* PC holding a C-type link (low bits set): a frame being
-		 * entered from C, whose link slot may not be written yet. */
-		if (base && (r.bx & FRAME_TYPE))
-			wc->top_link = (__s64)(r.bx & (off->gc64 ? ~0ull : 0xffffffffull));
-	}
-	if (!base) {
-		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
-		__u64 l_base = field(lblk, L_BLOCK, 0, off->gc64 ? 8 : 4);
-		int stale = 0;
-
-		base = l_base;
-		if (vmstate == VMSTATE_INTERP && (r.ip < vm->vm_lo || r.ip >= vm->vm_hi))
-			base = c_callee_base(vm, stack, wc->stack_end, cf, l_base, &r, &stale);
-		if (stale) {
-			bump(cb, base ? CNT_BASE_RB : CNT_NO_BASE);
-		} else {
-			bump(cb, CNT_BASE_L);
-			/* SAVE_PC in the VM's C frame is the top Lua frame's PC
-			 * when the VM called out (C function, GC, helpers);
-			 * validated later. */
-			wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
-		}
-	}
+	base = frame_base(vm, sc, lblk, vmstate, stack, &r, cb);
 
 	sc->win.len = 0;
 	sc->st.nown = 0;
@@ -562,26 +475,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	ref.st = &sc->st;
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
-	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
-		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
-		if (t == 0)
-			sc->st.nown = wc->n;
-		/* Only a complete walk continues in the resumer. */
-		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(&ref, sc->t))
-			break;
-		sc->st.nthreads = t + 1;
-		bump(cb, CNT_STITCHED);
-	}
-	/* Out of iterations (many vararg frames) with frames left: truncated. */
-	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
-	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
-		wc->flags |= STACK_TRUNCATED;
-	if (wc->flags & STACK_TRUNCATED)
-		bump(cb, CNT_TRUNCATED);
-	if (wc->flags & STACK_BAD_FRAME)
-		bump(cb, CNT_BAD_FRAME);
-	if (wc->flags & STACK_READ_FAULT)
-		bump(cb, CNT_READ_FAULT);
+	walk_threads(sc, &ref, cb);
 
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;
