@@ -120,6 +120,11 @@ static void bpf_offsets(const struct lj_layout *lay)
 	      off.sizeof_proto == lay->sizeof_proto && off.fn_pc == lay->fn_pc &&
 	      off.g_trace == lay->g_trace && off.tr_mcode == lay->tr_mcode &&
 	      off.cframe_pc == lay->cframe_pc);
+	/* src/lj_frame.h, x64: CFRAME_OFS_L 2*8 (GC64) or 6*4, CFRAME_OFS_PREV
+	 * 4*8, CFRAME_SIZE 10*8; the walker follows coroutines with them. */
+	snprintf(name, sizeof(name), "%s: C frame layout for stitching", lay->name);
+	CHECK(name, off.cframe_L == (lay->gc64 ? 16 : 24) && off.cframe_prev == 32 &&
+	      off.cframe_size == 80 && off.cframe_L == off.cframe_pc - (lay->gc64 ? 8 : 4));
 }
 
 int main(void)
