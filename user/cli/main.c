@@ -28,7 +28,8 @@
 #include "report/view_tree.h"
 
 #define TICK_NS		100000000ull	/* main loop period */
-#define WAIT_TICK_NS	1000000ull	/* ... while a target has no VM yet */
+#define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
+#define CHILD_WAIT_TICK_NS 1000000ull	/* ... a command launched: it may live 0.1 s */
 /* A launched command is drained this often in its first second: a short
  * program's memory is gone once it exits, and its frames with it. */
 #define YOUNG_DRAIN_NS	4000000ull
@@ -254,7 +255,8 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 		}
 		/* A process waiting for its VM (a command just launched) is
 		 * looked at often, so its first samples are not lost. */
-		tick.tv_nsec = targets_waiting(ts) ? WAIT_TICK_NS : TICK_NS;
+		tick.tv_nsec = !targets_waiting(ts) ? TICK_NS :
+			       child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
 		nanosleep(&tick, NULL);
 	}
 	if (progress)

@@ -25,6 +25,7 @@ struct target {
 	int pidfd;			/* readable once the process exits */
 	bool exited;
 	bool waiting;			/* no VM yet: rescanning */
+	bool eager;			/* named by the user: rescanned every 2 ms at first */
 	struct mem_reader *mem;
 	struct lj_vm vms[LBP_MAX_VMS];
 	struct symbolizer *sym[LBP_MAX_VMS];
