@@ -54,6 +54,7 @@ struct walk_ctx {
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
 	__u32 n;
+	__u32 steps;		/* frame slots read in this thread */
 	__u32 max;		/* frames to record before declaring truncation */
 	__u32 flags;
 	/* Coroutine stitching (walk_resumer) */
@@ -267,6 +268,15 @@ static long walk_step(__u32 idx, void *arg)
 		return 1;
 	}
 	err = read_frame(ref, &fn, &link);
+	/* The top frame of a function returning (a C function's results
+	 * moved down over its slot by ->vm_returnc, src/vm_x64.dasc, while
+	 * vmstate still says C): not a level any more; its link still leads
+	 * to its caller, which the next step validates. */
+	if (err > 0 && c->steps == 0 && c->off.gc64) {
+		err = 0;
+		fn = c->L;
+	}
+	c->steps++;
 	if (err) {
 		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
 		return 1;
@@ -394,6 +404,7 @@ static __always_inline int walk_resumer(struct walk_ref *ref, __u8 *blk)
 	c->stack_end = stack + 8ull * stacksize;
 	c->frame = thread_field(blk, 0, ref_size) - 8;
 	c->pc = 0;		/* its top is the resuming function: no PC */
+	c->steps = 0;
 	ref->win->len = 0;	/* another stack */
 	return c->frame > c->bottom && c->frame < c->stack_end;
 }
