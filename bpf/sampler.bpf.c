@@ -72,13 +72,14 @@ static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, _
  * together and picked out here. */
 #define G_BLOCK		256	/* from g->vmstate past g->jit_base */
 #define L_BLOCK		64	/* from L->base past L->stacksize */
+
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
-	struct tr_scratch tr;	/* trace.bpf.h */
+	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
 };
 
 /* Too large for the BPF stack. */
@@ -115,7 +116,7 @@ static __always_inline __u64 read_u64(__u64 addr)
 /* The user-mode registers of the sampled thread, also when the tick landed
  * in the kernel (a syscall). */
 struct uregs {
-	__u64 ip, sp, dx, bx;
+	__u64 ip, sp, dx, bx, bp;
 };
 
 static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
@@ -127,6 +128,7 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 		r->sp = ctx->regs.sp;
 		r->dx = ctx->regs.dx;
 		r->bx = ctx->regs.bx;
+		r->bp = ctx->regs.bp;
 	} else {
 		struct pt_regs *regs;
 
@@ -138,6 +140,7 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 		r->sp = BPF_CORE_READ(regs, sp);
 		r->dx = BPF_CORE_READ(regs, dx);
 		r->bx = BPF_CORE_READ(regs, bx);
+		r->bp = BPF_CORE_READ(regs, bp);
 	}
 }
 
@@ -167,38 +170,7 @@ static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *g
 	return L;
 }
 
-/* Frame base from the interpreter's BASE (rdx) and PC (rbx) registers, when
- * they validate against the Lua stack and the function's bytecode. */
-static __always_inline __u64 interp_base(const struct lj_offsets *off, __u64 stack,
-					 __u64 stack_end, const struct uregs *r, __u64 *pc)
-{
-	__u64 base = r->dx, ftv, fn, bc;
-	__u8 ffid = 0xff;
-	__u32 sizebc = 0;
-
-	if (base <= stack || base > stack_end || (base & 7))
-		return 0;
-	if (off->gc64) {
-		ftv = read_u64(base - 16);
-		if ((__u32)((__s64)ftv >> 47) != GC64_ITYPE_FUNC)
-			return 0;
-		fn = ftv & GC64_PTR_MASK;
-	} else {
-		fn = read_u64(base - 8) & 0xffffffffull;
-	}
-	if (!fn || bpf_probe_read_user(&ffid, 1, (void *)(fn + off->fn_ffid)))
-		return 0;
-	*pc = 0;
-	if (ffid != 0)
-		return base;	/* a fast function running in the VM: no PC */
-	bc = read_ref(off, fn + off->fn_pc);
-	if (!bc || bpf_probe_read_user(&sizebc, 4,
-				       (void *)(bc - off->sizeof_proto + off->pt_sizebc)))
-		return 0;
-	if (r->bx > bc && r->bx <= bc + 4ull * sizebc)
-		*pc = r->bx;
-	return base;
-}
+#include "base.bpf.h"
 
 /* The GCstr on top of the jit.zone stack (the module table's array part). */
 static __always_inline __u64 zone_top(const struct vm_slot *v)
@@ -252,6 +224,99 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 		else
 			bump(cb, CNT_COUNT_MAP_FULL);
 	}
+}
+
+/* The base of the top frame to walk from (0: none found, the stack is
+ * flagged STACK_NO_BASE), with the top frame's PC and pending link in wc:
+ * g->jit_base while a trace runs, BASE/PC registers in the interpreter,
+ * RB in C code the interpreter called with L->base stale, else L->base.
+ * Counts where it came from. */
+static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch *sc,
+					struct walk_ref *ref, const __u8 *lblk, __s32 vmstate,
+					__u64 stack, const struct uregs *r,
+					struct counter_block *cb)
+{
+	const struct lj_offsets *off = &vm->off;
+	struct walk_ctx *wc = &sc->walk;
+	__u64 base = 0;
+
+	if (vmstate != VMSTATE_INTERP) {
+		/* jit_base is non-zero only while a trace runs, including the C
+		 * calls it makes (which may switch vmstate to C while L->base
+		 * still names an older frame). */
+		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
+		if (base) {
+			int by_ra = 0;
+
+			bump(cb, CNT_BASE_JIT);
+			/* The frames the trace inlined, then the root's PC. */
+			if (vmstate >= 1 &&
+			    trace_frames(vm, &sc->tr, ref, vmstate, r->ip, r->sp, &by_ra))
+				bump(cb, CNT_TRACE_INLINE);
+			if (wc->pc)
+				bump(cb, CNT_TRACE_PC);
+			if (by_ra)
+				bump(cb, CNT_TRACE_RETADDR);
+		}
+	}
+	if (!base && vmstate == VMSTATE_INTERP && r->ip >= vm->vm_lo && r->ip < vm->vm_hi) {
+		base = interp_base(vm, stack, wc->stack_end, r, &wc->pc);
+		if (base)
+			bump(cb, CNT_BASE_REGS);
+		/* PC holding a C-type link (low bits set): a frame being
+		 * entered from C, whose link slot may not be written yet. */
+		if (base && (r->bx & FRAME_TYPE))
+			wc->top_link = (__s64)(r->bx & (off->gc64 ? ~0ull : 0xffffffffull));
+	}
+	if (!base) {
+		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
+		__u64 l_base = field(lblk, L_BLOCK, 0, off->gc64 ? 8 : 4);
+		int stale = 0;
+
+		base = l_base;
+		if (vmstate == VMSTATE_INTERP && (r->ip < vm->vm_lo || r->ip >= vm->vm_hi))
+			base = c_callee_base(vm, stack, wc->stack_end, cf, l_base, r, &stale);
+		if (stale) {
+			bump(cb, base ? CNT_BASE_RB : CNT_NO_BASE);
+		} else {
+			bump(cb, CNT_BASE_L);
+			/* SAVE_PC in the VM's C frame is the top Lua frame's PC
+			 * when the VM called out (C function, GC, helpers);
+			 * validated later. */
+			wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
+		}
+	}
+
+	return base;
+}
+
+/* Walks the running thread, then each thread that resumed it while its
+ * walk completes (walk_resumer); sets the stack's flags and counts. */
+static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *ref,
+					 struct counter_block *cb)
+{
+	struct walk_ctx *wc = &sc->walk;
+
+	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
+		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, ref, 0);
+		if (t == 0)
+			sc->st.nown = wc->n;
+		/* Only a complete walk continues in the resumer. */
+		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(ref, sc->tr.t))
+			break;
+		sc->st.nthreads = t + 1;
+		bump(cb, CNT_STITCHED);
+	}
+	/* Out of iterations (many vararg frames) with frames left: truncated. */
+	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
+	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
+		wc->flags |= STACK_TRUNCATED;
+	if (wc->flags & STACK_TRUNCATED)
+		bump(cb, CNT_TRUNCATED);
+	if (wc->flags & STACK_BAD_FRAME)
+		bump(cb, CNT_BAD_FRAME);
+	if (wc->flags & STACK_READ_FAULT)
+		bump(cb, CNT_READ_FAULT);
 }
 
 SEC("perf_event")
@@ -327,61 +392,27 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
+	sc->st.nown = 0;
+	sc->st.nthreads = 0;
 	ref.c = wc;
 	ref.win = &sc->win;
 	ref.st = &sc->st;
 
-	if (vmstate != VMSTATE_INTERP) {
-		/* jit_base is non-zero only while a trace runs, including the C
-		 * calls it makes (which may switch vmstate to C while L->base
-		 * still names an older frame). */
-		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
-		if (base) {
-			int by_ra = 0;
-
-			bump(cb, CNT_BASE_JIT);
-			/* The frames the trace inlined, then the root's PC. */
-			if (vmstate >= 1 &&
-			    trace_frames(vm, &sc->tr, &ref, vmstate, r.ip, r.sp, &by_ra))
-				bump(cb, CNT_TRACE_INLINE);
-			if (wc->pc)
-				bump(cb, CNT_TRACE_PC);
-			if (by_ra)
-				bump(cb, CNT_TRACE_RETADDR);
-		}
-	}
-	if (!base && vmstate == VMSTATE_INTERP && r.ip >= vm->vm_lo && r.ip < vm->vm_hi) {
-		base = interp_base(off, stack, wc->stack_end, &r, &wc->pc);
-		if (base)
-			bump(cb, CNT_BASE_REGS);
-	}
-	if (!base) {
-		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
-
-		base = field(lblk, L_BLOCK, 0, off->gc64 ? 8 : 4);	/* L->base */
-		bump(cb, CNT_BASE_L);
-		/* SAVE_PC in the VM's C frame is the top Lua frame's PC when the
-		 * VM called out (C function, GC, helpers); validated later. */
-		wc->pc = cf ? read_ref(off, cf + off->cframe_pc) : 0;
-	}
-
-	wc->frame = base - 8;
-	bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
-	/* Out of iterations (many vararg frames) with frames left: truncated. */
-	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
-	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
-		wc->flags |= STACK_TRUNCATED;
-	if (wc->flags & STACK_TRUNCATED)
-		bump(cb, CNT_TRUNCATED);
-	if (wc->flags & STACK_BAD_FRAME)
-		bump(cb, CNT_BAD_FRAME);
-	if (wc->flags & STACK_READ_FAULT)
-		bump(cb, CNT_READ_FAULT);
+	/* Inlined frames of a trace are recorded here, before the walk. */
+	base = frame_base(vm, sc, &ref, lblk, vmstate, stack, &r, cb);
+	/* No base: no frames, flagged, rather than a walk from a stale one. */
+	wc->frame = base ? base - 8 : 0;
+	if (!base)
+		wc->flags |= STACK_NO_BASE;
+	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
+	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
+	walk_threads(sc, &ref, cb);
 
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;
 	sc->st.flags = wc->flags;
-	key.stack_id = mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)) | 1;
+	key.stack_id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)),
+				sc->st.nown) | 1;
 	/* Most samples repeat a known stack: look up before inserting. */
 	if (!bpf_map_lookup_elem(&stacks, &key.stack_id) &&
 	    bpf_map_update_elem(&stacks, &key.stack_id, &sc->st, BPF_NOEXIST) &&

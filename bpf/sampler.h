@@ -29,8 +29,11 @@ struct lj_offsets {
 	__u16 L_stack;
 	__u16 L_stacksize;
 	__u16 L_cframe;
-	/* C frame of a VM activation */
+	/* C frame of a VM activation (src/lj_frame.h) */
 	__u16 cframe_pc;
+	__u16 cframe_L;		/* CFRAME_OFS_L: the activation's lua_State */
+	__u16 cframe_prev;	/* CFRAME_OFS_PREV: the enclosing activation's C frame */
+	__u16 cframe_size;	/* CFRAME_SIZE: the VM's C frame, return address included */
 	/* GCfunc */
 	__u16 fn_ffid;
 	__u16 fn_pc;
@@ -114,12 +117,19 @@ static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numl
 #define STACK_TRUNCATED	(1u << 0)	/* walk stopped at LBP_MAX_FRAMES */
 #define STACK_BAD_FRAME	(1u << 1)	/* walk stopped at a frame that failed validation */
 #define STACK_READ_FAULT (1u << 2)	/* walk stopped at an unreadable slot */
+#define STACK_NO_BASE	(1u << 3)	/* the top frame's base was stale and not found: no frames */
 
-/* Value of the stacks map, keyed by a hash of the frames. */
+/* Value of the stacks map, keyed by a hash of the frames.
+ *
+ * A coroutine's frames are followed by its resumer's (stitched): frames
+ * [0, nown) belong to the running coroutine, the rest to the threads that
+ * resumed it, the nearest first.  jit.p shows only the first part. */
 struct stack_trace {
 	__u64 g;		/* the universe the frames belong to */
 	__u32 nframes;
 	__u32 flags;		/* STACK_* */
+	__u32 nown;		/* frames of the running coroutine */
+	__u32 nthreads;		/* resumers stitched below them */
 	struct lua_frame frames[LBP_MAX_FRAMES];
 };
 
@@ -152,6 +162,9 @@ enum lbp_counter {
 	CNT_TRACE_PC,		/* top PC recovered from a trace snapshot */
 	CNT_TRACE_INLINE,	/* inlined frames rebuilt from a snapshot */
 	CNT_TRACE_RETADDR,	/* trace found by the return address of a helper */
+	CNT_BASE_RB,		/* frame base taken from RB (rbp or its spill) in C code the VM called */
+	CNT_NO_BASE,		/* L->base stale and no base found: stack flagged STACK_NO_BASE */
+	CNT_STITCHED,		/* a coroutine's walk went on in its resumer */
 	CNT__MAX
 };
 

@@ -42,6 +42,10 @@ struct walk_ctx {
 	__u64 bottom;		/* frames must stay above this */
 	__u64 stack_end;	/* and below this */
 	__u64 pc;		/* PC current in the frame being recorded */
+	/* The top frame's link while the VM has it in PC only: entering a
+	 * function from C, ->vm_call_dispatch (src/vm_x64.dasc) sets BASE
+	 * before it stores the link.  0: none. */
+	__s64 top_link;
 	__u64 hash;
 	/* The last function, prototype and chunk name read in this walk.  The
 	 * sampled thread is stopped and owns its VM, so nothing it references
@@ -51,8 +55,12 @@ struct walk_ctx {
 	__u32 last_fp, last_sid;
 	__u64 root_fn;		/* first frame's function, when a trace replaced it */
 	__u32 n;
+	__u32 steps;		/* frame slots read in this thread */
 	__u32 max;		/* frames to record before declaring truncation */
 	__u32 flags;
+	/* Coroutine stitching (walk_resumer) */
+	__u64 mainth;		/* the universe's main thread */
+	__u64 cframe;		/* the walked thread's current C frame (raw) */
 };
 
 /* What bpf_loop hands the callback.  The walk state lives in a map value,
@@ -261,10 +269,22 @@ static long walk_step(__u32 idx, void *arg)
 		return 1;
 	}
 	err = read_frame(ref, &fn, &link);
+	/* The top frame of a function returning (a C function's results
+	 * moved down over its slot by ->vm_returnc, src/vm_x64.dasc, while
+	 * vmstate still says C): not a level any more; its link still leads
+	 * to its caller, which the next step validates. */
+	if (err > 0 && c->steps == 0 && c->off.gc64) {
+		err = 0;
+		fn = c->L;
+	}
+	c->steps++;
 	if (err) {
 		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
 		return 1;
 	}
+	if (c->top_link && link == (c->off.gc64 ? -1 : 0xffffffffll))
+		link = c->top_link;	/* the slot still holds nil */
+	c->top_link = 0;
 	if ((link & FRAME_TYPEP) == FRAME_VARG) {
 		/* Upper copy of a vararg frame: the lower copy holds the real
 		 * link and is the one level LuaJIT counts. */
@@ -307,6 +327,91 @@ static long walk_step(__u32 idx, void *arg)
 	}
 	c->pc = next_pc;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Coroutines under their resumer */
+
+#define LBP_MAX_THREADS	4	/* threads walked per sample: the running one, its resumers */
+#define CFRAME_RAWMASK	(~3ull)	/* src/lj_frame.h: flag bits of L->cframe */
+#define CHAIN_MAX	8	/* nested VM activations followed per thread */
+#define THREAD_BLOCK	64	/* lua_State bytes read from L->base on */
+
+/* Field of a lua_State block read from L->base (4 or 8 bytes). */
+static __always_inline __u64 thread_field(const __u8 *blk, __u32 rel, __u32 size)
+{
+	__u64 v = 0;
+
+	rel &= THREAD_BLOCK - 1;
+	if (rel > THREAD_BLOCK - 8)
+		return 0;
+	__builtin_memcpy(&v, blk + rel, 8);
+	return size == 8 ? v : (v & 0xffffffffull);
+}
+
+/* The thread that resumed the one walked so far, and where its frames
+ * start; the walk then goes on there.  Returns 1 when found.
+ *
+ * A coroutine's first VM activation is entered by lj_vm_resume, which
+ * starts a C frame with no previous one (SAVE_CFRAME = 0, src/vm_x64.dasc
+ * ->vm_resume); it is the end of the thread's cframe chain.
+ * - Resumed from Lua: coroutine.resume and coroutine.wrap's function call
+ *   ->vm_resume straight from the resumer's VM frame, after storing the
+ *   resumer's L->base (src/vm_x64.dasc coroutine_resume_wrap).  So the
+ *   resumer's C frame lies CFRAME_SIZE above, names its lua_State
+ *   (CFRAME_OFS_L), and is that thread's current C frame.
+ * - Resumed from C (lua_resume in a C function, src/lj_api.c): the C
+ *   function's thread has an activation further up the C stack, and its
+ *   L->base is exact (BC_FUNCC stores it).  Only the main thread is tried:
+ *   nothing links the coroutine to another.
+ * Threads resumed by a host's own C code (nginx's event loop) have no
+ *   resumer with Lua frames: their stack ends where it ends. */
+static __always_inline int walk_resumer(struct walk_ref *ref, __u8 *blk)
+{
+	struct walk_ctx *c = ref->c;
+	const struct lj_offsets *off = &c->off;
+	__u32 ref_size = off->gc64 ? 8 : 4;
+	__u64 cf = c->cframe, prev = 0, L2 = 0, cf2 = 0, stack;
+	__u32 stacksize;
+
+	if (!cf || c->L == c->mainth)
+		return 0;	/* the main thread is never resumed */
+	for (int i = 0; i < CHAIN_MAX; i++) {
+		if (bpf_probe_read_user(&prev, 8, (void *)(cf + off->cframe_prev)))
+			return 0;
+		prev &= CFRAME_RAWMASK;
+		if (!prev)
+			break;
+		cf = prev;
+	}
+	if (prev)
+		return 0;
+	cf2 = cf + off->cframe_size;
+	bpf_probe_read_user(&L2, ref_size, (void *)(cf2 + off->cframe_L));
+	if (L2 && L2 != c->L &&
+	    !bpf_probe_read_user(blk, THREAD_BLOCK, (void *)(L2 + off->L_base)) &&
+	    (thread_field(blk, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK) == cf2) {
+		/* resumed from Lua */
+	} else {
+		L2 = c->mainth;
+		if (!L2 || bpf_probe_read_user(blk, THREAD_BLOCK, (void *)(L2 + off->L_base)))
+			return 0;
+		cf2 = thread_field(blk, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
+		if (cf2 <= cf || cf2 - cf >= (1 << 20))
+			return 0;	/* no activation of it above the coroutine's */
+	}
+	stack = thread_field(blk, off->L_stack - off->L_base, ref_size);
+	stacksize = (__u32)thread_field(blk, off->L_stacksize - off->L_base, 4);
+	c->L = L2;
+	c->cframe = cf2;
+	c->stack_lo = stack;
+	c->bottom = stack + 8 * off->gc64;
+	c->stack_end = stack + 8ull * stacksize;
+	c->frame = thread_field(blk, 0, ref_size) - 8;
+	c->pc = 0;		/* its top is the resuming function: no PC */
+	c->steps = 0;
+	ref->win->len = 0;	/* another stack */
+	return c->frame > c->bottom && c->frame < c->stack_end;
 }
 
 #endif

@@ -6,7 +6,8 @@
  * Runs SCRIPT like `luajit SCRIPT ARGS...` (global `arg` included); -jp=MODE
  * loads jit.p as luajit -jp does, and its report is written at lua_close.
  * It also registers chost.spin(n), a lua_CFunction that burns CPU in C, for
- * the "C code" phase of tests/workloads/vmstates.lua. */
+ * the "C code" phase of tests/workloads/vmstates.lua, and chost.resume(co,
+ * ...), a resume from C (tests/workloads/cresume.lua). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +31,30 @@ __attribute__((noinline)) int chost_spin(lua_State *L)
 	return 1;
 }
 
+/* chost.resume(co, ...): coroutine.resume done by a C function through
+ * lua_resume, for tests/workloads/cresume.lua: the coroutine's resumer is
+ * C code running on the calling thread.  Returns the values yielded or
+ * returned (an error is raised again). */
+static int chost_resume(lua_State *L)
+{
+	lua_State *co = lua_tothread(L, 1);
+	int nargs = lua_gettop(L) - 1, status, nres;
+
+	luaL_argcheck(L, co != NULL, 1, "coroutine expected");
+	lua_xmove(L, co, nargs);
+	status = lua_resume(co, nargs);
+	if (status != 0 && status != LUA_YIELD) {
+		lua_xmove(co, L, 1);
+		return lua_error(L);
+	}
+	nres = lua_gettop(co);
+	lua_xmove(co, L, nres);
+	return nres;
+}
+
 static const luaL_Reg chost_funcs[] = {
 	{ "spin", chost_spin },
+	{ "resume", chost_resume },
 	{ NULL, NULL },
 };
 

@@ -29,6 +29,11 @@
 
 #define TICK_NS		100000000ull	/* main loop period */
 #define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
+#define CHILD_WAIT_TICK_NS 1000000ull	/* ... a command launched: it may live 0.1 s */
+/* A launched command is drained this often in its first second: a short
+ * program's memory is gone once it exits, and its frames with it. */
+#define YOUNG_DRAIN_NS	4000000ull
+#define YOUNG_NS	1000000000ull
 /* Kernel maps are drained this often: symbolizing soon after sampling
  * keeps short-lived targets and closures nameable. */
 #define DRAIN_NS	200000000ull
@@ -221,7 +226,8 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
  * exits, draining the kernel maps as it goes. */
 static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+	uint64_t next_drain = start + (child > 0 ? YOUNG_DRAIN_NS : DRAIN_NS);
 	uint64_t next_progress = start + PROGRESS_NS;
 	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
 	struct timespec tick = { 0, TICK_NS };
@@ -243,7 +249,8 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 		}
 		if (now >= next_drain) {
 			targets_drain(ts);
-			next_drain = now + DRAIN_NS;
+			next_drain = now + (child > 0 && now - start < YOUNG_NS ?
+					    YOUNG_DRAIN_NS : DRAIN_NS);
 		}
 		if (progress && now >= next_progress) {
 			show_progress(ts->prof, (double)(now - start) / 1e9);
@@ -251,7 +258,8 @@ static void sample_loop(struct targets *ts, const struct options *o, pid_t child
 		}
 		/* A process waiting for its VM (a command just launched) is
 		 * looked at often, so its first samples are not lost. */
-		tick.tv_nsec = targets_waiting(ts) ? WAIT_TICK_NS : TICK_NS;
+		tick.tv_nsec = !targets_waiting(ts) ? TICK_NS :
+			       child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
 		nanosleep(&tick, NULL);
 	}
 	if (progress)
@@ -304,6 +312,8 @@ int main(int argc, char **argv)
 	ts.prof = profile_new(o.hz);
 	ts.lua_only = o.lua_only;
 	ts.keep_root = o.keep_root;
+	/* The --jp views keep jit.p's meaning: the running coroutine only. */
+	ts.no_stitch = o.no_stitch || (fmt == FMT_TEXT && !o.tree && !o.continuous);
 	if (!ts.prof)
 		goto cleanup;
 	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);

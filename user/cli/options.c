@@ -280,6 +280,9 @@ const struct opt_row options_rows[] = {
 	  "drop samples where the thread ran no Lua ([host])", .at = AT(lua_only) },
 	{ N("keep-root"), 0, NONE, NULL, set_flag,
 	  "keep the host's C entry frame at the bottom of stacks", .at = AT(keep_root) },
+	{ N("no-stitch"), 0, NONE, NULL, set_flag,
+	  "a coroutine's stack ends at its own bottom, as in jit.p\n"
+	  "(default: it continues under the code that resumed it)", .at = AT(no_stitch) },
 	{ N("per-thread"), 0, NONE, NULL, set_flag,
 	  "one report section per thread (pprof always has\na tid label)", .at = AT(per_thread) },
 	{ N("vmstate-frames"), 0, NONE, NULL, set_flag,

@@ -29,6 +29,7 @@ struct options {
 	bool lua_only;
 	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool per_thread;	/* text views: one section per thread */
+	bool no_stitch;		/* coroutines not under their resumer */
 	bool verbose;
 	bool vmstate_detail;
 	bool vmstate_frames;	/* folded/svg: a VM state frame at the leaf */

@@ -71,18 +71,26 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	struct stack_memo *m = memo_slot(ds, id);
 	struct symbolizer *sym = NULL;
 	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
+	/* A walk cut short by a bad frame keeps what it read, over a mark. */
+	bool cut = st->flags & (STACK_BAD_FRAME | STACK_READ_FAULT | STACK_NO_BASE);
 
+	if (ds->ts->no_stitch && st->nthreads && st->nown < n) {
+		n = st->nown;
+		cut = false;
+	}
 	if (!m || m->id == id)
 		return m;
 	for (int v = 0; v < t->nvms; v++)
 		if (t->vms[v].g == st->g)
 			sym = t->sym[v];
-	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
+	m->frames = calloc(n + 1, sizeof(*m->frames));
 	if (!m->frames)
 		return NULL;
 	m->id = id;
-	m->nframes = n;
+	m->nframes = n + cut;
 	ds->memo_used++;
+	if (cut)
+		m->frames[n] = unknown_frame(ds->ts->prof);
 	if (!sym) {
 		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
@@ -186,7 +194,8 @@ int targets_drain(struct targets *ts)
 	st->samples = cnt[CNT_SAMPLES];
 	st->host = cnt[CNT_HOST];
 	st->no_vm = cnt[CNT_NO_VM];
-	st->bad_frame = cnt[CNT_BAD_FRAME];
+	/* A stale frame base found nowhere is a bad frame too (STACK_NO_BASE). */
+	st->bad_frame = cnt[CNT_BAD_FRAME] + cnt[CNT_NO_BASE];
 	st->truncated = cnt[CNT_TRUNCATED];
 	st->read_fault = cnt[CNT_READ_FAULT];
 	st->stack_map_full = cnt[CNT_STACK_MAP_FULL];

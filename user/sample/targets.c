@@ -25,6 +25,11 @@
 
 #define PF_KTHREAD		0x00200000u
 #define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
+#define RESCAN_FIRST_SCANS	25		/* scans at that pace: 0.5 s */
+/* A process the user named (-p, -- COMMAND) may be a short program: it is
+ * looked at every 2 ms for its first 0.2 s. */
+#define RESCAN_EAGER_NS		2000000ull
+#define RESCAN_EAGER_SCANS	100
 #define RESCAN_WAIT_MAX_NS	1000000000ull
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
@@ -213,6 +218,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	t = &ts->t[ts->n];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
+	t->eager = strict;
 	read_comm(pid, t->comm, sizeof(t->comm));
 	{
 		char link[64];
@@ -499,7 +505,10 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 		 * process that exec'd something else is not read over and over. */
 		if (now_ns >= t->next_scan_ns && !t->nvms && !maps_luajit(t->pid)) {
 			t->waiting = true;
-			t->next_scan_ns = now_ns + RESCAN_FIRST_NS;
+			/* A command just launched execs LuaJIT any moment. */
+			t->scans++;
+			t->next_scan_ns = now_ns + (t->eager && t->scans < RESCAN_EAGER_SCANS ?
+						    RESCAN_EAGER_NS : RESCAN_FIRST_NS);
 		} else if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
 			struct discover_report rep;
 			int before = t->nvms;
@@ -509,9 +518,12 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			changed |= t->nvms != before;
 			/* A new process creates its VM early: look often at first. */
 			if (t->waiting) {
-				/* 20 ms for the first half second, then doubling. */
-				unsigned over = t->scans > 25 ? t->scans - 25 : 0;
-				uint64_t wait = RESCAN_FIRST_NS << (over < 6 ? over : 6);
+				/* Often at first (a short program lives
+				 * 0.1 s), then doubling. */
+				unsigned first = t->eager ? RESCAN_EAGER_SCANS : RESCAN_FIRST_SCANS;
+				unsigned over = t->scans > first ? t->scans - first : 0;
+				uint64_t wait = (t->eager ? RESCAN_EAGER_NS : RESCAN_FIRST_NS)
+						<< (over < 9 ? over : 9);
 
 				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
 			} else {

@@ -25,6 +25,7 @@ struct target {
 	int pidfd;			/* readable once the process exits */
 	bool exited;
 	bool waiting;			/* no VM yet: rescanning */
+	bool eager;			/* named by the user: rescanned every 2 ms at first */
 	struct mem_reader *mem;
 	struct lj_vm vms[LBP_MAX_VMS];
 	struct symbolizer *sym[LBP_MAX_VMS];
@@ -44,6 +45,7 @@ struct targets {
 	struct collector *col;
 	bool lua_only;		/* drop [host] samples */
 	bool keep_root;		/* keep the host's C entry at the bottom */
+	bool no_stitch;		/* a coroutine's frames only, not its resumers' */
 	struct profile *prof;	/* where drained samples go */
 	uint64_t next_epoch_ns;	/* next prototype revalidation */
 	/* Unknown frames of symbolizers freed with their VMs, and of frames

@@ -31,7 +31,7 @@
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
 	.tr_nsnapmap = 44, .cframe_pc = 24, \
-	SNAPSHOT_2020
+	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -49,7 +49,7 @@
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
 	.tr_nsnapmap = 28, .cframe_pc = 28, \
-	SNAPSHOT_2020
+	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
@@ -121,7 +121,8 @@ static const struct lj_layout layouts[] = {
 		.node_size = 24, .node_key = 8,
 		.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,
 		.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,
-		.tr_nsnapmap = 28, .cframe_pc = 28, .snap_mcofs = 0, .snap_nent = 8,
+		.tr_nsnapmap = 28, .cframe_pc = 28, .cframe_L = 24, .cframe_prev = 32,
+		.cframe_size = 80, .snap_mcofs = 0, .snap_nent = 8,
 	},
 	/* LuaJIT 2.0 is recognised only to be refused by name: its
 	 * global_State has no cur_L (only jit_L, set while a trace runs), so
@@ -271,6 +272,9 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->L_stacksize = lay->L_stacksize;
 	off->L_cframe = lay->L_cframe;
 	off->cframe_pc = lay->cframe_pc;
+	off->cframe_L = lay->cframe_L;
+	off->cframe_prev = lay->cframe_prev;
+	off->cframe_size = lay->cframe_size;
 	off->fn_ffid = lay->fn_ffid;
 	off->fn_pc = lay->fn_pc;
 	off->fn_cfunc = lay->fn_cfunc;

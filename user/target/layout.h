@@ -53,8 +53,8 @@ struct lj_layout {
 	uint16_t tr_nsnapmap;	/* entries in snapmap */
 	/* SnapShot: mcofs (0 = none, before 2020) and nent */
 	uint8_t snap_mcofs, snap_nent;
-	/* C frame of a VM activation */
-	uint16_t cframe_pc;
+	/* C frame of a VM activation (src/lj_frame.h CFRAME_OFS_*, CFRAME_SIZE) */
+	uint16_t cframe_pc, cframe_L, cframe_prev, cframe_size;
 	/* Bytecode numbering below BC_FUNCF is shared by every variant except
 	 * that vmthref builds insert BNOT..BSAR at 89..95. */
 	uint8_t bc_max;

@@ -129,15 +129,20 @@ static void bpf_offsets(const struct lj_layout *lay)
 	      off.g_trace == lay->g_trace && off.tr_mcode == lay->tr_mcode &&
 	      off.cframe_pc == lay->cframe_pc && off.snap_mcofs == lay->snap_mcofs &&
 	      off.snap_nent == lay->snap_nent);
-	/* GCtrace: the snapshot map and IR the trace frames read, in the
-	 * same order as every other GCtrace field (src/lj_jit.h).  A refused
-	 * layout is never sampled: it describes no trace. */
+	/* A refused layout is never sampled: it describes no trace or frame. */
 	if (lay->refusal)
 		return;
+	/* GCtrace: the snapshot map and IR the trace frames read, in the
+	 * same order as every other GCtrace field (src/lj_jit.h). */
 	snprintf(name, sizeof(name), "%s: GCtrace ir and nsnapmap", lay->name);
 	CHECK(name, off.tr_ir == lay->tr_ir && off.tr_nsnapmap == lay->tr_nsnapmap &&
 	      lay->tr_ir > lay->tr_nsnap && lay->tr_nsnapmap < lay->tr_snap &&
 	      lay->tr_snap < lay->tr_snapmap && lay->tr_ir == (lay->gc64 ? 32 : 16));
+	/* src/lj_frame.h, x64: CFRAME_OFS_L 2*8 (GC64) or 6*4, CFRAME_OFS_PREV
+	 * 4*8, CFRAME_SIZE 10*8; the walker follows coroutines with them. */
+	snprintf(name, sizeof(name), "%s: C frame layout for stitching", lay->name);
+	CHECK(name, off.cframe_L == (lay->gc64 ? 16 : 24) && off.cframe_prev == 32 &&
+	      off.cframe_size == 80 && off.cframe_L == off.cframe_pc - (lay->gc64 ? 8 : 4));
 }
 
 int main(void)

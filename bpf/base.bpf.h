@@ -1,0 +1,146 @@
+/* Frame base selection for the sampler: where the top Lua frame starts
+ * when the interpreter's registers or C code it called hold it, rather
+ * than L->base, which is stale whenever the interpreter has not stored it
+ * (src/vm_x64.dasc stores L->base only before calls that can throw or GC).
+ * Included by sampler.bpf.c after read_u64, read_ref and struct uregs.
+ */
+#ifndef LBP_BASE_BPF_H
+#define LBP_BASE_BPF_H
+
+/* The function in the frame slot below base, when base can be a frame
+ * base of this Lua stack, else 0. */
+static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 stack,
+					   __u64 stack_end, __u64 base)
+{
+	__u64 tv, fn;
+	__u8 gct = 0;
+
+	if (base <= stack + 8 || base > stack_end || (base & 7))
+		return 0;
+	tv = read_u64(base - (off->gc64 ? 16 : 8));
+	if (off->gc64)
+		return (__u32)((__s64)tv >> 47) == GC64_ITYPE_FUNC ? tv & GC64_PTR_MASK : 0;
+	fn = tv & 0xffffffffull;
+	if (!fn || bpf_probe_read_user(&gct, 1, (void *)(fn + off->gct)) || gct != GCT_FUNC)
+		return 0;
+	return fn;
+}
+
+/* Whether the code bytes in ins (little-endian) start with `mov BASE, RB`:
+ * 48 89 ea (mov rdx, rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
+static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 ins)
+{
+	if (off->gc64)
+		return (ins & 0xffffff) == 0xea8948;
+	return (ins & 0xffff) == 0xea89;
+}
+
+/* Whether the VM code at ret, where a call returns to, restores BASE from
+ * RB: at once, or after one 4-byte instruction that uses the call's
+ * result or reloads RC (cvtsi2sd xmm0, eax after lj_tab_len; movzx ecx,
+ * PC_RA after pow), as the call sites that keep BASE in RB do
+ * (src/vm_x64.dasc: "mov RB, BASE // Save BASE" ... "mov BASE, RB"). */
+static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
+{
+	__u64 ins = 0;
+
+	if (bpf_probe_read_user(&ins, sizeof(ins), (void *)ret))
+		return false;
+	if (is_mov_base_rb(off, ins))
+		return true;
+	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
+}
+
+/* Callee-saved slots searched for a spilled RB (rbp): a C function pushes
+ * what it saves in its prologue, right below its return address. */
+#define SAVED_SLOTS	8
+
+/* Frame base while the interpreter runs C code it called directly (IP
+ * outside the VM, vmstate still INTERP).  The VM runs with rsp at its C
+ * frame (L->cframe), so the return address into the VM is at cframe - 8.
+ * Most such calls store L->base first; the ones that do not keep BASE in
+ * RB (rbp, callee-saved) and restore it with `mov BASE, RB` right after the
+ * call (math_extern and friends in src/vm_x64.dasc, src/vm_x86.dasc), so
+ * that instruction at the return address says L->base is stale.  RB is
+ * then still in rbp, or saved by the callee just below its return address.
+ * Returns the base, L->base (*stale = 0) when the VM stored it, or 0 with
+ * *stale = 1 when it is stale and RB cannot be found. */
+static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
+					   __u64 stack_end, __u64 cf, __u64 L_base,
+					   const struct uregs *r, int *stale)
+{
+	const struct lj_offsets *off = &v->off;
+	__u64 ret = 0, saved[SAVED_SLOTS] = {}, mask = off->gc64 ? ~0ull : 0xffffffffull;
+
+	*stale = 0;
+	if (!cf || bpf_probe_read_user(&ret, 8, (void *)(cf - 8)) ||
+	    ret < v->vm_lo || ret >= v->vm_hi || !restores_base_from_rb(off, ret))
+		return L_base;	/* the VM stored L->base, or a C function did */
+	*stale = 1;
+	if (frame_func_at(off, stack, stack_end, r->bp & mask))
+		return r->bp & mask;
+	if (bpf_probe_read_user(saved, sizeof(saved), (void *)(cf - 8 - sizeof(saved))))
+		return 0;
+	/* Nearest the return address first: pushed first. */
+	for (int i = SAVED_SLOTS - 1; i >= 0; i--) {
+		__u64 b = saved[i] & mask;
+
+		if (saved[i] == b && frame_func_at(off, stack, stack_end, b))
+			return b;
+	}
+	return 0;
+}
+
+/* Whether pc lies in the bytecode of fn, a Lua function. */
+static __always_inline bool lua_pc_ok(const struct lj_offsets *off, __u64 fn, __u64 pc)
+{
+	__u64 bc = read_ref(off, fn + off->fn_pc);
+	__u32 sizebc = 0;
+
+	if (!bc || bpf_probe_read_user(&sizebc, 4,
+				       (void *)(bc - off->sizeof_proto + off->pt_sizebc)))
+		return false;
+	return pc > bc && pc <= bc + 4ull * sizebc;
+}
+
+/* Frame base from the interpreter's BASE (rdx) and PC (rbx) registers, when
+ * they validate against the Lua stack and the function's bytecode. */
+static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
+					 __u64 stack_end, const struct uregs *r, __u64 *pc)
+{
+	const struct lj_offsets *off = &v->off;
+	__u64 mask = off->gc64 ? ~0ull : 0xffffffffull;
+	__u64 base = r->dx & mask, fn, caller;
+	__u8 ffid = 0xff;
+	__u32 ins = 0;
+
+	*pc = 0;
+	fn = frame_func_at(off, stack, stack_end, base);
+	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
+	if (!fn && restores_base_from_rb(off, r->ip)) {
+		base = r->bp & mask;
+		fn = frame_func_at(off, stack, stack_end, base);
+	}
+	if (!fn) {
+		/* A fast function returning (->fff_res* in src/vm_x64.dasc):
+		 * its result already covers the function slot, PC holds the
+		 * link to the Lua caller, whose frame is now the top one. */
+		if ((r->bx & 3) || bpf_probe_read_user(&ins, 4, (void *)(r->bx - 4)))
+			return 0;
+		caller = base - 8 * (1 + off->gc64 + ((ins >> 8) & 0xff));
+		fn = frame_func_at(off, stack, stack_end, caller);
+		if (!fn || !lua_pc_ok(off, fn, r->bx))
+			return 0;
+		*pc = r->bx;
+		return caller;
+	}
+	if (bpf_probe_read_user(&ffid, 1, (void *)(fn + off->fn_ffid)))
+		return 0;
+	if (ffid != 0)
+		return base;	/* a fast function running in the VM: no PC */
+	if (lua_pc_ok(off, fn, r->bx))
+		*pc = r->bx;
+	return base;
+}
+
+#endif
