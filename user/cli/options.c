@@ -19,6 +19,7 @@ enum {
 	OPT_ICICLE, OPT_PER_THREAD, OPT_CONTINUOUS, OPT_EVERY, OPT_OUT_DIR, OPT_RETAIN_COUNT, OPT_RETAIN_SIZE,
 	OPT_PUSH, OPT_PUSH_API, OPT_SERVICE, OPT_LABEL, OPT_TENANT, OPT_AUTH_TOKEN_FILE,
 	OPT_BASIC_AUTH_FILE, OPT_SPOOL_DIR, OPT_SPOOL_SIZE, OPT_LOG_FILE,
+	OPT_PER_PROCESS,
 };
 
 static const struct option long_options[] = {
@@ -36,6 +37,7 @@ static const struct option long_options[] = {
 	{ "zone-frames", no_argument, NULL, OPT_ZONE_FRAMES },
 	{ "icicle", no_argument, NULL, OPT_ICICLE },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
 	{ "tree", optional_argument, NULL, OPT_TREE },
 	{ "tree-depth", required_argument, NULL, OPT_TREE_DEPTH },
 	{ "focus", required_argument, NULL, OPT_FOCUS },
@@ -83,6 +85,8 @@ static void usage(FILE *f)
 	      "      --focus NAME      keep only stacks through function NAME\n"
 	      "      --lua-only        drop samples where the thread ran no Lua ([host])\n"
 	      "      --per-thread      one report section per thread (pprof always has a tid label)\n"
+	      "      --per-process     one section (flame graph root) per process; by default the\n"
+	      "                        processes of one program (same comm) merge (pid: pprof label)\n"
 	      "      --vmstate-frames  folded/svg: add the VM state as a leaf frame\n"
 	      "      --zone-frames     folded/svg: add the jit.zone as a frame\n"
 	      "      --icicle          svg: draw the root at the top\n"
@@ -311,6 +315,9 @@ enum options_result options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ICICLE:
 			o->icicle = true;
+			break;
+		case OPT_PER_PROCESS:
+			o->per_process = true;
 			break;
 		case OPT_PER_THREAD:
 			o->per_thread = true;

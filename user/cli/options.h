@@ -19,6 +19,7 @@ struct options {
 	const char *jp;		/* jit.p mode string */
 	bool lua_only;
 	bool per_thread;	/* text views: one section per thread */
+	bool per_process;	/* views and flame graphs: one per process, not program */
 	bool verbose;
 	bool vmstate_detail;
 	bool vmstate_frames;	/* folded/svg: a VM state frame at the leaf */

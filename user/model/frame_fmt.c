@@ -54,7 +54,7 @@ static bool put_chunkname(struct strbuf *sb, const struct frame_sym *f, bool pat
 
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
 {
-	if ((c == 'f' || c == 'F') && f->name) {
+	if ((c == 'f' || c == 'F') && f->name && f->kind != FRAME_UNKNOWN) {
 		if (c == 'F' && f->kind == FRAME_LUA && f->firstline != -1) {
 			put_chunkname(sb, f, pathstrip);
 			sb_putc(sb, ':');
@@ -84,7 +84,10 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 		sb_puts(sb, "[host]");
 		break;
 	case FRAME_UNKNOWN:
-		sb_puts(sb, "[unknown]");
+		/* The name is the cause: "bad frame", "read fault" ... */
+		sb_puts(sb, "[unknown: ");
+		sb_puts(sb, f->name ? f->name : "unresolved");
+		sb_putc(sb, ']');
 		break;
 	}
 }

@@ -63,7 +63,7 @@ int export_folded(FILE *out, const struct profile *p, const struct export_opts *
 
 	if (export_opts_norm(&o, opts))
 		return -1;
-	if (export_multi_pid(p))
+	if (o.per_process && export_multi_pid(p))
 		flags |= XS_PID;
 	counts = calloc(p->nsamples + 1, sizeof(*counts));
 	if (!counts)

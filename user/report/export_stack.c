@@ -92,8 +92,13 @@ void xstack_build(struct xstack *st, const struct sample *s,
 			xstack_push(st, XF_FRAME, s->frames[i - 1]);
 	if (host && !s->nframes)
 		xstack_push(st, XF_HOST, NULL);
-	/* A host sample ran no Lua, so it has no VM state worth a frame. */
-	if (o->vmstate_frames && !host)
+	else if (!s->nframes)
+		xstack_push(st, XF_EMPTY, NULL);
+	/* A host sample ran no Lua, so it has no VM state worth a frame.  GC
+	 * and JIT compiler time always get one: it is not the function's own
+	 * time, and would hide in it otherwise. */
+	if (!host && (o->vmstate_frames || vm_class_of(s->vmstate) == VM_GC ||
+		      vm_class_of(s->vmstate) == VM_JIT))
 		xstack_push(st, XF_VMSTATE, NULL);
 }
 
@@ -123,7 +128,10 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 		sb_putc(sb, ']');
 		break;
 	case XF_TRUNCATED:
-		sb_puts(sb, "[truncated]");
+		sb_puts(sb, LABEL_TRUNCATED);
+		break;
+	case XF_EMPTY:
+		sb_puts(sb, LABEL_EMPTY);
 		break;
 	case XF_HOST:
 		sb_puts(sb, "[host]");

@@ -27,6 +27,7 @@ struct drain_state {
 	struct stack_memo *memo;
 	size_t memo_mask, memo_used;
 	struct frame_sym scratch[LBP_MAX_FRAMES];
+	const struct frame_sym *cut[LBP_MAX_FRAMES + 1];	/* frames + the cut's cause */
 };
 
 static struct stack_memo *memo_find(struct stack_memo *memo, size_t mask, uint64_t id)
@@ -57,11 +58,23 @@ static struct stack_memo *memo_slot(struct drain_state *ds, uint64_t id)
 	return memo_find(ds->memo, ds->memo_mask, id);
 }
 
-static const struct frame_sym *unknown_frame(struct profile *p)
+/* [unknown: CAUSE]: a frame that stands for what could not be read, so
+ * every format shows the loss and counts it in its totals. */
+static const struct frame_sym *unknown_frame(struct profile *p, const char *cause)
 {
-	struct frame_sym f = { .kind = FRAME_UNKNOWN, .line = -1 };
+	struct frame_sym f = { .kind = FRAME_UNKNOWN, .name = cause, .line = -1 };
 
 	return profile_frame(p, &f);
+}
+
+/* The cause of a walk that stopped early, or NULL when it did not. */
+static const char *cut_cause(uint32_t stack_flags)
+{
+	if (stack_flags & STACK_BAD_FRAME)
+		return "bad frame";
+	if (stack_flags & STACK_READ_FAULT)
+		return "read fault";
+	return NULL;
 }
 
 /* Symbolized, interned frames of a kernel stack (memoized per drain). */
@@ -86,7 +99,7 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	if (!sym) {
 		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
-			m->frames[i] = unknown_frame(ds->ts->prof);
+			m->frames[i] = unknown_frame(ds->ts->prof, "VM gone");
 		ds->ts->retired_unknown += n;
 		return m;
 	}
@@ -126,7 +139,7 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	}
 	if (!st || (key->flags & SAMPLE_NO_STACK)) {
 		ts->prof->stats.stack_lost += count;
-		lost[0] = unknown_frame(ts->prof);
+		lost[0] = unknown_frame(ts->prof, "stack lost");
 		s.frames = lost;
 		s.nframes = 1;
 		profile_add(ts->prof, &s);
@@ -137,6 +150,12 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 		return;
 	s.frames = m->frames;
 	s.nframes = m->nframes;
+	if (cut_cause(st->flags)) {
+		/* The callers below the cut are unknown: one frame says why. */
+		memcpy(ds->cut, m->frames, m->nframes * sizeof(*ds->cut));
+		ds->cut[s.nframes++] = unknown_frame(ts->prof, cut_cause(st->flags));
+		s.frames = ds->cut;
+	}
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
 	for (int v = 0; v < t->nvms; v++) {

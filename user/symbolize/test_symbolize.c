@@ -526,7 +526,8 @@ static void reuse(void)
 	spare[lay->gct] = 11;
 	run(fr, 1);
 	CHECK("reused by a table: unknown frame", out[0].kind == FRAME_UNKNOWN);
-	CHECK_STR("unknown frame prints [unknown]", put_frame(&out[0], 'f'), "[unknown]");
+	CHECK_STR("unknown frame prints its cause", put_frame(&out[0], 'f'),
+		  "[unknown: unresolved]");
 	CHECK("reused by a table: counted", sym_unknown_count(sym) == unknown + 1);
 
 	/* The page was unmapped. */
