@@ -7,6 +7,9 @@
 
 #include "report/export.h"
 #include "report/export_stack.h"
+#include "report/jpmode.h"
+#include "report/view_jitp.h"
+#include "report/view_tree.h"
 #include "base/unit.h"
 
 typedef int (*export_fn)(FILE *, const struct profile *, const struct export_opts *);
@@ -351,8 +354,62 @@ static void check_write_error(void)
 	profile_free(p);
 }
 
+static int jitp_2(FILE *out, const struct profile *p, const struct export_opts *o)
+{
+	struct jp_mode m;
+	char err[64];
+
+	(void)o;
+	return jp_mode_parse("2", &m, err, sizeof(err)) ? -1 : view_jitp_write(out, p, &m);
+}
+
+static int tree(FILE *out, const struct profile *p, const struct export_opts *o)
+{
+	struct view_tree_opts to;
+
+	(void)o;
+	view_tree_opts_init(&to);
+	return view_tree_write(out, p, &to);
+}
+
+/* Issue 12: an unreadable stack is [unknown: CAUSE], the same in every
+ * view and format, and it counts in every total. */
+static void check_unknown_everywhere(void)
+{
+	struct profile *p = profile_new(99);
+	struct frame_sym w = lua("work", "@/x/t.lua", 1, 2);
+	struct frame_sym cut = { .kind = FRAME_UNKNOWN, .name = "bad frame", .line = -1 };
+	const struct frame_sym *partial[] = { &cut, &w }, *whole[] = { &w };
+
+	profile_set_comm(p, 7, "x");
+	add(p, 7, -1, 0, 3, partial, 2);
+	add(p, 7, -1, 0, 2, NULL, 0);
+	add(p, 7, -1, 0, 5, whole, 1);
+	CHECK("unknown: folded", run(export_folded, p, NULL) == 0);
+	CHECK_STR("unknown: folded keeps the frames above the cut, counts all", out_buf,
+		  "x;[unknown: bad frame];t.lua:work 3\nx;[unknown: empty stack] 2\n"
+		  "x;t.lua:work 5\n");
+	CHECK("unknown: svg titles and total", run(export_svg, p, NULL) == 0 &&
+	      strstr(out_buf, "<title>[unknown: bad frame]\n3 samples, 30.00%") &&
+	      strstr(out_buf, "<title>[unknown: empty stack]\n2 samples, 20.00%") &&
+	      strstr(out_buf, "10 samples at 99 Hz"));
+	CHECK("unknown: speedscope frames", run(export_speedscope, p, NULL) == 0 &&
+	      strstr(out_buf, "{\"name\":\"[unknown: bad frame]\"}") &&
+	      strstr(out_buf, "{\"name\":\"[unknown: empty stack]\"}") &&
+	      strstr(out_buf, "\"endValue\":10,"));
+	CHECK("unknown: pprof", run(export_pprof, p, NULL) == 0);
+	CHECK_STR("unknown: jit.p view, depth 2", (run(jitp_2, p, NULL), out_buf),
+		  "50%  work\n30%  work < [unknown: bad frame]\n20%  [unknown: empty stack]\n");
+	CHECK("unknown: call tree roots", run(tree, p, NULL) == 0 &&
+	      strstr(out_buf, "  30.0%    0.0%         3  [unknown: bad frame]\n"
+			      "  30.0%   30.0%         3    t.lua:work\n") &&
+	      strstr(out_buf, "  20.0%   20.0%         2  [unknown: empty stack]\n"));
+	profile_free(p);
+}
+
 int main(void)
 {
+	check_unknown_everywhere();
 	check_formats();
 	check_folded_escaping();
 	check_roots();

@@ -604,31 +604,6 @@ static void test_processes(void)
 	profile_set_comm(p, 300, "app");
 	add(p, 300, -1, NULL, NULL, 3, 0, sw, 1);
 	CHECK_STR("one process has no header", report(p, "f", NULL), "100%  work\n");
-	/* Processes of one program (nginx's workers) merge: no header while
-	 * it is the only program, one section for all of them otherwise. */
-	profile_set_comm(p, 301, "app");
-	add(p, 301, -1, NULL, NULL, 1, 0, sw, 1);
-	CHECK_STR("a program's processes merge", report(p, "f", NULL), "100%  work\n");
-	add(p, 20, -2, NULL, NULL, 4, 0, sw, 1);
-	CHECK_STR("programs apart, processes merged", report(p, "f", NULL),
-		  "=== PID 20 (?) ===\n"
-		  "100%  work\n"
-		  "\n"
-		  "=== app (2 processes) ===\n"
-		  "100%  work\n");
-	{
-		struct view_jitp_opts per = { .per_process = true };
-
-		CHECK_STR("--per-process splits them", report(p, "f", &per),
-			  "=== PID 20 (?) ===\n"
-			  "100%  work\n"
-			  "\n"
-			  "=== PID 300 (app) ===\n"
-			  "100%  work\n"
-			  "\n"
-			  "=== PID 301 (app) ===\n"
-			  "100%  work\n");
-	}
 	profile_free(p);
 }
 
