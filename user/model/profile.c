@@ -262,6 +262,7 @@ void profile_set_comm(struct profile *p, uint32_t pid, const char *comm)
 		p->procs = xrealloc(p->procs, (p->nprocs + 1) * sizeof(*p->procs));
 		pi = &p->procs[p->nprocs++];
 		pi->pid = pid;
+		pi->program = 0;
 	}
 	snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
 }
@@ -285,13 +286,30 @@ static int section_cmp(const void *a, const void *b)
 
 uint32_t profile_program_pid(const struct profile *p, uint32_t pid)
 {
-	const char *comm = profile_comm(p, pid);
-	uint32_t low = pid;
-
 	for (size_t i = 0; i < p->nprocs; i++)
-		if (p->procs[i].pid < low && !strcmp(p->procs[i].comm, comm))
-			low = p->procs[i].pid;
-	return low;
+		if (p->procs[i].pid == pid)
+			return p->procs[i].program ? p->procs[i].program : pid;
+	return pid;
+}
+
+void profile_set_program(struct profile *p, uint32_t pid, uint32_t root)
+{
+	for (size_t i = 0; i < p->nprocs; i++) {
+		if (p->procs[i].pid == pid) {
+			p->procs[i].program = root == pid ? 0 : root;
+			return;
+		}
+	}
+	profile_set_comm(p, pid, "?");
+	p->procs[p->nprocs - 1].program = root == pid ? 0 : root;
+}
+
+const char *profile_program_comm(const struct profile *p, uint32_t root)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == root || p->procs[i].program == root)
+			return p->procs[i].comm;
+	return "?";
 }
 
 /* The section key of s: its program's lowest pid, its pid, or pid+tid. */
@@ -370,8 +388,8 @@ void profile_section_title(const struct profile *p, const struct profile_section
 		snprintf(buf, len, "=== PID %u TID %u (%s) ===", sec->pid, sec->tid,
 			 profile_comm(p, sec->pid));
 	else if (sec->by == SECTION_PROGRAM && sec->npids > 1)
-		snprintf(buf, len, "=== %s (%u processes) ===", profile_comm(p, sec->pid),
-			 sec->npids);
+		snprintf(buf, len, "=== PID %u (%s), %u processes ===", sec->pid,
+			 profile_program_comm(p, sec->pid), sec->npids);
 	else
 		snprintf(buf, len, "=== PID %u (%s) ===", sec->pid, profile_comm(p, sec->pid));
 }

@@ -70,6 +70,7 @@ struct profile_stats {
 struct process_info {
 	uint32_t pid;
 	char comm[32];
+	uint32_t program;	/* the pid its program started in, 0: itself */
 };
 
 struct profile {
@@ -105,10 +106,11 @@ const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id);
 int profile_add(struct profile *p, const struct sample *s);
 
 /* How a report is cut into sections.  By default the processes of one
- * program (one comm: nginx's master and workers) are one section, and
- * unrelated programs get one each. */
+ * program (a process and the children it forked that run the same
+ * executable: nginx's master and workers) are one section, and unrelated
+ * programs get one each, whatever their names. */
 enum section_by {
-	SECTION_PROGRAM,	/* one per comm (default) */
+	SECTION_PROGRAM,	/* one per program (default) */
 	SECTION_PROCESS,	/* one per pid (--per-process) */
 	SECTION_THREAD,		/* one per pid and tid (--per-thread) */
 };
@@ -118,7 +120,7 @@ enum section_by {
 struct profile_section {
 	bool all;
 	enum section_by by;
-	uint32_t pid, tid;	/* SECTION_PROGRAM: the program's lowest pid */
+	uint32_t pid, tid;	/* SECTION_PROGRAM: the pid the program started in */
 	uint32_t npids;		/* SECTION_PROGRAM: how many processes */
 };
 
@@ -128,14 +130,20 @@ struct profile_section {
 size_t profile_sections(const struct profile *p, enum section_by by,
 			struct profile_section **out);
 
-/* The lowest pid that shares pid's comm: the key of its program. */
+/* The pid that pid's program started in (profile_set_program), or pid. */
 uint32_t profile_program_pid(const struct profile *p, uint32_t pid);
+
+/* Records that pid belongs to the program started in root (sample/). */
+void profile_set_program(struct profile *p, uint32_t pid, uint32_t root);
+
+/* The comm of a program's processes (root may not be one of them). */
+const char *profile_program_comm(const struct profile *p, uint32_t root);
 
 bool profile_section_has(const struct profile *p, const struct profile_section *sec,
 			 const struct sample *s);
 
 /* "=== PID 12 (comm) ===", "=== PID 12 TID 13 (comm) ===", or for a
- * program of several processes "=== nginx (3 processes) ===". */
+ * program of several processes "=== PID 12 (nginx), 3 processes ===". */
 void profile_section_title(const struct profile *p, const struct profile_section *sec,
 			   char *buf, size_t len);
 

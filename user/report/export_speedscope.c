@@ -153,7 +153,8 @@ static void put_profile(struct strbuf *sb, const struct profile *p,
 	if (!first)
 		sb_putc(sb, ',');
 	if (ps->npids > 1)
-		sb_printf(&name, "%s (%zu processes)", profile_comm(p, ps->pid), ps->npids);
+		sb_printf(&name, "%s (pid %u, %zu processes)", profile_program_comm(p, ps->pid),
+			  ps->pid, ps->npids);
 	else
 		sb_printf(&name, "%s (pid %u)", profile_comm(p, ps->pid), ps->pid);
 	sb_puts(sb, "\n{\"type\":\"sampled\",\"name\":");

@@ -120,7 +120,7 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 		sb_puts(sb, profile_comm(p, s->pid));
 		break;
 	case XF_PID:
-		sb_printf(sb, "%u", s->pid);
+		sb_printf(sb, "%u", o->per_process ? s->pid : profile_program_pid(p, s->pid));
 		break;
 	case XF_ZONE:
 		sb_puts(sb, "[zone:");
@@ -150,6 +150,32 @@ bool export_multi_pid(const struct profile *p)
 		if (p->samples[i].pid != p->samples[0].pid)
 			return true;
 	return false;
+}
+
+unsigned export_process_flags(const struct profile *p, const struct export_opts *o)
+{
+	uint32_t *keys;
+	size_t n = 0;
+	bool shared = false;
+
+	if (o->per_process)
+		return XS_PROCESS | (export_multi_pid(p) ? XS_PID : 0);
+	keys = xcalloc(p->nsamples + 1, sizeof(*keys));
+	for (size_t i = 0; i < p->nsamples && !shared; i++) {
+		uint32_t key = profile_program_pid(p, p->samples[i].pid);
+		const char *comm = profile_program_comm(p, key);
+		size_t j = 0;
+
+		while (j < n && keys[j] != key)
+			j++;
+		if (j < n)
+			continue;
+		for (j = 0; j < n && !shared; j++)
+			shared = !strcmp(profile_program_comm(p, keys[j]), comm);
+		keys[n++] = key;
+	}
+	free(keys);
+	return XS_PROCESS | (shared ? XS_PID : 0);
 }
 
 /* lj_debug_shortname's form for chunks loaded from a string. */

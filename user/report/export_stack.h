@@ -33,7 +33,7 @@ const char *vm_class_name(enum vm_class c);	/* jit.p's: "Compiled" ... */
 enum xframe_kind {
 	XF_FRAME,	/* one of the sample's frames */
 	XF_COMM,	/* root: the process name */
-	XF_PID,		/* the pid, under comm when several processes were seen */
+	XF_PID,		/* the pid (per process) or the program's first pid, under comm */
 	XF_ZONE,	/* [zone:NAME], or [zone:(none)] as jit.p names it */
 	XF_TRUNCATED,	/* [unknown: truncated]: the bottom is past the depth limit */
 	XF_HOST,	/* [host]: a host sample that carries no frame */
@@ -67,6 +67,11 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 
 /* True when the samples come from more than one process. */
 bool export_multi_pid(const struct profile *p);
+
+/* The XS_* flags of folded and SVG stacks: comm always; a pid frame per
+ * process with o->per_process, else per program only when two programs
+ * share a comm (two unrelated luajit scripts), so that they stay apart. */
+unsigned export_process_flags(const struct profile *p, const struct export_opts *o);
 
 /* The source file a frame's chunk names, for pprof and speedscope:
  * "@path" -> path, "=name" -> name, source text -> [string "first line"],

@@ -186,7 +186,7 @@ static void flame_merge(struct flame *fl)
 	const struct profile *p = fl->p;
 	struct xstack st = { 0 };
 	struct strbuf label = STRBUF_INIT;
-	unsigned flags = XS_PROCESS | (fl->o.per_process && export_multi_pid(p) ? XS_PID : 0);
+	unsigned flags = export_process_flags(p, &fl->o);
 
 	node_new(fl, 0, keytab_intern(&fl->labels, "all", 3, NULL), NK_ROOT);
 	for (size_t i = 0; i < p->nsamples; i++) {

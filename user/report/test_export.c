@@ -178,8 +178,10 @@ static void check_roots(void)
 	CHECK("several processes in speedscope", run(export_speedscope, p, NULL) == 0 &&
 	      strstr(out_buf, "\"name\":\"luajit (pid 10)\"") &&
 	      strstr(out_buf, "\"name\":\"? (pid 11)\""));
-	/* By default the processes of one program merge under its comm. */
+	/* By default the processes of one program (12 forked by 10, running
+	 * the same executable) merge under its comm. */
 	profile_set_comm(p, 12, "luajit");
+	profile_set_program(p, 12, 10);
 	add(p, 12, -1, 0, 5, st, 1);
 	CHECK("one program, two processes", run(export_folded, p, NULL) == 0);
 	CHECK_STR("one program, two processes: merged under comm", out_buf,
@@ -187,10 +189,19 @@ static void check_roots(void)
 		  "luajit;[host] 2\nluajit;[unknown: empty stack] 1\n"
 		  "luajit;t.lua:work 9\n");
 	CHECK("one program in speedscope", run(export_speedscope, p, NULL) == 0 &&
-	      strstr(out_buf, "\"name\":\"luajit (2 processes)\"") &&
+	      strstr(out_buf, "\"name\":\"luajit (pid 10, 2 processes)\"") &&
 	      strstr(out_buf, "\"name\":\"? (pid 11)\""));
 	CHECK("per process in speedscope", run(export_speedscope, p, &per_process) == 0 &&
 	      strstr(out_buf, "\"name\":\"luajit (pid 12)\""));
+	/* Another luajit, unrelated: two programs share a comm, so the
+	 * program's first pid keeps them apart. */
+	profile_set_comm(p, 13, "luajit");
+	add(p, 13, -1, 0, 1, st, 1);
+	CHECK("two programs, one comm", run(export_folded, p, NULL) == 0);
+	CHECK_STR("two programs, one comm: a pid frame per program", out_buf,
+		  "?;11;[host] 3\n?;11;t.lua:work 6\n"
+		  "luajit;10;[host] 2\nluajit;10;[unknown: empty stack] 1\n"
+		  "luajit;10;t.lua:work 9\nluajit;13;t.lua:work 1\n");
 	profile_free(p);
 }
 

@@ -62,8 +62,10 @@ int main(void)
 	struct view_jitp_opts per_process = { .per_process = true };
 	struct view_jitp_opts per_thread = { .per_thread = true };
 
+	/* 301 was forked by 300 and runs the same executable: one program. */
 	profile_set_comm(p, 300, "nginx");
 	profile_set_comm(p, 301, "nginx");
+	profile_set_program(p, 301, 300);
 	add(p, 300, 300, 3, w);
 	add(p, 301, 301, 1, o);
 	CHECK_STR("a program's processes merge, no header", jitp(p, NULL),
@@ -87,11 +89,19 @@ int main(void)
 	add(p, 20, 21, 4, w);
 	CHECK_STR("programs apart, processes merged", jitp(p, NULL),
 		  "=== PID 20 (luajit) ===\n100%  work\n\n"
-		  "=== nginx (2 processes) ===\n75%  work\n25%  other\n");
+		  "=== PID 300 (nginx), 2 processes ===\n75%  work\n25%  other\n");
+	/* Same name, unrelated: a program of its own. */
+	profile_set_comm(p, 400, "nginx");
+	add(p, 400, 400, 2, o);
+	CHECK_STR("an unrelated process of the same name stays apart", jitp(p, NULL),
+		  "=== PID 20 (luajit) ===\n100%  work\n\n"
+		  "=== PID 300 (nginx), 2 processes ===\n75%  work\n25%  other\n\n"
+		  "=== PID 400 (nginx) ===\n100%  other\n");
 	CHECK_STR("--per-thread", jitp(p, &per_thread),
 		  "=== PID 20 TID 21 (luajit) ===\n100%  work\n\n"
 		  "=== PID 300 TID 300 (nginx) ===\n100%  work\n\n"
-		  "=== PID 301 TID 301 (nginx) ===\n100%  other\n");
+		  "=== PID 301 TID 301 (nginx) ===\n100%  other\n\n"
+		  "=== PID 400 TID 400 (nginx) ===\n100%  other\n");
 	profile_free(p);
 	free(out_buf);
 	UNIT_EXIT();
