@@ -41,18 +41,23 @@ wait $W1 $W2
 cleanup_children
 
 n=$(sed -n 's/^luabpfprof: \([0-9][0-9]*\) samples in .*/\1/p' "$TMP/jitter.err")
-if [ "${n:-0}" -ge 1000 ]; then pass "aliasing: enough samples ($n)"
+# ~5000 samples on an idle machine.  Below 200 (a starved target) the
+# distance's noise nears what aliasing gives: say so rather than guess.
+if [ "${n:-0}" -ge 200 ]; then pass "aliasing: enough samples ($n)"
 else fail "aliasing: enough samples" "only '${n}': $(cat "$TMP/jitter.err")"; fi
 
+# Sampling noise of the distance (half the sum of three share errors):
+# about 250 / sqrt(n) points at 3.5 sigma, at least 7.  Aliasing on one
+# CPU gives 50 or more.
+tol=$(awk -v n="${n:-1}" 'BEGIN { t = 250 / sqrt(n); printf "%.1f", t < 7 ? 7 : t }')
 read -r d a b c < <(tvd "$TMP/jitter.txt")
-# 3.5 sigma of a 50% share over 1000 samples is 5.5 points; the distance
-# sums half the three errors.
-if awk -v d="$d" 'BEGIN { exit !(d <= 7) }'; then
-	pass "aliasing: a program in phase with -F is measured at its split (seg_a/b/c $a/$b/$c, truth 50/33/17, distance $d)"
+if awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }'; then
+	pass "aliasing: a program in phase with -F is measured at its split (seg_a/b/c $a/$b/$c, truth 50/33/17, distance $d <= $tol)"
 else
-	fail "aliasing: jittered period" "seg_a/b/c $a/$b/$c, truth 50/33/17, distance $d > 7; report: $(tr '\n' '|' <"$TMP/jitter.txt")"
+	fail "aliasing: jittered period" "seg_a/b/c $a/$b/$c, truth 50/33/17, distance $d > $tol; report: $(tr '\n' '|' <"$TMP/jitter.txt")"
 fi
-check_share "aliasing: seg_c (1/6 of each round) is seen" "$TMP/jitter.txt" seg_c 17 5
+tc=$(awk -v n="${n:-1}" 'BEGIN { t = 3.5 * 100 * sqrt(0.14 / n) + 1; t = int(t) + 1; print t < 5 ? 5 : t }')
+check_share "aliasing: seg_c (1/6 of each round) is seen" "$TMP/jitter.txt" seg_c 17 "$tc"
 
 read -r d a b c < <(tvd "$TMP/fixed.txt")
 if awk -v d="$d" 'BEGIN { exit !(d >= 25) }'; then
