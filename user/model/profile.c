@@ -312,7 +312,7 @@ const char *profile_program_comm(const struct profile *p, uint32_t root)
 	return "?";
 }
 
-/* The section key of s: its program's lowest pid, its pid, or pid+tid. */
+/* The section key of s: its program's first pid, its pid, or pid+tid. */
 static void section_key(const struct profile *p, enum section_by by, const struct sample *s,
 			struct profile_section *out)
 {
@@ -353,6 +353,8 @@ size_t profile_sections(const struct profile *p, enum section_by by,
 				j++;
 			if (j == np)
 				pids[np++] = pid;
+			if (!secs[k].member || pid < secs[k].member)
+				secs[k].member = pid;
 		}
 		secs[k].npids = (uint32_t)np;
 	}
@@ -390,6 +392,9 @@ void profile_section_title(const struct profile *p, const struct profile_section
 	else if (sec->by == SECTION_PROGRAM && sec->npids > 1)
 		snprintf(buf, len, "=== PID %u (%s), %u processes ===", sec->pid,
 			 profile_program_comm(p, sec->pid), sec->npids);
+	else if (sec->by == SECTION_PROGRAM && sec->member)
+		snprintf(buf, len, "=== PID %u (%s) ===", sec->member,
+			 profile_comm(p, sec->member));
 	else
 		snprintf(buf, len, "=== PID %u (%s) ===", sec->pid, profile_comm(p, sec->pid));
 }

@@ -122,6 +122,7 @@ struct profile_section {
 	enum section_by by;
 	uint32_t pid, tid;	/* SECTION_PROGRAM: the pid the program started in */
 	uint32_t npids;		/* SECTION_PROGRAM: how many processes */
+	uint32_t member;	/* SECTION_PROGRAM: the lowest of their pids */
 };
 
 /* The sections the views print, sorted by pid (and tid): one for all when
@@ -143,7 +144,9 @@ bool profile_section_has(const struct profile *p, const struct profile_section *
 			 const struct sample *s);
 
 /* "=== PID 12 (comm) ===", "=== PID 12 TID 13 (comm) ===", or for a
- * program of several processes "=== PID 12 (nginx), 3 processes ===". */
+ * program of several processes "=== PID 12 (nginx), 3 processes ==="
+ * where 12 is the pid the program started in.  A program seen in one
+ * process only is headed by that process's own pid. */
 void profile_section_title(const struct profile *p, const struct profile_section *sec,
 			   char *buf, size_t len);
 

@@ -84,6 +84,23 @@ int main(void)
 		  "  total    self   samples  function\n"
 		  " 100.0%  100.0%         1  u.lua:other\n");
 
+	/* A program seen in one process only (a worker, its master idle) is
+	 * headed by that process. */
+	{
+		struct profile *q = profile_new(100);
+		const struct frame_sym *qw = profile_frame(q, &fw);
+
+		profile_set_comm(q, 501, "nginx");
+		profile_set_program(q, 501, 500);
+		profile_set_comm(q, 20, "luajit");
+		add(q, 501, 501, 1, qw);
+		add(q, 20, 20, 1, qw);
+		CHECK_STR("a program's only process heads its section", jitp(q, NULL),
+			  "=== PID 20 (luajit) ===\n100%  work\n\n"
+			  "=== PID 501 (nginx) ===\n100%  work\n");
+		profile_free(q);
+	}
+
 	/* Another program: its own section, the program's processes still one. */
 	profile_set_comm(p, 20, "luajit");
 	add(p, 20, 21, 4, w);
