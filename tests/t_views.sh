@@ -626,14 +626,14 @@ n1=$(nsamples "$TMP/interval.i1.err") n5=$(nsamples "$TMP/interval.i5.err")
 nf=$(nsamples "$TMP/interval.F1000.err")
 check "i1 samples at 1000 Hz" grep -q ' samples in .* at 1000 Hz' "$TMP/interval.i1.err"
 check "i5 samples at 200 Hz" grep -q ' samples in .* at 200 Hz' "$TMP/interval.i5.err"
-# The ratios within 4..6.25 and 0.8..1.25, or 3.5 sigma of the counts'
-# Poisson noise when a loaded machine leaves the target fewer samples.
+# The three profilers start together, but on a loaded machine their
+# windows differ by seconds and the target's share of the CPU changes in
+# between (i1 347 and -F 1000 210 samples in one run): the counts tell a
+# factor 5 from 1, not 5% from 0.  So i1/i5 within 2.5..10 and i1/-F 1000
+# within 0.5..2; the rate itself is in the summary lines checked above.
 if awk -v a="${n1:-0}" -v b="${n5:-0}" -v f="${nf:-0}" 'BEGIN {
 		if (a < 1 || b < 1 || f < 1) exit 1
-		e = 3.5 * sqrt(1 / a + 1 / b); g = 3.5 * sqrt(1 / a + 1 / f)
-		lo = 5 * exp(-e); hi = 5 * exp(e); if (lo > 4) lo = 4; if (hi < 6.25) hi = 6.25
-		flo = exp(-g); fhi = exp(g); if (flo > 0.8) flo = 0.8; if (fhi < 1.25) fhi = 1.25
-		exit !(a / b > lo && a / b < hi && a / f > flo && a / f < fhi) }'; then
+		exit !(a / b > 2.5 && a / b < 10 && a / f > 0.5 && a / f < 2) }'; then
 	pass "i<ms> sets the rate: i1 $n1, i5 $n5, -F 1000 $nf samples on the same target"
 else
 	fail "i<ms> sets the rate" "i1 '$n1' i5 '$n5' -F 1000 '$nf' samples: want i1/i5 ~5 and i1 ~ -F 1000"
