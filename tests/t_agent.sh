@@ -5,7 +5,9 @@
 # not acceptance by a real backend).
 #  - 60 s at --every 10s on two processes (Debian luajit, a host on
 #    OpenResty's libluajit): 6 valid profiles per process with the right
-#    labels, back to back, whose totals equal a one-shot run's within 1%;
+#    labels, back to back, whose totals equal a one-shot run's within 4%
+#    (each sampler jitters its period by up to 10% at every drain, against
+#    aliasing: two samplers of the same 60 bursts differ by ~1% sigma);
 #    the server is killed mid-run and restarted: no interval lost or sent
 #    twice (disk spool).
 #  - Push API and Parca bodies, --service, tenant and credentials headers;
@@ -112,7 +114,7 @@ sleep 0.3
 	--push "http://127.0.0.1:$S1_PORT" --label env=ci --label team=lua \
 	--spool-dir "$TMP/spool1" --log-file "$TMP/a1.log" &
 A1=$!
-"$PROF" -p "$P1,$P2" -F 99 -d 64 -f folded -o "$TMP/one.folded" 2>"$TMP/one.err" &
+"$PROF" -p "$P1,$P2" -F 99 -d 64 -f folded --per-process -o "$TMP/one.folded" 2>"$TMP/one.err" &
 ONE=$!
 "$PROF" -p "$P1,$P2" -F 99 -d 64 --jp F >"$TMP/one.txt" 2>"$TMP/one_txt.err" &
 ONE_TXT=$!
@@ -271,14 +273,14 @@ for pid in "$P1" "$P2"; do
 		awk '$8 !~ /^duty.lua:burn:/ { bad++ } END { exit bad > 0 }' "$TMP/a1.$pid"
 	got=$(awk '{ s += $3 } END { print s + 0 }' "$TMP/a1.$pid")
 	want=$(awk -F';' -v p="$pid" '$2 == p { n = split($NF, a, " "); s += a[n] } END { print s + 0 }' "$TMP/one.folded")
-	check "60 s run, $comm: total samples $got = one 60 s run's $want within 1%" \
-		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 500 && d <= w / 100) }'
+	check "60 s run, $comm: total samples $got = one 60 s run's $want within 4%" \
+		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 500 && d <= w * 4 / 100) }'
 done
 # The text view of a one-shot run: its summary counts every sample of both.
 got=$(cat "$TMP"/a1.[0-9]* | awk '{ s += $3 } END { print s + 0 }')
 want=$(sed -n 's/^luabpfprof: \([0-9]*\) samples in .*/\1/p' "$TMP/one_txt.err")
-check "60 s run: all samples $got = the text view's $want within 1%" \
-	awk -v g="$got" -v w="${want:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 1000 && d <= w / 100) }'
+check "60 s run: all samples $got = the text view's $want within 4%" \
+	awk -v g="$got" -v w="${want:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 1000 && d <= w * 4 / 100) }'
 burn_on_top() {	# burn_on_top PID FILE: the section's first line
 	grep -A1 -x "=== PID $1 (.*) ===" "$2" | grep -q '^100%  duty.lua:burn$'
 }

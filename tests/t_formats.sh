@@ -102,7 +102,7 @@ xmllint --xpath "//*[local-name()='title']/text()" "$OUT/profile.svg" 2>/dev/nul
 	const T = require("./truth");
 	const names = new Set(["all"]);
 	for (const s of T.samples)
-		for (const l of T.exportStack(s, { process: true })) names.add(T.textOf(l));
+		for (const l of T.exportStack(s, { process: true })) names.add(T.svgLabel(l));
 	console.log([...names].join("\n"));') >"$OUT/names.txt"
 missing=$(grep -vxFf "$OUT/titles.txt" "$OUT/names.txt")
 check "xmllint: the SVG holds every frame name ($(wc -l <"$OUT/names.txt"))" [ -z "$missing" ]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Complete stacks on real code (issue 12, items 2 and 5): every sample's
 # stack reaches its bottom, a walk that fails keeps what it read over an
-# [unknown] mark and is counted, and a coroutine sits under its resumer.
+# [unknown: CAUSE] mark and is counted, and a coroutine sits under its resumer.
 #   - sinrec.lua, JIT off: the leaf calling math.sin (libm runs with BASE in
 #     rbp, L->base stale) keeps its 40 dive frames; leaf share within 2
 #     points of the CPU-budget truth (80%), GC64 and non-GC64;
@@ -58,10 +58,10 @@ sin_check() {
 	# stack that looks right is never allowed: every leaf sample not
 	# complete must be a marked cut.
 	local cut short
-	cut=$(grep -c '\[unknown\]' "$out.folded")
+	cut=$(grep -c '\[unknown: ' "$out.folded")
 	short=$(( (leaf - full) + (total - rooted) ))
 	if [ "${total:-0}" -ge 500 ] && [ "$(permille "$short" "$total")" -le 2 ] &&
-	   ! grep -v '\[unknown\]' "$out.folded" | grep 'sinrec.lua:leaf' |
+	   ! grep -v '\[unknown: ' "$out.folded" | grep 'sinrec.lua:leaf' |
 		awk '{ if (gsub(/sinrec.lua:dive/, "&") != 40) bad = 1 } END { exit !bad }'; then
 		pass "sin $tag: every leaf sample has its 40 dive frames or a marked cut ($short cut of $total, $cut marked stacks)"
 	else

@@ -10,14 +10,16 @@
 #   the same distribution (jit.p must run in the target for z and v, see
 #   zones and vmstates below: there both profile the same run);
 # - jit.p samples at the next bytecode: exact with -joff, late with the JIT
-#   on (at trace exits).  So the full comparison (keys, markers, indents,
-#   number formats, order, shares, annotated files and hunks) runs with
-#   -joff; with the JIT on only the keys are compared, and our own shares
-#   are checked against the ground truth;
-# - jit.p's interval timer advances with the kernel tick (~250 Hz on
-#   Debian, whatever i<ms> says), so its reports rest on fewer samples than
-#   ours: a share may differ by 3.5 sigma of the difference of the two
-#   binomial estimates, plus 2 points for rounding (at least 5).
+#   on (at trace exits).  Its interval timer advances with the kernel tick
+#   (~250 Hz on Debian, whatever i<ms> says), so its reports rest on fewer
+#   samples than ours and on a coarse clock.  So jit.p is only ever
+#   compared for shape, where neither bias can fail a run: with -joff the
+#   keys, markers, indents, number formats, order rules, annotated files,
+#   hunks and line texts; with the JIT on the keys.  A key that one report
+#   has and the other lacks fails only when its share clears the threshold
+#   by the sampling tolerance plus BIAS points.  Shares are checked against
+#   the workload's ground truth instead (views.lua splits every round, and
+#   its rounds have random lengths, so no sampling period aliases).
 # The jit.p runs only need CPU time, not wall time: they run under nice 19
 # alongside the profiled targets, which thus keep their CPU.
 set -u
@@ -58,6 +60,9 @@ end
 -- with --keep-root for these comparisons, is named luajit+0x....
 local function norm(k) return (k:gsub("@0x%x+", "@0x*"):gsub("luajit%+0x%x+", "@0x*")) end
 local function fmt1(x) return string.format("%.0f", x) end
+-- Points of share that jit.p's own biases may add to a key or line on top
+-- of the sampling noise (safe-point sampling, the 250 Hz tick).
+local BIAS = 10
 
 -- A listing as entries { path, key, parent, share, n }: share in percent
 -- (of the parent for nested lines), n the samples behind the parent.
@@ -175,10 +180,14 @@ local function compare_listing(name, kind, min, ours, n1, theirs, n2, keysonly)
 	if #b == 0 then problems[#problems + 1] = "jit.p's is empty" end
 	local ia, ib = index(a), index(b)
 	local matched, worst, summary = 0, "", {}
-	local function check(e, other, who)
+	-- A key that one report lacks: the other report's own sample count
+	-- (behind the same parent) says how likely that is by chance.
+	local function check(e, other, who, other_total)
 		local o = other[e.path]
 		if e.parent and not other[e.parent.path] then return end
-		local cut = keysonly and 15 or min + tolerance(e.share, e.n, e.n)
+		local on = e.parent and other_total * other[e.parent.path].share / 100 or other_total
+		local cut = min + tolerance(e.share, e.n, on) + BIAS
+		if keysonly then cut = math.max(15, cut) end
 		if not o then
 			if e.share >= cut then
 				problems[#problems + 1] = string.format("%s only: %q %s%%", who,
@@ -186,8 +195,8 @@ local function compare_listing(name, kind, min, ours, n1, theirs, n2, keysonly)
 			end
 		end
 	end
-	for _, e in ipairs(a) do check(e, ib, "ours") end
-	for _, e in ipairs(b) do check(e, ia, "jit.p") end
+	for _, e in ipairs(a) do check(e, ib, "ours", n2) end
+	for _, e in ipairs(b) do check(e, ia, "jit.p", n1) end
 	local maxd = -1
 	for _, e in ipairs(a) do
 		local o = ib[e.path]
@@ -197,19 +206,13 @@ local function compare_listing(name, kind, min, ours, n1, theirs, n2, keysonly)
 				summary[#summary + 1] = string.format("%s %s/%s", e.key,
 					fmt1(e.share), fmt1(o.share))
 			end
-			if not keysonly then
-				local tol = tolerance((e.share + o.share) / 2, e.n, o.n)
-				local d = math.abs(e.share - o.share)
-				if d > tol then
-					problems[#problems + 1] = string.format(
-						"%q ours %s%% jit.p %s%% (tolerance %d)",
-						e.path, fmt1(e.share), fmt1(o.share), tol)
-				end
-				if d - tol > maxd then
-					maxd = d - tol
-					worst = string.format("; closest to the limit: %s %s/%s ±%d",
-						e.key, fmt1(e.share), fmt1(o.share), tol)
-				end
+			-- Shares are not compared: jit.p's own biases move them
+			-- (see the top of t_views.sh); they are shown for reading.
+			local d = math.abs(e.share - o.share)
+			if not keysonly and d > maxd then
+				maxd = d
+				worst = string.format("; largest difference: %s %s/%s",
+					e.key, fmt1(e.share), fmt1(o.share))
 			end
 		end
 	end
@@ -288,18 +291,14 @@ local function compare_ann(name, whole, min, ours, n1, theirs, n2)
 					local p = ((x.v or 0) + (y.v or 0)) / 2
 					local tol = tolerance(p, n1, n2)
 					if not (x.v and y.v) then
-						if (x.v or y.v) >= min + tol then
+						if (x.v or y.v) >= min + tol + BIAS then
 							problems[#problems + 1] = string.format(
 								"line %d hot in %s only", n, x.v and "ours" or "jit.p")
 						end
 					else
+						-- Shown, not compared (jit.p's bias).
 						hot = hot + 1
 						summary[#summary + 1] = string.format("%d:%d/%d", n, x.v, y.v)
-						if math.abs(x.v - y.v) > tol then
-							problems[#problems + 1] = string.format(
-								"line %d ours %d%% jit.p %d%% (tolerance %d)",
-								n, x.v, y.v, tol)
-						end
 					end
 				end
 			end
@@ -384,10 +383,17 @@ truth_tol() {
 }
 
 # truth NAME FILE KEY WANT MIN: a top-level share against the ground truth.
+# A key a non-empty report leaves out has a share of 0 (below the m
+# threshold): with few samples (a starved target on a loaded machine) a 10%
+# key may be missing by chance, and the tolerance says whether that is
+# plausible.
 truth() {
-	local n t; n=$(nsamples "${2%.txt}.err")
+	local n t got; n=$(nsamples "${2%.txt}.err")
 	t=$(truth_tol "$n" "$4" "$5")
-	check_share "$1" "$2" "$3" "$4" "$t"
+	got=$(share "$2" "$3")
+	[ -z "$got" ] && [ -s "$2" ] && ! grep -q '^\[No samples' "$2" && got=0
+	if near "$got" "$4" "$t"; then pass "$1 ($3=${got}% of $n samples)"
+	else fail "$1" "$3 got '${got}' want $4±$t ($n samples); report: $(tr '\n' '|' < "$2")"; fi
 }
 
 # nested FILE PARENT KEY: the share printed for KEY nested under PARENT.
@@ -408,6 +414,8 @@ check_nested() {
 	got=$(nested "$2" "$3" "$4")
 	n=$(awk -v n="$(nsamples "${2%.txt}.err")" -v p="$(share "$2" "$3")" \
 		'BEGIN { printf "%d", n * p / 100 }')
+	# The parent is listed, the key not: 0% of the parent (see truth).
+	[ -z "$got" ] && [ -n "$(share "$2" "$3")" ] && got=0
 	t=$(truth_tol "$n" "$5" "$6")
 	if near "$got" "$5" "$t"; then pass "$1 ($3 > $4=${got}%)"
 	else fail "$1" "$3 > $4 got '${got}' want $5±$t; report: $(tr '\n' '|' < "$2")"; fi
@@ -541,6 +549,44 @@ for j in joff jon; do
 	truth "views $j: 2 leaf_a < mid" "$TMP/$j.2.txt" "leaf_a < mid" 30 5
 	truth "views $j: 2 leaf_a < other" "$TMP/$j.2.txt" "leaf_a < other" 15 5
 done
+# The views that print counts or files, against the same truth.
+# count_share NAME FILE KIND KEY WANT MIN: KIND raw ("%5d  key" lines) or
+# graph ("a;b;key count" lines, by leaf); ann_share: the line's percentage
+# in an annotated (a) report.
+count_share() {
+	local got n t
+	got=$(awk -v kind="$3" -v k="$4" '
+		kind == "raw" && /^ *[0-9]+  / { v = $1; key = $0; sub(/^ *[0-9]+  /, "", key) }
+		kind == "graph" && / [0-9]+$/ { v = $NF; key = $0; sub(/ [0-9]+$/, "", key); sub(/.*;/, "", key) }
+		v != "" { s += v; if (key == k) c += v; v = "" }
+		END { if (s > 0) printf "%d", c * 100 / s + 0.5 }' "$2")
+	n=$(nsamples "${2%.txt}.err"); t=$(truth_tol "$n" "$5" "$6")
+	if near "$got" "$5" "$t"; then pass "$1 ($4=${got}%)"
+	else fail "$1" "$4 got '${got}' want $5±$t; report: $(head -c 600 "$2" | tr '\n' '|')"; fi
+}
+ann_share() {
+	local got n t
+	got=$(awk -v want="$3" '
+		/^@@ [0-9]+ @@$/ { ln = $2; next }
+		/^ *[0-9]+% \| / || /^      \| / {
+			if (ln == want && $0 ~ /%/) { v = $0; sub(/%.*/, "", v); gsub(/ /, "", v); print v; exit }
+			ln++ }' "$2")
+	# The file is annotated, the line not hot: 0% (see truth).
+	[ -z "$got" ] && grep -q '^====== .*views.lua ======$' "$2" && got=0
+	n=$(nsamples "${2%.txt}.err"); t=$(truth_tol "$n" "$4" "$5")
+	if near "$got" "$4" "$t"; then pass "$1 (line $3: ${got}%)"
+	else fail "$1" "line $3 got '${got}' want $4±$t; report: $(tr '\n' '|' <"$2")"; fi
+}
+truth "views joff: F views.lua:leaf_a" "$TMP/joff.F.txt" views.lua:leaf_a 45 5
+truth "views joff: -2 mid > leaf_a" "$TMP/joff.-2.txt" "mid > leaf_a" 30 5
+truth "views joff: m12 hides nothing above 12 (other)" "$TMP/joff.m12.txt" other 25 5
+count_share "views joff: r leaf_a" "$TMP/joff.r.txt" raw leaf_a 45 5
+count_share "views joff: r leaf_b" "$TMP/joff.r.txt" raw leaf_b 10 4
+count_share "views joff: G leaf_a" "$TMP/joff.G.txt" graph leaf_a 45 5
+count_share "views joff: G other" "$TMP/joff.G.txt" graph other 25 5
+ann_share "views joff: a line 30" "$TMP/joff.a.txt" 30 45 5
+ann_share "views joff: a line 35" "$TMP/joff.a.txt" 35 10 4
+ann_share "views joff: a line 58" "$TMP/joff.a.txt" 58 25 5
 check_nested "views joff: s splits leaf_a by caller" "$TMP/joff.s.txt" leaf_a mid 67 6
 check_nested "views joff: -s splits mid by callee" "$TMP/joff.-s.txt" mid leaf_b 25 6
 check_nested "views joff: fl nests mid's lines" "$TMP/joff.fl.txt" mid views.lua:52 50 5
@@ -584,8 +630,14 @@ n1=$(nsamples "$TMP/interval.i1.err") n5=$(nsamples "$TMP/interval.i5.err")
 nf=$(nsamples "$TMP/interval.F1000.err")
 check "i1 samples at 1000 Hz" grep -q ' samples in .* at 1000 Hz' "$TMP/interval.i1.err"
 check "i5 samples at 200 Hz" grep -q ' samples in .* at 200 Hz' "$TMP/interval.i5.err"
+# The three profilers start together, but on a loaded machine their
+# windows differ by seconds and the target's share of the CPU changes in
+# between (i1 347 and -F 1000 210 samples in one run): the counts tell a
+# factor 5 from 1, not 5% from 0.  So i1/i5 within 2.5..10 and i1/-F 1000
+# within 0.5..2; the rate itself is in the summary lines checked above.
 if awk -v a="${n1:-0}" -v b="${n5:-0}" -v f="${nf:-0}" 'BEGIN {
-		exit !(b > 0 && a / b > 4 && a / b < 6.25 && f > 0 && a / f > 0.8 && a / f < 1.25) }'; then
+		if (a < 1 || b < 1 || f < 1) exit 1
+		exit !(a / b > 2.5 && a / b < 10 && a / f > 0.5 && a / f < 2) }'; then
 	pass "i<ms> sets the rate: i1 $n1, i5 $n5, -F 1000 $nf samples on the same target"
 else
 	fail "i<ms> sets the rate" "i1 '$n1' i5 '$n5' -F 1000 '$nf' samples: want i1/i5 ~5 and i1 ~ -F 1000"

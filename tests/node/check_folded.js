@@ -54,6 +54,9 @@ sameMap('folded stacks and counts equal the truth',
 sameMap('folded with vmstate and zone frames equals the truth',
 	parse(path.join(dir, 'states.folded'), 'states.folded'),
 	T.expectedStacks({ process: true, vmstate: true, zone: true }, T.bytesKey));
+sameMap('folded --per-process: a pid frame under comm',
+	parse(path.join(dir, 'perproc.folded'), 'perproc.folded'),
+	T.expectedStacks({ process: true, perProcess: true }, T.bytesKey));
 check('empty profile gives an empty folded file',
 	fs.readFileSync(path.join(dir, 'empty.folded')).length === 0);
 done();

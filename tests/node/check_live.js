@@ -12,7 +12,13 @@ const schema = require('speedscope/dist/release/file-format-schema.json');
 const { check, done } = require('./lib');
 
 const dir = path.resolve(process.argv[2]);
-const hot = process.argv[3];		// a frame that must be in the graph
+const hot = process.argv[3];		// a frame that must be in the graph: FILE:NAME
+// The SVG labels a named Lua function name first: "NAME FILE:FIRSTLINE".
+const hotSvg = (() => {
+	const m = /^(.*):([^:]+)$/.exec(hot);
+	const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return m ? new RegExp(`^${esc(m[2])} ${esc(m[1])}:[0-9]+$`) : new RegExp(`^${esc(hot)}$`);
+})();
 const MATCH_FILL = 'rgb(230,0,230)';
 
 function frames(page) {
@@ -45,7 +51,7 @@ async function main() {
 		await page.setViewportSize({ width: 1200, height: 400 });
 		await page.goto(`file://${path.join(dir, 'p.svg')}`);
 		let fr = await frames(page);
-		const target = fr.find((f) => f.name === hot);
+		const target = fr.find((f) => hotSvg.test(f.name));
 		check('live svg: the hot Lua frame is drawn', !!target, fr.map((f) => f.name).join(','));
 		if (target) {
 			await page.locator('g.f').nth(target.i).click();
@@ -54,12 +60,12 @@ async function main() {
 				fr[target.i].width > target.width * 1.2 && fr[target.i].width > 1000,
 				`${target.width} -> ${fr[target.i].width}`);
 			await page.click('#unzoom');
-			page.once('dialog', (d) => d.accept(hot));
+			page.once('dialog', (d) => d.accept(target.name));
 			await page.click('#search');
 			fr = await frames(page);
 			const matched = await page.textContent('#matched');
 			check('live svg: search highlights the frame and shows the matched share',
-				fr.some((f) => f.name === hot && f.fill === MATCH_FILL) &&
+				fr.some((f) => f.name === target.name && f.fill === MATCH_FILL) &&
 				/^Matched: [0-9.]+%$/.test(matched), matched);
 		}
 		const png = await page.screenshot();

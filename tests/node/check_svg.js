@@ -29,9 +29,9 @@ function rgb(fill) {
 	return fill.match(/\d+/g).map(Number);
 }
 
-async function open(browser, file, errors) {
+async function open(browser, file, errors, width) {
 	const page = await browser.newPage();
-	await page.setViewportSize({ width: 1200, height: 400 });
+	await page.setViewportSize({ width: width || 1200, height: 400 });
 	page.on('pageerror', (e) => errors.push(`${file}: ${e.message}`));
 	await page.goto(`file://${path.join(dir, file)}`);
 	await page.waitForLoadState('load');
@@ -44,20 +44,42 @@ async function checkProfile(browser, errors) {
 	const names = new Set(fr.map((f) => f.name));
 	const want = new Set(['all']);
 	for (const s of T.samples)
-		for (const l of T.exportStack(s, { process: true })) want.add(T.textOf(l));
+		for (const l of T.exportStack(s, { process: true })) want.add(T.svgLabel(l));
 	const missing = [...want].filter((n) => !names.has(n));
 	check('svg: every frame name is shown', !missing.length, missing.join(', '));
 	check('svg: tooltip has samples and share',
-		fr.some((f) => f.title.startsWith('main.lua:outer\n90 samples, 75.00%')),
+		fr.some((f) => f.title.startsWith('outer main.lua:10\n90 samples, 75.00%')),
 		fr.map((f) => f.title.split('\n')[1]).join(';'));
+	check('svg: labels put the function name first, so a cut label keeps it',
+		fr.filter((f) => f.name.startsWith('work main.lua:2')).every((f) =>
+			f.text === '' || f.text.startsWith('work')),
+		fr.filter((f) => f.name.startsWith('work')).map((f) => f.text).join(';'));
+	// GC and JIT compiler time are frames of their own, by default.
+	const gc = fr.find((f) => f.name === '[Garbage Collector]');
+	const jit = fr.find((f) => f.name === '[JIT Compiler]');
+	check('svg: GC time is a red frame by default', gc && rgb(gc.fill)[0] > rgb(gc.fill)[1] + 60,
+		gc && gc.fill);
+	check('svg: JIT compiler time is a purple frame by default', jit &&
+		rgb(jit.fill)[2] > rgb(jit.fill)[1] && rgb(jit.fill)[0] > rgb(jit.fill)[1], jit && jit.fill);
+	// The odd function ran 5 of its 12 samples in the GC: drawn as Lua,
+	// not red (its colour must not say "all GC").
+	const odd = fr.find((f) => f.name === T.svgLabel('x&y.lua:a;b<c>&"q\''));
+	const [or_, og, ob] = rgb(odd.fill);
+	check('svg: a Lua frame with GC time below is coloured as Lua, not GC',
+		or_ > og && og > ob && og > 110, odd.fill);
+	check('svg: no Lua frame is red', fr.filter((f) => / main\.lua:|^main\.lua:/.test(f.name))
+		.every((f) => rgb(f.fill)[1] > 110), '');
 
-	// Zoom into luajit's main.lua:outer (90 of 120 samples).
-	const outer = fr.find((f) => f.title.startsWith('main.lua:outer\n90 samples'));
+	// Zoom into luajit's outer (90 of 120 samples).
+	const outer = fr.find((f) => f.title.startsWith('outer main.lua:10\n90 samples'));
 	const rep = fr.find((f) => f.name === 'string.rep');
 	const host = fr.find((f) => f.name === '[host]');
+	const width = await page.evaluate(() => WIDTH);
+	check('svg: fills the window (1200 px, less a scroll bar)', width > 1150 && width <= 1200,
+		width);
 	await page.locator('g.f').nth(outer.i).click();
 	fr = await frames(page);
-	const full = 1200 - 2 * 10;
+	const full = width - 2 * 10;
 	check('zoom: the clicked frame fills the width',
 		Math.abs(fr[outer.i].width - full) < 0.5 && Math.abs(fr[outer.i].x - 10) < 0.5,
 		JSON.stringify(fr[outer.i]));
@@ -75,7 +97,7 @@ async function checkProfile(browser, errors) {
 	await page.click('#search');
 	fr = await frames(page);
 	const matched = T.samples.filter((s) => T.exportStack(s, { process: true })
-		.some((l) => /work/.test(T.textOf(l)))).reduce((a, s) => a + s.count, 0);
+		.some((l) => /work/.test(T.svgLabel(l)))).reduce((a, s) => a + s.count, 0);
 	const want_pct = `Matched: ${(100 * matched / T.total).toFixed(1)}%`;
 	check('search: matched share shown', (await page.textContent('#matched')) === want_pct,
 		`${await page.textContent('#matched')} != ${want_pct}`);
@@ -87,7 +109,7 @@ async function checkProfile(browser, errors) {
 		(await page.textContent('#matched')) === '');
 
 	// Recursion: the nested main.lua:outer must not count twice.
-	page.once('dialog', (d) => d.accept('outer$'));
+	page.once('dialog', (d) => d.accept('^outer '));
 	await page.click('#search');
 	const outers = T.samples.filter((s) => s.frames.includes('main.lua:outer'))
 		.reduce((a, s) => a + s.count, 0);
@@ -98,7 +120,7 @@ async function checkProfile(browser, errors) {
 	// Hovering shows the frame's details.
 	await page.locator('g.f').nth(outer.i).hover();
 	check('hover: details line', (await page.textContent('#details'))
-		.startsWith('main.lua:outer | 90 samples'));
+		.startsWith('outer main.lua:10 | 90 samples'));
 
 	// Screenshot: count colours in the browser's own decoder.
 	const png = await page.screenshot();
@@ -138,9 +160,31 @@ async function checkStates(browser, errors) {
 	check('colours: interpreted is warm', ir > ig && ig > ib, [ir, ig, ib]);
 	check('colours: GC is red', gr > gg + 60 && gr > gb + 60, [gr, gg, gb]);
 	check('colours: C is blue', fb > fr_ && fb > fg, [fr_, fg, fb]);
-	check('colours: compiled and interpreted Lua differ',
-		colour('main.lua:work').join() !== colour('x&y.lua:a;b<c>&"q\'').join());
+	// Colour by kind: the state frames say compiled or interpreted, Lua
+	// frames above them are all drawn as Lua.
+	const lua = [colour('work main.lua:2'), colour(T.svgLabel('x&y.lua:a;b<c>&"q\''))];
+	check('colours: Lua frames are orange whatever their VM state',
+		lua.every(([r, g, b]) => r > g && g > b), JSON.stringify(lua));
 	check('svg: zone frames shown', fr.some((f) => f.name === '[zone:parse]'));
+	await page.close();
+}
+
+// The graph follows the window: wider, narrower, and after a resize.
+async function checkWidth(browser, errors) {
+	const page = await open(browser, 'profile.svg', errors, 1700);
+	const rootWidth = async () => (await frames(page)).find((f) => f.name === 'all').width;
+	let w = await page.evaluate(() => WIDTH);
+	let r = await rootWidth();
+	check('width: a 1700 px window gets a 1700 px graph', w > 1650 && w <= 1700 &&
+		Math.abs(r - (w - 20)) < 0.5, `${w} ${r}`);
+	await page.setViewportSize({ width: 800, height: 400 });
+	await page.waitForFunction(() => WIDTH <= 800);
+	w = await page.evaluate(() => WIDTH);
+	r = await rootWidth();
+	check('width: resized to 800 px, the graph follows', w > 750 && w <= 800 &&
+		Math.abs(r - (w - 20)) < 0.5, `${w} ${r}`);
+	const box = await page.evaluate(() => document.documentElement.getBoundingClientRect().width);
+	check('width: no horizontal overflow', box <= 800, box);
 	await page.close();
 }
 
@@ -175,6 +219,7 @@ async function main() {
 		await checkProfile(browser, errors);
 		await checkStates(browser, errors);
 		await checkIcicle(browser, errors);
+		await checkWidth(browser, errors);
 		check('no script errors in the page', !errors.length, errors.join('; '));
 	} catch (e) {
 		fail('browser test', e.stack || e.message);

@@ -44,16 +44,29 @@ function textOf(label) {
 	return bytesOf(label).toString('utf8');
 }
 
-// Root first: [comm, pid] [zone] [truncated] frames [host] [vmstate].
+// Root first: [comm [pid]] [zone] [unknown: truncated] frames [host]
+// [vmstate].  The pid frame only per process (a program's processes merge
+// by default); GC and JIT compiler time always get their state frame.
 function exportStack(s, opt) {
 	const st = [];
-	if (opt.process) st.push(comm[s.pid], String(s.pid));
+	if (opt.process) st.push(comm[s.pid]);
+	if (opt.process && opt.perProcess) st.push(String(s.pid));
 	if (opt.zone && !s.host) st.push(`[zone:${s.zone || '(none)'}]`);
-	if (s.truncated) st.push('[truncated]');
+	if (s.truncated) st.push('[unknown: truncated]');
 	st.push(...s.frames);
 	if (s.host && !s.frames.length) st.push('[host]');
-	if (opt.vmstate && !s.host) st.push(`[${vmNames[s.vm]}]`);
+	if (!s.host && (opt.vmstate || s.vm === 'G' || s.vm === 'J')) st.push(`[${vmNames[s.vm]}]`);
 	return st;
+}
+
+// The SVG draws a named Lua function name first: "work main.lua:2".
+const svgNames = new Map([
+	[O, 'outer main.lua:10'], [W, 'work main.lua:2'], [ODD, 'a;b<c>&"q\' x&y.lua:20'],
+	[U, 'gr\u00f6\u00dfe stdin:3'], [D, 'v 42 main.lua:50'],
+]);
+function svgLabel(label) {
+	if (label === BAD) return 'bad\ufffdname main.lua:30';
+	return svgNames.get(label) || textOf(label);
 }
 
 // Merged expected stacks: key (labels' bytes, hex, joined) -> count.
@@ -88,4 +101,4 @@ function flatCum(opt) {
 }
 
 module.exports = { samples, comm, total, hz, period, vmNames, bytesOf, textOf, exportStack,
-	expectedStacks, bytesKey, textKey, flatCum };
+	expectedStacks, bytesKey, textKey, flatCum, svgLabel };

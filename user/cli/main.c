@@ -185,9 +185,11 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.vmstate_frames = o->vmstate_frames,
 		.zone_frames = o->zone_frames,
 		.icicle = o->icicle,
+		.per_process = o->per_process,
 	};
 	struct view_jitp_opts vo = {
 		.open_source = targets_open_source, .ctx = ts, .per_thread = o->per_thread,
+		.per_process = o->per_process,
 	};
 	struct view_tree_opts to;
 	char err[200];
@@ -218,6 +220,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	}
 	to.max_depth = o->tree_depth;
 	to.per_thread = o->per_thread;
+	to.per_process = o->per_process;
 	to.focus = o->focus;
 	return view_tree_write(out, p, &to);
 }

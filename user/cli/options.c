@@ -285,6 +285,11 @@ const struct opt_row options_rows[] = {
 	  "(default: it continues under the code that resumed it)", .at = AT(no_stitch) },
 	{ N("per-thread"), 0, NONE, NULL, set_flag,
 	  "one report section per thread (pprof always has\na tid label)", .at = AT(per_thread) },
+	{ N("per-process"), 0, NONE, NULL, set_flag,
+	  "one section (flame graph root) per process; by default\n"
+	  "a program's processes (its forks running the same\n"
+	  "executable, as nginx's workers) merge; pprof always\n"
+	  "has a pid label", .at = AT(per_process) },
 	{ N("vmstate-frames"), 0, NONE, NULL, set_flag,
 	  "folded/svg: add the VM state as a leaf frame", .at = AT(vmstate_frames) },
 	{ N("zone-frames"), 0, NONE, NULL, set_flag, "folded/svg: add the jit.zone as a frame",

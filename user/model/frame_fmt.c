@@ -61,7 +61,7 @@ static bool has_own_name(const struct frame_sym *f)
 
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
 {
-	if ((c == 'f' || c == 'F') && f->name && !has_own_name(f)) {
+	if ((c == 'f' || c == 'F') && f->name && f->kind != FRAME_UNKNOWN && !has_own_name(f)) {
 		if (c == 'F' && f->kind == FRAME_LUA && f->firstline != -1) {
 			put_chunkname(sb, f, pathstrip);
 			sb_putc(sb, ':');
@@ -95,7 +95,10 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 		sb_puts(sb, "[host]");
 		break;
 	case FRAME_UNKNOWN:
-		sb_puts(sb, "[unknown]");
+		/* The name is the cause: "bad frame", "read fault" ... */
+		sb_puts(sb, "[unknown: ");
+		sb_puts(sb, f->name ? f->name : "unresolved");
+		sb_putc(sb, ']');
 		break;
 	}
 }

@@ -249,6 +249,7 @@ void profile_set_comm(struct profile *p, uint32_t pid, const char *comm)
 		p->procs = xrealloc(p->procs, (p->nprocs + 1) * sizeof(*p->procs));
 		pi = &p->procs[p->nprocs++];
 		pi->pid = pid;
+		pi->program = 0;
 	}
 	snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
 }
@@ -270,17 +271,52 @@ static int section_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-size_t profile_sections(const struct profile *p, bool per_thread, struct profile_section **out)
+uint32_t profile_program_pid(const struct profile *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return p->procs[i].program ? p->procs[i].program : pid;
+	return pid;
+}
+
+void profile_set_program(struct profile *p, uint32_t pid, uint32_t root)
+{
+	for (size_t i = 0; i < p->nprocs; i++) {
+		if (p->procs[i].pid == pid) {
+			p->procs[i].program = root == pid ? 0 : root;
+			return;
+		}
+	}
+	profile_set_comm(p, pid, "?");
+	p->procs[p->nprocs - 1].program = root == pid ? 0 : root;
+}
+
+const char *profile_program_comm(const struct profile *p, uint32_t root)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == root || p->procs[i].program == root)
+			return p->procs[i].comm;
+	return "?";
+}
+
+/* The section key of s: its program's first pid, its pid, or pid+tid. */
+static void section_key(const struct profile *p, enum section_by by, const struct sample *s,
+			struct profile_section *out)
+{
+	out->by = by;
+	out->pid = by == SECTION_PROGRAM ? profile_program_pid(p, s->pid) : s->pid;
+	out->tid = by == SECTION_THREAD ? s->tid : 0;
+}
+
+size_t profile_sections(const struct profile *p, enum section_by by,
+			struct profile_section **out)
 {
 	struct profile_section *secs = xcalloc(p->nsamples + 1, sizeof(*secs));
+	uint32_t *pids = xcalloc(p->nsamples + 1, sizeof(*pids));
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->nsamples; i++) {
-		secs[n].pid = p->samples[i].pid;
-		secs[n].tid = per_thread ? p->samples[i].tid : 0;
-		secs[n].per_thread = per_thread;
-		n++;
-	}
+	for (size_t i = 0; i < p->nsamples; i++)
+		section_key(p, by, &p->samples[i], &secs[n++]);
 	qsort(secs, n, sizeof(*secs), section_cmp);
 	if (n) {
 		size_t w = 1;
@@ -290,27 +326,62 @@ size_t profile_sections(const struct profile *p, bool per_thread, struct profile
 				secs[w++] = secs[i];
 		n = w;
 	}
-	if (n <= 1 && !per_thread) {
-		/* One process: jit.p's own layout, without a header. */
+	/* A program's processes: distinct pids of its samples. */
+	for (size_t k = 0; k < n && by == SECTION_PROGRAM; k++) {
+		size_t np = 0;
+
+		for (size_t i = 0; i < p->nsamples; i++) {
+			uint32_t pid = p->samples[i].pid;
+			size_t j = 0;
+
+			if (profile_program_pid(p, pid) != secs[k].pid)
+				continue;
+			while (j < np && pids[j] != pid)
+				j++;
+			if (j == np)
+				pids[np++] = pid;
+			if (!secs[k].member || pid < secs[k].member)
+				secs[k].member = pid;
+		}
+		secs[k].npids = (uint32_t)np;
+	}
+	free(pids);
+	if (n <= 1 && by != SECTION_THREAD) {
+		/* One program: jit.p's own layout, without a header. */
 		memset(secs, 0, sizeof(*secs));
 		secs[0].all = true;
+		secs[0].by = by;
 		n = 1;
 	}
 	*out = secs;
 	return n;
 }
 
-bool profile_section_has(const struct profile_section *sec, const struct sample *s)
+bool profile_section_has(const struct profile *p, const struct profile_section *sec,
+			 const struct sample *s)
 {
-	return sec->all || (s->pid == sec->pid && (!sec->per_thread || s->tid == sec->tid));
+	struct profile_section key;
+
+	if (sec->all)
+		return true;
+	if (sec->by != SECTION_PROGRAM)
+		return s->pid == sec->pid && (sec->by != SECTION_THREAD || s->tid == sec->tid);
+	section_key(p, sec->by, s, &key);
+	return key.pid == sec->pid;
 }
 
 void profile_section_title(const struct profile *p, const struct profile_section *sec,
 			   char *buf, size_t len)
 {
-	if (sec->per_thread)
+	if (sec->by == SECTION_THREAD)
 		snprintf(buf, len, "=== PID %u TID %u (%s) ===", sec->pid, sec->tid,
 			 profile_comm(p, sec->pid));
+	else if (sec->by == SECTION_PROGRAM && sec->npids > 1)
+		snprintf(buf, len, "=== PID %u (%s), %u processes ===", sec->pid,
+			 profile_program_comm(p, sec->pid), sec->npids);
+	else if (sec->by == SECTION_PROGRAM && sec->member)
+		snprintf(buf, len, "=== PID %u (%s) ===", sec->member,
+			 profile_comm(p, sec->member));
 	else
 		snprintf(buf, len, "=== PID %u (%s) ===", sec->pid, profile_comm(p, sec->pid));
 }

@@ -78,6 +78,7 @@ struct profile_stats {
 struct process_info {
 	uint32_t pid;
 	char comm[32];
+	uint32_t program;	/* the pid its program started in, 0: itself */
 };
 
 struct profile {
@@ -112,22 +113,48 @@ const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id);
  * frames must come from profile_frame() of the same profile. */
 int profile_add(struct profile *p, const struct sample *s);
 
-/* A section of a report: the whole profile (one process, not split by
- * thread), one process, or one thread. */
+/* How a report is cut into sections.  By default the processes of one
+ * program (a process and the children it forked that run the same
+ * executable: nginx's master and workers) are one section, and unrelated
+ * programs get one each, whatever their names. */
+enum section_by {
+	SECTION_PROGRAM,	/* one per program (default) */
+	SECTION_PROCESS,	/* one per pid (--per-process) */
+	SECTION_THREAD,		/* one per pid and tid (--per-thread) */
+};
+
+/* A section of a report: the whole profile, one program, one process, or
+ * one thread. */
 struct profile_section {
 	bool all;
-	bool per_thread;
-	uint32_t pid, tid;
+	enum section_by by;
+	uint32_t pid, tid;	/* SECTION_PROGRAM: the pid the program started in */
+	uint32_t npids;		/* SECTION_PROGRAM: how many processes */
+	uint32_t member;	/* SECTION_PROGRAM: the lowest of their pids */
 };
 
 /* The sections the views print, sorted by pid (and tid): one for all when
- * the profile holds a single process and per_thread is off.  Returns the
- * count; *out is malloc'd. */
-size_t profile_sections(const struct profile *p, bool per_thread, struct profile_section **out);
+ * the profile holds a single program (SECTION_PROGRAM) or process
+ * (SECTION_PROCESS).  Returns the count; *out is malloc'd. */
+size_t profile_sections(const struct profile *p, enum section_by by,
+			struct profile_section **out);
 
-bool profile_section_has(const struct profile_section *sec, const struct sample *s);
+/* The pid that pid's program started in (profile_set_program), or pid. */
+uint32_t profile_program_pid(const struct profile *p, uint32_t pid);
 
-/* "=== PID 12 (comm) ===" or "=== PID 12 TID 13 (comm) ===". */
+/* Records that pid belongs to the program started in root (sample/). */
+void profile_set_program(struct profile *p, uint32_t pid, uint32_t root);
+
+/* The comm of a program's processes (root may not be one of them). */
+const char *profile_program_comm(const struct profile *p, uint32_t root);
+
+bool profile_section_has(const struct profile *p, const struct profile_section *sec,
+			 const struct sample *s);
+
+/* "=== PID 12 (comm) ===", "=== PID 12 TID 13 (comm) ===", or for a
+ * program of several processes "=== PID 12 (nginx), 3 processes ==="
+ * where 12 is the pid the program started in.  A program seen in one
+ * process only is headed by that process's own pid. */
 void profile_section_title(const struct profile *p, const struct profile_section *sec,
 			   char *buf, size_t len);
 

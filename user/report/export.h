@@ -28,6 +28,8 @@ struct export_opts {
 	bool vmstate_frames;	/* add a [Compiled]/[Interpreted]/... leaf frame */
 	bool zone_frames;	/* add a [zone:NAME] frame below the process root */
 	bool icicle;		/* SVG: root at the top */
+	bool per_process;	/* a pid frame under comm (folded, SVG), one speedscope
+				 * profile per pid; else a program's processes merge */
 	const char *title;	/* SVG title, speedscope name; NULL for a default */
 };
 

@@ -58,13 +58,12 @@ int export_folded(FILE *out, const struct profile *p, const struct export_opts *
 	struct strbuf line = STRBUF_INIT, label = STRBUF_INIT;
 	uint64_t *counts = NULL;
 	uint32_t *order = NULL;
-	unsigned flags = XS_PROCESS;
+	unsigned flags;
 	int err = -1;
 
 	if (export_opts_norm(&o, opts))
 		return -1;
-	if (export_multi_pid(p))
-		flags |= XS_PID;
+	flags = export_process_flags(p, &o);
 	counts = calloc(p->nsamples + 1, sizeof(*counts));
 	if (!counts)
 		goto cleanup;

@@ -34,22 +34,25 @@ static void frame_key_of(struct frame_key *k, const struct xframe *xf,
 		k->line = o->scope == 'l' && f->line >= 0 ? f->line : f->firstline;
 }
 
-/* One per process: its merged stacks (each a root-first index list). */
+/* One per program (or per process with per_process): its merged stacks
+ * (each a root-first index list). */
 struct process_samples {
-	uint32_t pid;
+	uint32_t pid;			/* the program's lowest pid */
+	uint32_t *pids;			/* the distinct pids merged here */
+	size_t npids;
 	struct keytab stacks;		/* uint32_t frame indexes */
 	uint64_t *weights;		/* by stack index */
 	size_t cap;
 	uint64_t total;
 };
 
-static struct process_samples *process_of(struct process_samples **procs, size_t *n,
-					  uint32_t pid)
+static struct process_samples *group_of(struct process_samples **procs, size_t *n,
+					uint32_t key)
 {
 	struct process_samples *ps;
 
 	for (size_t i = 0; i < *n; i++)
-		if ((*procs)[i].pid == pid)
+		if ((*procs)[i].pid == key)
 			return &(*procs)[i];
 	ps = realloc(*procs, (*n + 1) * sizeof(**procs));
 	if (!ps)
@@ -57,7 +60,31 @@ static struct process_samples *process_of(struct process_samples **procs, size_t
 	*procs = ps;
 	ps = &ps[(*n)++];
 	memset(ps, 0, sizeof(*ps));
-	ps->pid = pid;
+	ps->pid = key;
+	return ps;
+}
+
+/* The profile that pid's samples go to; NULL when out of memory. */
+static struct process_samples *process_of(struct process_samples **procs, size_t *n,
+					  const struct profile *p, uint32_t pid,
+					  bool per_process)
+{
+	struct process_samples *ps = group_of(procs, n,
+					      per_process ? pid : profile_program_pid(p, pid));
+	size_t i = 0;
+
+	if (!ps)
+		return NULL;
+	while (i < ps->npids && ps->pids[i] != pid)
+		i++;
+	if (i == ps->npids) {
+		uint32_t *pids = realloc(ps->pids, (ps->npids + 1) * sizeof(*pids));
+
+		if (!pids)
+			return NULL;
+		ps->pids = pids;
+		ps->pids[ps->npids++] = pid;
+	}
 	return ps;
 }
 
@@ -93,7 +120,11 @@ static void put_profile(struct strbuf *sb, const struct profile *p,
 
 	if (!first)
 		sb_putc(sb, ',');
-	sb_printf(&name, "%s (pid %u)", profile_comm(p, ps->pid), ps->pid);
+	if (ps->npids > 1)
+		sb_printf(&name, "%s (pid %u, %zu processes)", profile_program_comm(p, ps->pid),
+			  ps->pid, ps->npids);
+	else
+		sb_printf(&name, "%s (pid %u)", profile_comm(p, ps->pid), ps->pid);
 	sb_puts(sb, "\n{\"type\":\"sampled\",\"name\":");
 	json_put_string(sb, sb_str(&name), name.len);
 	sb_printf(sb, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
@@ -136,7 +167,7 @@ int export_speedscope(FILE *out, const struct profile *p, const struct export_op
 
 		if (!s->count)
 			continue;
-		ps = process_of(&procs, &nprocs, s->pid);
+		ps = process_of(&procs, &nprocs, p, s->pid, o.per_process);
 		if (!ps)
 			goto cleanup;
 		xstack_build(&st, s, &o, 0);
@@ -194,6 +225,7 @@ cleanup:
 	for (size_t i = 0; i < nprocs; i++) {
 		keytab_free(&procs[i].stacks);
 		free(procs[i].weights);
+		free(procs[i].pids);
 	}
 	free(procs);
 	free(stack);

@@ -92,8 +92,13 @@ void xstack_build(struct xstack *st, const struct sample *s,
 			xstack_push(st, XF_FRAME, s->frames[i - 1]);
 	if (host && !s->nframes)
 		xstack_push(st, XF_HOST, NULL);
-	/* A host sample ran no Lua, so it has no VM state worth a frame. */
-	if (o->vmstate_frames && !host)
+	else if (!s->nframes)
+		xstack_push(st, XF_EMPTY, NULL);
+	/* A host sample ran no Lua, so it has no VM state worth a frame.  GC
+	 * and JIT compiler time always get one: it is not the function's own
+	 * time, and would hide in it otherwise. */
+	if (!host && (o->vmstate_frames || vm_class_of(s->vmstate) == VM_GC ||
+		      vm_class_of(s->vmstate) == VM_JIT))
 		xstack_push(st, XF_VMSTATE, NULL);
 }
 
@@ -115,7 +120,7 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 		sb_puts(sb, profile_comm(p, s->pid));
 		break;
 	case XF_PID:
-		sb_printf(sb, "%u", s->pid);
+		sb_printf(sb, "%u", o->per_process ? s->pid : profile_program_pid(p, s->pid));
 		break;
 	case XF_ZONE:
 		sb_puts(sb, "[zone:");
@@ -123,7 +128,10 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 		sb_putc(sb, ']');
 		break;
 	case XF_TRUNCATED:
-		sb_puts(sb, "[truncated]");
+		sb_puts(sb, LABEL_TRUNCATED);
+		break;
+	case XF_EMPTY:
+		sb_puts(sb, LABEL_EMPTY);
 		break;
 	case XF_HOST:
 		sb_puts(sb, "[host]");
@@ -142,6 +150,32 @@ bool export_multi_pid(const struct profile *p)
 		if (p->samples[i].pid != p->samples[0].pid)
 			return true;
 	return false;
+}
+
+unsigned export_process_flags(const struct profile *p, const struct export_opts *o)
+{
+	uint32_t *keys;
+	size_t n = 0;
+	bool shared = false;
+
+	if (o->per_process)
+		return XS_PROCESS | (export_multi_pid(p) ? XS_PID : 0);
+	keys = xcalloc(p->nsamples + 1, sizeof(*keys));
+	for (size_t i = 0; i < p->nsamples && !shared; i++) {
+		uint32_t key = profile_program_pid(p, p->samples[i].pid);
+		const char *comm = profile_program_comm(p, key);
+		size_t j = 0;
+
+		while (j < n && keys[j] != key)
+			j++;
+		if (j < n)
+			continue;
+		for (j = 0; j < n && !shared; j++)
+			shared = !strcmp(profile_program_comm(p, keys[j]), comm);
+		keys[n++] = key;
+	}
+	free(keys);
+	return XS_PROCESS | (shared ? XS_PID : 0);
 }
 
 /* lj_debug_shortname's form for chunks loaded from a string. */

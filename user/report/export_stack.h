@@ -25,14 +25,22 @@ enum vm_class vm_class_of(int32_t vmstate);
 char vm_class_letter(enum vm_class c);		/* 'N', 'I', 'C', 'G', 'J' */
 const char *vm_class_name(enum vm_class c);	/* jit.p's: "Compiled" ... */
 
+/* Labels of the stacks with an unknown part, the same in every view and
+ * format.  The sampler's own causes ([unknown: bad frame], [unknown: read
+ * fault], [unknown: stack lost] ...) are frames of the sample
+ * (sample/drain.c). */
+#define LABEL_TRUNCATED	"[unknown: truncated]"
+#define LABEL_EMPTY	"[unknown: empty stack]"
+
 enum xframe_kind {
 	XF_FRAME,	/* one of the sample's frames */
 	XF_COMM,	/* root: the process name */
-	XF_PID,		/* the pid, under comm when several processes were seen */
+	XF_PID,		/* the pid (per process) or the program's first pid, under comm */
 	XF_ZONE,	/* [zone:NAME], or [zone:(none)] as jit.p names it */
-	XF_TRUNCATED,	/* [truncated]: the bottom of the stack is missing */
+	XF_TRUNCATED,	/* [unknown: truncated]: the bottom is past the depth limit */
 	XF_HOST,	/* [host]: a host sample that carries no frame */
-	XF_VMSTATE,	/* [Compiled], [Interpreted] ...: the leaf */
+	XF_EMPTY,	/* [unknown: empty stack]: Lua ran, no frame was read */
+	XF_VMSTATE,	/* [Compiled], [Interpreted] ...: the leaf; always for GC and JIT */
 };
 
 struct xframe {
@@ -49,7 +57,8 @@ struct xstack {
 #define XS_PID		(1u << 1)	/* a pid frame under comm */
 
 /* Fills st with the exported stack of s, root first: [comm [pid]]
- * [zone] [truncated] frames... [host] [vmstate], as o and flags ask. */
+ * [zone] [unknown: truncated] frames... [host] [vmstate], as o and flags
+ * ask.  A stack of Lua that holds no frame gets [unknown: empty stack]. */
 void xstack_build(struct xstack *st, const struct sample *s,
 		  const struct export_opts *o, unsigned flags);
 void xstack_free(struct xstack *st);
@@ -60,6 +69,11 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 
 /* True when the samples come from more than one process. */
 bool export_multi_pid(const struct profile *p);
+
+/* The XS_* flags of folded and SVG stacks: comm always; a pid frame per
+ * process with o->per_process, else per program only when two programs
+ * share a comm (two unrelated luajit scripts), so that they stay apart. */
+unsigned export_process_flags(const struct profile *p, const struct export_opts *o);
 
 /* The source file a frame's chunk names, for pprof and speedscope:
  * "@path" -> path, "=name" -> name, source text -> [string "first line"],

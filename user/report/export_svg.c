@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/frame_fmt.h"
 #include "report/export_stack.h"
+#include "report/svg_script.h"
 #include "base/hashfn.h"
 #include "base/xalloc.h"
 
@@ -23,32 +25,39 @@
 #define TOP_PAD		(FRAME_HEIGHT * 3 + 4)
 #define BOTTOM_PAD	(FRAME_HEIGHT * 3 + 8)
 #define MIN_WIDTH	0.1	/* px; narrower frames are left out */
+#define MIN_IMAGE_WIDTH	300	/* px; the script never draws narrower */
 
-/* Colour classes, chosen per node (see node_class). */
+/* Colour classes.  A frame's colour says what kind of frame it is, never
+ * a VM state it may only partly have been in: GC and JIT compiler time
+ * are frames of their own ([Garbage Collector], [JIT Compiler]), and so
+ * are the states of --vmstate-frames. */
 enum color_class {
-	CC_INTERP, CC_COMPILED, CC_C, CC_FF, CC_GC, CC_JIT, CC_HOST,
-	CC_PROCESS, CC_ZONE, CC_OTHER, CC_NCLASS
+	CC_LUA, CC_C, CC_FF, CC_GC, CC_JIT, CC_COMPILED, CC_INTERP, CC_CCODE,
+	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_NCLASS
 };
 
 static const struct {
 	unsigned char r, g, b;
 	const char *legend;	/* NULL: not in the legend */
 } palette[CC_NCLASS] = {
-	[CC_INTERP]   = { 232, 150, 60, "Lua interpreted" },
-	[CC_COMPILED] = { 90, 190, 90, "Lua compiled" },
+	[CC_LUA]      = { 232, 150, 60, "Lua function" },
 	[CC_C]        = { 90, 150, 225, "C function" },
 	[CC_FF]       = { 60, 190, 190, "fast function" },
-	[CC_GC]       = { 225, 85, 85, "GC" },
+	[CC_GC]       = { 225, 70, 70, "GC" },
 	[CC_JIT]      = { 170, 115, 225, "JIT compiler" },
+	[CC_COMPILED] = { 90, 190, 90, "state: compiled" },
+	[CC_INTERP]   = { 240, 200, 90, "state: interpreted" },
+	[CC_CCODE]    = { 150, 185, 235, "state: C code" },
 	[CC_HOST]     = { 165, 165, 165, "host" },
-	[CC_PROCESS]  = { 200, 200, 215, NULL },
 	[CC_ZONE]     = { 205, 190, 120, "zone" },
-	[CC_OTHER]    = { 215, 215, 215, NULL },
+	[CC_UNKNOWN]  = { 242, 242, 242, "unknown (outlined)" },
+	[CC_PROCESS]  = { 200, 200, 215, NULL },
 };
 
-/* What a node is, before the samples through it pick a colour. */
+/* What a node is: its colour class, but for VM-state frames, whose
+ * samples say which state they stand for. */
 enum node_kind { NK_ROOT, NK_PROCESS, NK_LUA, NK_C, NK_FF, NK_HOST, NK_ZONE,
-		 NK_VMSTATE, NK_OTHER };
+		 NK_VMSTATE, NK_UNKNOWN };
 
 #define NVM (VM_NCLASS + 1)	/* VM classes, plus host samples */
 
@@ -75,6 +84,7 @@ struct flame {
 	uint32_t max_depth;
 	uint64_t total;
 	int height;
+	bool used[CC_NCLASS];	/* the classes drawn, for the legend */
 };
 
 static enum node_kind node_kind_of(const struct xframe *xf)
@@ -86,17 +96,18 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 		case FRAME_C: return NK_C;
 		case FRAME_FF: return NK_FF;
 		case FRAME_HOST: return NK_HOST;
-		case FRAME_UNKNOWN: return NK_OTHER;
+		case FRAME_UNKNOWN: return NK_UNKNOWN;
 		}
-		return NK_OTHER;
+		return NK_UNKNOWN;
 	case XF_COMM:
 	case XF_PID: return NK_PROCESS;
 	case XF_ZONE: return NK_ZONE;
 	case XF_HOST: return NK_HOST;
 	case XF_VMSTATE: return NK_VMSTATE;
-	case XF_TRUNCATED: return NK_OTHER;
+	case XF_TRUNCATED:
+	case XF_EMPTY: return NK_UNKNOWN;
 	}
-	return NK_OTHER;
+	return NK_UNKNOWN;
 }
 
 static uint32_t node_new(struct flame *fl, uint32_t parent, uint32_t label,
@@ -146,12 +157,36 @@ static void node_count(struct node *nd, const struct sample *s, bool leaf)
 		nd->self[vm] += s->count;
 }
 
+/* The label drawn: the function's name first ("work main.lua:12"), so
+ * that a label cut to fit its frame keeps the name.  Scope 'f' stays
+ * jit.p's bare name; anything but a named Lua function is labelled as in
+ * every other format. */
+static void svg_label(struct strbuf *sb, const struct xframe *xf, const struct profile *p,
+		      const struct sample *s, const struct export_opts *o)
+{
+	const struct frame_sym *f = xf->sym;
+	struct frame_sym where;
+
+	if (xf->kind != XF_FRAME || f->kind != FRAME_LUA || !f->name || f->firstline == -1 ||
+	    o->scope == 'f') {
+		xframe_put(sb, xf, p, s, o);
+		return;
+	}
+	where = *f;
+	where.name = NULL;
+	if (o->scope != 'l')
+		where.line = -1;	/* 'l' with no line prints the first line */
+	sb_puts(sb, f->name);
+	sb_putc(sb, ' ');
+	frame_put(sb, &where, 'l', o->pathstrip);
+}
+
 static void flame_merge(struct flame *fl)
 {
 	const struct profile *p = fl->p;
 	struct xstack st = { 0 };
 	struct strbuf label = STRBUF_INIT;
-	unsigned flags = XS_PROCESS | (export_multi_pid(p) ? XS_PID : 0);
+	unsigned flags = export_process_flags(p, &fl->o);
 
 	node_new(fl, 0, keytab_intern(&fl->labels, "all", 3, NULL), NK_ROOT);
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -164,7 +199,7 @@ static void flame_merge(struct flame *fl)
 		node_count(&fl->nodes[0], s, !st.n);
 		for (uint32_t k = 0; k < st.n; k++) {
 			sb_reset(&label);
-			xframe_put(&label, &st.f[k], p, s, &fl->o);
+			svg_label(&label, &st.f[k], p, s, &fl->o);
 			cur = node_child(fl, cur, sb_str(&label), label.len,
 					 node_kind_of(&st.f[k]));
 			node_count(&fl->nodes[cur], s, k + 1 == st.n);
@@ -250,30 +285,24 @@ static int node_top_vm(const struct node *nd)
 
 static enum color_class node_class(const struct node *nd)
 {
-	int top;
+	static const enum color_class state_class[NVM] = {
+		[VM_COMPILED] = CC_COMPILED, [VM_INTERP] = CC_INTERP, [VM_C] = CC_CCODE,
+		[VM_GC] = CC_GC, [VM_JIT] = CC_JIT, [VM_NCLASS] = CC_HOST,
+	};
 
 	switch (nd->kind) {
 	case NK_ROOT:
 	case NK_PROCESS: return CC_PROCESS;
-	case NK_HOST: return CC_HOST;
-	case NK_ZONE: return CC_ZONE;
-	case NK_OTHER: return CC_OTHER;
-	default: break;
-	}
-	top = node_top_vm(nd);
-	/* GC and the JIT compiler show wherever they dominate. */
-	if (top == VM_GC)
-		return CC_GC;
-	if (top == VM_JIT)
-		return CC_JIT;
-	switch (nd->kind) {
-	case NK_VMSTATE:
-		return top == VM_COMPILED ? CC_COMPILED : top == VM_INTERP ? CC_INTERP : CC_C;
+	case NK_LUA: return CC_LUA;
 	case NK_C: return CC_C;
 	case NK_FF: return CC_FF;
-	default: break;
+	case NK_HOST: return CC_HOST;
+	case NK_ZONE: return CC_ZONE;
+	case NK_UNKNOWN: return CC_UNKNOWN;
+	case NK_VMSTATE: break;
 	}
-	return top == VM_COMPILED ? CC_COMPILED : CC_INTERP;
+	/* Every sample through a state frame is in that state. */
+	return state_class[node_top_vm(nd)];
 }
 
 static int clamp_channel(int v)
@@ -371,145 +400,32 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 			  100.0 * (double)nd->vm[i] / (double)nd->total);
 		sep = ", ";
 	}
+	if (cc == CC_UNKNOWN)
+		shade = 0;
 	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-		  "fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
+		  "fill=\"rgb(%d,%d,%d)\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%d\">",
 		  x, y, w, FRAME_HEIGHT - 1,
 		  clamp_channel(palette[cc].r + shade), clamp_channel(palette[cc].g + shade),
-		  clamp_channel(palette[cc].b + shade / 2), x + 3, y + FRAME_HEIGHT - 4);
+		  clamp_channel(palette[cc].b + shade / 2),
+		  cc == CC_UNKNOWN ? " stroke=\"#888\" stroke-dasharray=\"3,2\"" : "",
+		  x + 3, y + FRAME_HEIGHT - 4);
 	if (fit >= 3)
 		put_xml_text(sb, label, len, (size_t)fit);
 	sb_puts(sb, "</text></g>\n");
 }
 
-/* The inline script: zoom on click, reset, search with the share matched,
- * details of the frame under the mouse.  Kept free of "]]>". */
-static const char flame_script[] =
-	"\"use strict\";\n"
-	"var frames = [], details, matched, unzoomBtn, searchBtn, searching = false;\n"
-	"function fitText(g, w) {\n"
-	"  var max = Math.floor((w - 6) / CHAR_W), chars = Array.from(g.fname);\n"
-	"  if (max < 3) g.ftext.textContent = '';\n"
-	"  else if (chars.length <= max) g.ftext.textContent = g.fname;\n"
-	"  else g.ftext.textContent = chars.slice(0, max - 2).join('') + '..';\n"
-	"}\n"
-	"function place(g, x, w) {\n"
-	"  g.frect.setAttribute('x', x.toFixed(2));\n"
-	"  g.frect.setAttribute('width', w.toFixed(2));\n"
-	"  g.ftext.setAttribute('x', (x + 3).toFixed(2));\n"
-	"  fitText(g, w);\n"
-	"}\n"
-	"function zoom(node) {\n"
-	"  var s = node.fs, n = node.fn, d = node.fd, scale = (WIDTH - 2 * XPAD) / n;\n"
-	"  frames.forEach(function (g) {\n"
-	"    if (g.fd >= d && g.fs >= s && g.fs + g.fn <= s + n) {\n"
-	"      g.classList.remove('hide', 'parent');\n"
-	"      place(g, XPAD + (g.fs - s) * scale, g.fn * scale);\n"
-	"    } else if (g.fd < d && g.fs <= s && g.fs + g.fn >= s + n) {\n"
-	"      g.classList.remove('hide');\n"
-	"      g.classList.add('parent');\n"
-	"      place(g, XPAD, WIDTH - 2 * XPAD);\n"
-	"    } else {\n"
-	"      g.classList.add('hide');\n"
-	"    }\n"
-	"  });\n"
-	"  unzoomBtn.classList.toggle('hide', d === 0);\n"
-	"}\n"
-	"function unzoom() {\n"
-	"  var scale = (WIDTH - 2 * XPAD) / TOTAL;\n"
-	"  frames.forEach(function (g) {\n"
-	"    g.classList.remove('hide', 'parent');\n"
-	"    place(g, XPAD + g.fs * scale, g.fn * scale);\n"
-	"  });\n"
-	"  unzoomBtn.classList.add('hide');\n"
-	"}\n"
-	"function clearSearch() {\n"
-	"  frames.forEach(function (g) { g.frect.setAttribute('fill', g.ffill); });\n"
-	"  matched.textContent = '';\n"
-	"  searchBtn.textContent = 'Search';\n"
-	"  searching = false;\n"
-	"}\n"
-	"function search(term) {\n"
-	"  var re, spans = [], sum = 0, end = -1;\n"
-	"  clearSearch();\n"
-	"  if (!term) return;\n"
-	"  try { re = new RegExp(term); }\n"
-	"  catch (e) { re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')); }\n"
-	"  frames.forEach(function (g) {\n"
-	"    if (!re.test(g.fname)) return;\n"
-	"    g.frect.setAttribute('fill', MATCH_FILL);\n"
-	"    spans.push([g.fs, g.fs + g.fn]);\n"
-	"  });\n"
-	"  /* Nested matches (recursion) count once: merge the spans. */\n"
-	"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
-	"  spans.forEach(function (sp) {\n"
-	"    if (sp[0] >= end) { sum += sp[1] - sp[0]; end = sp[1]; }\n"
-	"    else if (sp[1] > end) { sum += sp[1] - end; end = sp[1]; }\n"
-	"  });\n"
-	"  matched.textContent = 'Matched: ' + (TOTAL ? 100 * sum / TOTAL : 0).toFixed(1) + '%';\n"
-	"  searchBtn.textContent = 'Reset Search';\n"
-	"  searching = true;\n"
-	"}\n"
-	"function askSearch() {\n"
-	"  if (searching) { clearSearch(); return; }\n"
-	"  var term = window.prompt('Search for (regular expression):', '');\n"
-	"  if (term) search(term);\n"
-	"}\n"
-	"function init() {\n"
-	"  details = document.getElementById('details');\n"
-	"  matched = document.getElementById('matched');\n"
-	"  unzoomBtn = document.getElementById('unzoom');\n"
-	"  searchBtn = document.getElementById('search');\n"
-	"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
-	"  frames.forEach(function (g) {\n"
-	"    var title = g.querySelector('title').textContent;\n"
-	"    g.fs = +g.getAttribute('data-s');\n"
-	"    g.fn = +g.getAttribute('data-n');\n"
-	"    g.fd = +g.getAttribute('data-d');\n"
-	"    g.fname = title.split('\\n')[0];\n"
-	"    g.frect = g.querySelector('rect');\n"
-	"    g.ftext = g.querySelector('text');\n"
-	"    g.ffill = g.frect.getAttribute('fill');\n"
-	"    g.addEventListener('click', function () { zoom(g); });\n"
-	"    g.addEventListener('mouseover', function () {\n"
-	"      details.textContent = title.replace(/\\n/g, ' | ');\n"
-	"    });\n"
-	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
-	"  });\n"
-	"  unzoomBtn.addEventListener('click', unzoom);\n"
-	"  searchBtn.addEventListener('click', askSearch);\n"
-	"  document.addEventListener('keydown', function (e) {\n"
-	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
-	"    else if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
-	"  });\n"
-	"  var q = /[?&]s=([^&]*)/.exec(window.location.search);\n"
-	"  if (q) search(decodeURIComponent(q[1]));\n"
-	"}\n"
-	"window.addEventListener('load', init);\n";
-
-static const char flame_style[] =
-	"text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: 12px; fill: #000; }\n"
-	"g.f { cursor: pointer; }\n"
-	"g.f text { pointer-events: none; }\n"
-	"g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
-	"#title { font-size: 17px; text-anchor: middle; }\n"
-	"#subtitle { fill: #555; text-anchor: middle; }\n"
-	".button { cursor: pointer; fill: #224; text-decoration: underline; }\n"
-	".button:hover { fill: #a00; }\n"
-	".parent { opacity: 0.5; }\n"
-	".hide { display: none; }\n";
-
-static void put_legend(struct strbuf *sb, int y)
+static void put_legend(struct strbuf *sb, const struct flame *fl, int y)
 {
 	double x = XPAD;
 
 	for (int i = 0; i < CC_NCLASS; i++) {
-		if (!palette[i].legend)
+		if (!palette[i].legend || !fl->used[i])
 			continue;
 		sb_printf(sb, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height=\"10\" "
 			  "fill=\"rgb(%d,%d,%d)\"/><text x=\"%.0f\" y=\"%d\">%s</text>\n",
 			  x, y - 9, palette[i].r, palette[i].g, palette[i].b, x + 14, y,
 			  palette[i].legend);
-		x += 130;
+		x += 14 + 7.5 * (double)strlen(palette[i].legend) + 16;
 	}
 }
 
@@ -523,12 +439,13 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 		  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		  IMAGE_WIDTH, h, IMAGE_WIDTH, h);
-	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", flame_style);
+	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", svg_flame_style);
 	sb_printf(sb, "<script type=\"text/ecmascript\"><![CDATA[\n"
-		  "var WIDTH = %d, XPAD = %d, CHAR_W = %.3f, TOTAL = %llu, "
-		  "MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
-		  IMAGE_WIDTH, XPAD, CHAR_WIDTH, (unsigned long long)fl->total, flame_script);
-	sb_printf(sb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
+		  "var WIDTH = %d, HEIGHT = %d, MIN_WIDTH = %d, XPAD = %d, CHAR_W = %.3f, "
+		  "TOTAL = %llu, MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
+		  IMAGE_WIDTH, h, MIN_IMAGE_WIDTH, XPAD, CHAR_WIDTH, (unsigned long long)fl->total,
+		  svg_flame_script);
+	sb_printf(sb, "<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
 		  IMAGE_WIDTH, h);
 	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	put_xml_text(sb, title, strlen(title), 0);
@@ -543,7 +460,10 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		  XPAD, h - BOTTOM_PAD + FRAME_HEIGHT + 4, IMAGE_WIDTH - XPAD,
 		  h - BOTTOM_PAD + FRAME_HEIGHT + 4);
-	put_legend(sb, h - 10);
+	for (uint32_t i = 0; fl->total && i < fl->n; i++)
+		if (node_width(fl, &fl->nodes[i]) >= MIN_WIDTH)
+			fl->used[node_class(&fl->nodes[i])] = true;
+	put_legend(sb, fl, h - 10);
 	if (!fl->total)
 		sb_printf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples collected</text>\n",
 			  IMAGE_WIDTH / 2, TOP_PAD + FRAME_HEIGHT);

@@ -7,6 +7,9 @@
 
 #include "report/export.h"
 #include "report/export_stack.h"
+#include "report/jpmode.h"
+#include "report/view_jitp.h"
+#include "report/view_tree.h"
 #include "base/unit.h"
 
 typedef int (*export_fn)(FILE *, const struct profile *, const struct export_opts *);
@@ -139,18 +142,20 @@ static void check_roots(void)
 				      .vmstate_frames = true, .zone_frames = true };
 	struct export_opts scope_f = { .scope = 'f' }, scope_l = { .scope = 'l' };
 	struct export_opts bad = { .scope = 'x' };
+	struct export_opts per_process = { .scope = 'F', .pathstrip = true, .per_process = true };
 
 	profile_set_comm(p, 10, "luajit");
 	add(p, 10, 3, 0, 4, st, 1);
 	add(p, 10, -2, PSAMPLE_HOST, 2, NULL, 0);
 	add(p, 10, -1, 0, 1, NULL, 0);
 	CHECK("one process", run(export_folded, p, NULL) == 0);
+	/* A Lua sample without frames shows it, and counts (issue 12). */
 	CHECK_STR("one process: comm is the root, host is comm;[host]", out_buf,
-		  "luajit 1\nluajit;[host] 2\nluajit;t.lua:work 4\n");
+		  "luajit;[host] 2\nluajit;[unknown: empty stack] 1\nluajit;t.lua:work 4\n");
 	CHECK("vmstate and zone frames", run(export_folded, p, &states) == 0);
 	CHECK_STR("vmstate at the leaf, zone under the root, none for host", out_buf,
 		  "luajit;[host] 2\n"
-		  "luajit;[zone:(none)];[Interpreted] 1\n"
+		  "luajit;[zone:(none)];[unknown: empty stack];[Interpreted] 1\n"
 		  "luajit;[zone:(none)];t.lua:work;[Compiled] 4\n");
 	CHECK("scope f", run(export_folded, p, &scope_f) == 0 &&
 	      strstr(out_buf, "luajit;work 4\n"));
@@ -165,13 +170,38 @@ static void check_roots(void)
 	/* A [host] frame in the stack is not doubled. */
 	add(p, 11, -2, PSAMPLE_HOST, 3, hostst, 1);
 	add(p, 11, -1, 0, 6, st, 1);
-	CHECK("several processes", run(export_folded, p, NULL) == 0);
+	CHECK("several processes", run(export_folded, p, &per_process) == 0);
 	CHECK_STR("several processes: comm;pid roots, unknown comm is ?", out_buf,
 		  "?;11;[host] 3\n?;11;t.lua:work 6\n"
-		  "luajit;10 1\nluajit;10;[host] 2\nluajit;10;t.lua:work 4\n");
+		  "luajit;10;[host] 2\nluajit;10;[unknown: empty stack] 1\n"
+		  "luajit;10;t.lua:work 4\n");
 	CHECK("several processes in speedscope", run(export_speedscope, p, NULL) == 0 &&
 	      strstr(out_buf, "\"name\":\"luajit (pid 10)\"") &&
 	      strstr(out_buf, "\"name\":\"? (pid 11)\""));
+	/* By default the processes of one program (12 forked by 10, running
+	 * the same executable) merge under its comm. */
+	profile_set_comm(p, 12, "luajit");
+	profile_set_program(p, 12, 10);
+	add(p, 12, -1, 0, 5, st, 1);
+	CHECK("one program, two processes", run(export_folded, p, NULL) == 0);
+	CHECK_STR("one program, two processes: merged under comm", out_buf,
+		  "?;[host] 3\n?;t.lua:work 6\n"
+		  "luajit;[host] 2\nluajit;[unknown: empty stack] 1\n"
+		  "luajit;t.lua:work 9\n");
+	CHECK("one program in speedscope", run(export_speedscope, p, NULL) == 0 &&
+	      strstr(out_buf, "\"name\":\"luajit (pid 10, 2 processes)\"") &&
+	      strstr(out_buf, "\"name\":\"? (pid 11)\""));
+	CHECK("per process in speedscope", run(export_speedscope, p, &per_process) == 0 &&
+	      strstr(out_buf, "\"name\":\"luajit (pid 12)\""));
+	/* Another luajit, unrelated: two programs share a comm, so the
+	 * program's first pid keeps them apart. */
+	profile_set_comm(p, 13, "luajit");
+	add(p, 13, -1, 0, 1, st, 1);
+	CHECK("two programs, one comm", run(export_folded, p, NULL) == 0);
+	CHECK_STR("two programs, one comm: a pid frame per program", out_buf,
+		  "?;11;[host] 3\n?;11;t.lua:work 6\n"
+		  "luajit;10;[host] 2\nluajit;10;[unknown: empty stack] 1\n"
+		  "luajit;10;t.lua:work 9\nluajit;13;t.lua:work 1\n");
 	profile_free(p);
 }
 
@@ -210,16 +240,17 @@ static void check_markup(void)
 	CHECK("svg with markup", run(export_svg, p, NULL) == 0);
 	CHECK("svg is valid UTF-8", valid_utf8(out_buf, out_len));
 	CHECK("svg has no raw control bytes", no_raw_controls(out_buf, out_len));
+	/* SVG labels put the name first (issue 12): "name file:firstline". */
 	CHECK("svg escapes markup in titles",
-	      strstr(out_buf, "<title>a&amp;b.lua:&lt;b&gt;&amp;&quot;q&apos;\\n\\x01\n"));
-	CHECK("svg replaces invalid UTF-8", strstr(out_buf, "<title>t.lua:bad\xef\xbf\xbd\xef\xbf\xbd"
-					    "end\\\n"));
-	CHECK("svg replaces U+FFFE", strstr(out_buf, "<title>t.lua:\xef\xbf\xbd\n"));
+	      strstr(out_buf, "<title>&lt;b&gt;&amp;&quot;q&apos;\\n\\x01 a&amp;b.lua:1\n"));
+	CHECK("svg replaces invalid UTF-8", strstr(out_buf, "<title>bad\xef\xbf\xbd\xef\xbf\xbd"
+					    "end\\ t.lua:3\n"));
+	CHECK("svg replaces U+FFFE", strstr(out_buf, "<title>\xef\xbf\xbd t.lua:7\n"));
 	CHECK("svg escapes comm", strstr(out_buf, "<title>a&lt;b\n"));
-	pos = strstr(out_buf, "<title>t.lua:xxxx");
+	pos = strstr(out_buf, "<title>xxxx");
 	CHECK("svg keeps the 10 KB name whole in the title",
 	      pos && strstr(pos, "xxx&lt;&amp;;&quot;xxx") &&
-	      strspn(pos + 13, "x") == 5000);
+	      strspn(pos + 7, "x") == 5000);
 	CHECK("svg frame text is cut to fit", pos && strstr(pos, "..</text>") &&
 	      strstr(pos, "..</text>") - pos < 10240 + 400);
 	CHECK("svg icicle with title", run(export_svg, p, &icicle) == 0 &&
@@ -259,8 +290,8 @@ static void check_odd_frames(void)
 	add(p, 1, -5, PSAMPLE_TRUNCATED, 2, st, 6);
 	CHECK("odd frames folded", run(export_folded, p, NULL) == 0);
 	CHECK_STR("odd frames labels", out_buf,
-		  "x;[truncated];@0x7f0011223344;[string]:3;[string]:1;[builtin:foreach];"
-		  "[unknown];[builtin#21] 2\n");
+		  "x;[unknown: truncated];@0x7f0011223344;[string]:3;[string]:1;"
+		  "[builtin:foreach];[unknown: unresolved];[builtin#21];[JIT Compiler] 2\n");
 	CHECK("odd frames svg", run(export_svg, p, NULL) == 0);
 	CHECK("odd frames speedscope", run(export_speedscope, p, NULL) == 0 &&
 	      strstr(out_buf, "\"file\":\"[string \\\"local x = 1...\\\"]\"") &&
@@ -334,8 +365,62 @@ static void check_write_error(void)
 	profile_free(p);
 }
 
+static int jitp_2(FILE *out, const struct profile *p, const struct export_opts *o)
+{
+	struct jp_mode m;
+	char err[64];
+
+	(void)o;
+	return jp_mode_parse("2", &m, err, sizeof(err)) ? -1 : view_jitp_write(out, p, &m);
+}
+
+static int tree(FILE *out, const struct profile *p, const struct export_opts *o)
+{
+	struct view_tree_opts to;
+
+	(void)o;
+	view_tree_opts_init(&to);
+	return view_tree_write(out, p, &to);
+}
+
+/* Issue 12: an unreadable stack is [unknown: CAUSE], the same in every
+ * view and format, and it counts in every total. */
+static void check_unknown_everywhere(void)
+{
+	struct profile *p = profile_new(99);
+	struct frame_sym w = lua("work", "@/x/t.lua", 1, 2);
+	struct frame_sym cut = { .kind = FRAME_UNKNOWN, .name = "bad frame", .line = -1 };
+	const struct frame_sym *partial[] = { &cut, &w }, *whole[] = { &w };
+
+	profile_set_comm(p, 7, "x");
+	add(p, 7, -1, 0, 3, partial, 2);
+	add(p, 7, -1, 0, 2, NULL, 0);
+	add(p, 7, -1, 0, 5, whole, 1);
+	CHECK("unknown: folded", run(export_folded, p, NULL) == 0);
+	CHECK_STR("unknown: folded keeps the frames above the cut, counts all", out_buf,
+		  "x;[unknown: bad frame];t.lua:work 3\nx;[unknown: empty stack] 2\n"
+		  "x;t.lua:work 5\n");
+	CHECK("unknown: svg titles and total", run(export_svg, p, NULL) == 0 &&
+	      strstr(out_buf, "<title>[unknown: bad frame]\n3 samples, 30.00%") &&
+	      strstr(out_buf, "<title>[unknown: empty stack]\n2 samples, 20.00%") &&
+	      strstr(out_buf, "10 samples at 99 Hz"));
+	CHECK("unknown: speedscope frames", run(export_speedscope, p, NULL) == 0 &&
+	      strstr(out_buf, "{\"name\":\"[unknown: bad frame]\"}") &&
+	      strstr(out_buf, "{\"name\":\"[unknown: empty stack]\"}") &&
+	      strstr(out_buf, "\"endValue\":10,"));
+	CHECK("unknown: pprof", run(export_pprof, p, NULL) == 0);
+	CHECK_STR("unknown: jit.p view, depth 2", (run(jitp_2, p, NULL), out_buf),
+		  "50%  work\n30%  work < [unknown: bad frame]\n20%  [unknown: empty stack]\n");
+	CHECK("unknown: call tree roots", run(tree, p, NULL) == 0 &&
+	      strstr(out_buf, "  30.0%    0.0%         3  [unknown: bad frame]\n"
+			      "  30.0%   30.0%         3    t.lua:work\n") &&
+	      strstr(out_buf, "  20.0%   20.0%         2  [unknown: empty stack]\n"));
+	profile_free(p);
+}
+
 int main(void)
 {
+	check_unknown_everywhere();
 	check_formats();
 	check_folded_escaping();
 	check_roots();

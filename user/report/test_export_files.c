@@ -36,6 +36,8 @@ static const struct output outputs[] = {
 	{ "states.svg", export_svg, { .scope = 'F', .pathstrip = true,
 				      .vmstate_frames = true, .zone_frames = true }, false },
 	{ "lines.folded", export_folded, { .scope = 'l', .pathstrip = false }, false },
+	{ "perproc.folded", export_folded, { .scope = 'F', .pathstrip = true,
+					     .per_process = true }, false },
 	{ "lines.pb.gz", export_pprof, { .scope = 'l', .pathstrip = true }, false },
 	{ "lines.speedscope.json", export_speedscope, { .scope = 'l', .pathstrip = true },
 	  false },
@@ -70,17 +72,20 @@ static int write_files(const char *dir)
 	return err;
 }
 
+/* Issue 12: no pid frame by default (a program's processes merge), the
+ * cut stack under [unknown: truncated], GC and JIT compiler time as
+ * frames of their own. */
 static const char want_folded[] =
-	"app%3Bv2%207;4343;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:outer;main.lua:work 2\n"
-	"app%3Bv2%207;4343;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:work 6\n"
-	"app%3Bv2%207;4343;[truncated];main.lua:work;[builtin:foreach] 1\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;[string]:1 2\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;main.lua:bad%FFname;main.lua:v%2042 3\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:work 80\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;main.lua:outer;string.rep 10\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;x&y.lua:a%3Bb<c>&\"q' 5\n"
-	"luajit;4242;@0x55b303d132c0;main.lua:0;x&y.lua:a%3Bb<c>&\"q';stdin:gr\xc3\xb6\xc3\x9f" "e 7\n"
-	"luajit;4242;[host] 4\n";
+	"app%3Bv2%207;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:outer;main.lua:work 2\n"
+	"app%3Bv2%207;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:work 6\n"
+	"app%3Bv2%207;[unknown: truncated];main.lua:work;[builtin:foreach] 1\n"
+	"luajit;@0x55b303d132c0;main.lua:0;[string]:1;[JIT Compiler] 2\n"
+	"luajit;@0x55b303d132c0;main.lua:0;main.lua:bad%FFname;main.lua:v%2042 3\n"
+	"luajit;@0x55b303d132c0;main.lua:0;main.lua:outer;main.lua:work 80\n"
+	"luajit;@0x55b303d132c0;main.lua:0;main.lua:outer;string.rep 10\n"
+	"luajit;@0x55b303d132c0;main.lua:0;x&y.lua:a%3Bb<c>&\"q';[Garbage Collector] 5\n"
+	"luajit;@0x55b303d132c0;main.lua:0;x&y.lua:a%3Bb<c>&\"q';stdin:gr\xc3\xb6\xc3\x9f" "e 7\n"
+	"luajit;[host] 4\n";
 
 static void check_memory(void)
 {
@@ -98,6 +103,11 @@ static void check_memory(void)
 		CHECK(name, rc == 0 && (len > 0 || outputs[i].fn == export_folded));
 		if (!strcmp(outputs[i].file, "profile.folded"))
 			CHECK_STR("folded text", buf, want_folded);
+		if (!strcmp(outputs[i].file, "perproc.folded"))
+			CHECK("per process: a pid frame under comm",
+			      strstr(buf, "luajit;4242;@0x55b303d132c0;main.lua:0;main.lua:outer;"
+				     "main.lua:work 80\n") &&
+			      strstr(buf, "app%3Bv2%207;4343;[unknown: truncated];"));
 		if (strstr(outputs[i].file, ".pb.gz"))
 			CHECK("pprof is gzip", len > 2 && (unsigned char)buf[0] == 0x1f &&
 			      (unsigned char)buf[1] == 0x8b);

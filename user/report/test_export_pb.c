@@ -186,6 +186,7 @@ struct decoded {
 	int mapping_flags;
 	uint64_t period_type_type;
 	int bad;
+	int no_location;	/* samples without a location: pprof drops them */
 };
 
 static int str_is(const struct decoded *d, uint64_t idx, const char *s)
@@ -201,6 +202,7 @@ static void decode_sample(struct decoded *d, const struct pb_field *sf, uint64_t
 	struct pb_field f;
 	uint64_t values[4];
 	int nvalues = 0;
+	size_t first = *nids;
 
 	while (rd_field(&r, &f)) {
 		struct pb_reader pr = reader(f.data, f.len);
@@ -214,6 +216,8 @@ static void decode_sample(struct decoded *d, const struct pb_field *sf, uint64_t
 		}
 	}
 	d->bad |= r.bad;
+	if (*nids == first)
+		d->no_location++;
 	if (nvalues != 2 || values[1] != values[0] * 10000000ull)
 		d->values_ok = 0;
 	if (nvalues == 2) {
@@ -348,12 +352,14 @@ static void check_pprof(void)
 	CHECK("function ids resolve", d->functions_resolve);
 	CHECK("function names", has_function(d, "main.lua:work") &&
 	      has_function(d, "@0x55b303d132c0") && has_function(d, "string.rep") &&
-	      has_function(d, "[host]") && has_function(d, "[truncated]") &&
+	      has_function(d, "[host]") && has_function(d, "[unknown: truncated]") &&
+	      has_function(d, "[Garbage Collector]") && has_function(d, "[JIT Compiler]") &&
 	      has_function(d, "x&y.lua:a;b<c>&\"q'"));
 	CHECK("invalid UTF-8 replaced in strings",
 	      has_function(d, "main.lua:bad\xef\xbf\xbdname"));
-	/* work has two current lines: two locations, one function. */
-	CHECK("functions and locations", d->nfunctions == 13 && d->nlocations == 14);
+	/* work has two current lines: two locations, one function.  GC and JIT
+	 * compiler time have a frame each (issue 12). */
+	CHECK("functions and locations", d->nfunctions == 15 && d->nlocations == 16);
 
 	sb_reset(&gz);
 	sb_reset(&pb);
@@ -436,10 +442,42 @@ static void check_pprof_mapping(void)
 	profile_free(p);
 }
 
+/* Issue 12: unreadable stacks are [unknown: CAUSE] locations, so pprof
+ * keeps them in its total. */
+static void check_pprof_unknown(void)
+{
+	struct profile *p = profile_new(100);
+	struct frame_sym w = { .kind = FRAME_LUA, .name = "work", .chunk = "@t.lua",
+			       .firstline = 1, .line = 2 };
+	struct frame_sym cut = { .kind = FRAME_UNKNOWN, .name = "bad frame", .line = -1 };
+	const struct frame_sym *partial[2];
+	struct sample s1 = { .pid = 1, .tid = 1, .vmstate = -1, .count = 3, .nframes = 2,
+			     .frames = partial };
+	struct sample s2 = { .pid = 1, .tid = 1, .vmstate = -1, .count = 2, .frames = partial };
+	struct strbuf gz = STRBUF_INIT, pb = STRBUF_INIT;
+	struct decoded *d = calloc(1, sizeof(*d));
+
+	partial[0] = profile_frame(p, &w);
+	partial[1] = profile_frame(p, &cut);
+	profile_add(p, &s1);
+	profile_add(p, &s2);
+	CHECK("unknown: pprof encodes", pprof_encode(p, NULL, &gz) == 0 && gunzip(&gz, &pb) == 0);
+	decode_profile(&pb, d);
+	CHECK("unknown: every sample has a location, all counted", !d->bad && d->nsamples == 2 &&
+	      !d->no_location && d->sample_count_sum == 5);
+	CHECK("unknown: the causes are functions", has_function(d, "[unknown: bad frame]") &&
+	      has_function(d, "[unknown: empty stack]"));
+	free(d);
+	sb_free(&gz);
+	sb_free(&pb);
+	profile_free(p);
+}
+
 int main(void)
 {
 	check_writer();
 	check_pprof();
 	check_pprof_mapping();
+	check_pprof_unknown();
 	UNIT_EXIT();
 }

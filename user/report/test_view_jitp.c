@@ -292,7 +292,7 @@ static void test_ties_and_unknown(void)
 	add(p, 1, -1, NULL, NULL, 5, 0, NULL, 0);
 	CHECK_STR("ties sort by key", report(p, "f", NULL),
 		  "40%  c\n"
-		  "20%  [unknown]\n"
+		  "20%  [unknown: empty stack]\n"
 		  "20%  a\n"
 		  "20%  b\n");
 	profile_free(p);

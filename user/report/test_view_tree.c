@@ -198,7 +198,7 @@ static void test_recursion_truncated(void)
 		  "  75.0%    0.0%         6    t.lua:f\n"
 		  "  75.0%    0.0%         6      t.lua:f\n"
 		  "  75.0%   75.0%         6        t.lua:f\n"
-		  "  25.0%    0.0%         2  [truncated]\n"
+		  "  25.0%    0.0%         2  [unknown: truncated]\n"
 		  "  25.0%    0.0%         2    t.lua:f\n"
 		  "  25.0%   25.0%         2      t.lua:f\n");
 	o.focus = "f";

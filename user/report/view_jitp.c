@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/frame_fmt.h"
+#include "report/export_stack.h"
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/strbuf.h"
@@ -156,7 +157,7 @@ static void put_stack_key(struct strbuf *sb, const struct sample *s, const char 
 	if (s->flags & PSAMPLE_HOST)
 		sb_puts(sb, "[host]");
 	else if (!s->nframes)
-		sb_puts(sb, "[unknown]");
+		sb_puts(sb, LABEL_EMPTY);
 	else
 		stack_dump(sb, s->frames, s->nframes, fmt, depth);
 }
@@ -465,7 +466,7 @@ static void write_section(FILE *out, const struct profile *p, const struct jp_mo
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 
-		if (profile_section_has(want, s) && s->count)
+		if (profile_section_has(p, want, s) && s->count)
 			section_add(&sec, s, m, &stack, &stack2, &state);
 	}
 	if (!sec.total) {
@@ -486,7 +487,9 @@ int view_jitp_write_opts(FILE *out, const struct profile *p, const struct jp_mod
 			 const struct view_jitp_opts *opts)
 {
 	struct profile_section *secs;
-	size_t n = profile_sections(p, opts && opts->per_thread, &secs);
+	size_t n = profile_sections(p, opts && opts->per_thread ? SECTION_THREAD :
+				    opts && opts->per_process ? SECTION_PROCESS : SECTION_PROGRAM,
+				    &secs);
 	char title[128];
 
 	for (size_t i = 0; i < n; i++) {

@@ -17,6 +17,7 @@ struct view_jitp_opts {
 	FILE *(*open_source)(const char *path, void *ctx);
 	void *ctx;
 	bool per_thread;	/* one section per thread (--per-thread) */
+	bool per_process;	/* one per process, not per program (--per-process) */
 };
 
 /* Writes the report for mode m.  With samples of several processes, one

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/frame_fmt.h"
+#include "report/export_stack.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -132,7 +133,7 @@ static bool tree_add(struct tree_node *root, const struct sample *s, struct labe
 	if (s->flags & PSAMPLE_HOST || !s->nframes) {
 		if (o->focus)
 			return false;
-		n = node_child(n, s->flags & PSAMPLE_HOST ? "[host]" : "[unknown]");
+		n = node_child(n, s->flags & PSAMPLE_HOST ? "[host]" : LABEL_EMPTY);
 		n->total += s->count;
 		n->self += s->count;
 		return true;
@@ -145,7 +146,7 @@ static bool tree_add(struct tree_node *root, const struct sample *s, struct labe
 			return false;
 	} else if (s->flags & PSAMPLE_TRUNCATED) {
 		/* Its real bottom is unknown: keep it apart from full stacks. */
-		n = node_child(n, "[truncated]");
+		n = node_child(n, LABEL_TRUNCATED);
 		n->total += s->count;
 	}
 	for (int64_t i = start; i >= 0; i--) {
@@ -223,7 +224,7 @@ static void write_section(FILE *out, const struct profile *p, const struct view_
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 
-		if (!profile_section_has(want, s) || !s->count)
+		if (!profile_section_has(p, want, s) || !s->count)
 			continue;
 		total += s->count;
 		if (tree_add(&root, s, &lb, o))
@@ -247,7 +248,8 @@ static void write_section(FILE *out, const struct profile *p, const struct view_
 int view_tree_write(FILE *out, const struct profile *p, const struct view_tree_opts *o)
 {
 	struct profile_section *secs;
-	size_t n = profile_sections(p, o->per_thread, &secs);
+	size_t n = profile_sections(p, o->per_thread ? SECTION_THREAD :
+				    o->per_process ? SECTION_PROCESS : SECTION_PROGRAM, &secs);
 	char title[128];
 
 	for (size_t i = 0; i < n; i++) {

@@ -24,6 +24,7 @@ struct view_tree_opts {
 	char scope;		/* frame labels: 'F' (default), 'f' or 'l' */
 	bool full_path;		/* 'p': keep the directories of chunk names */
 	bool per_thread;	/* one section per thread (--per-thread) */
+	bool per_process;	/* one per process, not per program (--per-process) */
 };
 
 /* Defaults: sort by total, no depth limit, no focus, min 3, scope 'F'. */

@@ -19,6 +19,7 @@
 struct stack_memo {
 	uint64_t id;
 	uint32_t nframes;
+	bool cut;		/* the walk stopped early: a cause frame follows */
 	const struct frame_sym **frames;
 };
 
@@ -27,6 +28,7 @@ struct drain_state {
 	struct stack_memo *memo;
 	size_t memo_mask, memo_used;
 	struct frame_sym scratch[LBP_MAX_FRAMES];
+	const struct frame_sym *cut[LBP_MAX_FRAMES + 1];	/* frames + the cut's cause */
 };
 
 static struct stack_memo *memo_find(struct stack_memo *memo, size_t mask, uint64_t id)
@@ -57,11 +59,25 @@ static struct stack_memo *memo_slot(struct drain_state *ds, uint64_t id)
 	return memo_find(ds->memo, ds->memo_mask, id);
 }
 
-static const struct frame_sym *unknown_frame(struct profile *p)
+/* [unknown: CAUSE]: a frame that stands for what could not be read, so
+ * every format shows the loss and counts it in its totals. */
+static const struct frame_sym *unknown_frame(struct profile *p, const char *cause)
 {
-	struct frame_sym f = { .kind = FRAME_UNKNOWN, .line = -1 };
+	struct frame_sym f = { .kind = FRAME_UNKNOWN, .name = cause, .line = -1 };
 
 	return profile_frame(p, &f);
+}
+
+/* The cause of a walk that stopped early, or NULL when it did not. */
+static const char *cut_cause(uint32_t stack_flags)
+{
+	if (stack_flags & STACK_BAD_FRAME)
+		return "bad frame";
+	if (stack_flags & STACK_READ_FAULT)
+		return "read fault";
+	if (stack_flags & STACK_NO_BASE)
+		return "no frame base";
+	return NULL;
 }
 
 /* Symbolized, interned frames of a kernel stack (memoized per drain). */
@@ -71,9 +87,11 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	struct stack_memo *m = memo_slot(ds, id);
 	struct symbolizer *sym = NULL;
 	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
-	/* A walk cut short by a bad frame keeps what it read, over a mark. */
-	bool cut = st->flags & (STACK_BAD_FRAME | STACK_READ_FAULT | STACK_NO_BASE);
+	/* A walk cut short keeps what it read; on_drained adds the cause. */
+	bool cut = cut_cause(st->flags) != NULL;
 
+	/* Without stitching only the running coroutine's frames count, and
+	 * only a complete walk of it went on into its resumer. */
 	if (ds->ts->no_stitch && st->nthreads && st->nown < n) {
 		n = st->nown;
 		cut = false;
@@ -83,18 +101,17 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	for (int v = 0; v < t->nvms; v++)
 		if (t->vms[v].g == st->g)
 			sym = t->sym[v];
-	m->frames = calloc(n + 1, sizeof(*m->frames));
+	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
 	if (!m->frames)
 		return NULL;
 	m->id = id;
-	m->nframes = n + cut;
+	m->nframes = n;
+	m->cut = cut;
 	ds->memo_used++;
-	if (cut)
-		m->frames[n] = unknown_frame(ds->ts->prof);
 	if (!sym) {
 		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
-			m->frames[i] = unknown_frame(ds->ts->prof);
+			m->frames[i] = unknown_frame(ds->ts->prof, "VM gone");
 		ds->ts->retired_unknown += n;
 		return m;
 	}
@@ -140,7 +157,7 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	}
 	if (!st || (key->flags & SAMPLE_NO_STACK)) {
 		ts->prof->stats.stack_lost += count;
-		lost[0] = unknown_frame(ts->prof);
+		lost[0] = unknown_frame(ts->prof, "stack lost");
 		s.frames = lost;
 		s.nframes = 1;
 		profile_add(ts->prof, &s);
@@ -151,6 +168,12 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 		return;
 	s.frames = m->frames;
 	s.nframes = m->nframes;
+	if (m->cut) {
+		/* The callers below the cut are unknown: one frame says why. */
+		memcpy(ds->cut, m->frames, m->nframes * sizeof(*ds->cut));
+		ds->cut[s.nframes++] = unknown_frame(ts->prof, cut_cause(st->flags));
+		s.frames = ds->cut;
+	}
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
 	for (int v = 0; v < t->nvms; v++) {

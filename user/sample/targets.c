@@ -164,6 +164,7 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 
 static void target_release(struct target *t);
 static void follow_forks(struct targets *ts, pid_t parent);
+static pid_t program_root(pid_t pid);
 
 static enum discover_result scan(struct target *t, struct discover_report *rep)
 {
@@ -275,6 +276,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 				 (int)pid, t->comm);
 	}
 	profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+	profile_set_program(ts->prof, (uint32_t)pid, (uint32_t)program_root(pid));
 	push_to_kernel(ts, t);
 	ts->n++;
 	if (strict)
@@ -447,6 +449,43 @@ static bool same_program(pid_t a, pid_t b)
 	na = readlink(pa, ea, sizeof(ea));
 	nb = readlink(pb, eb, sizeof(eb));
 	return na > 0 && na == nb && !memcmp(ea, eb, (size_t)na);
+}
+
+/* pid's parent, or 0 when unknown: the field after the ")" that ends the
+ * comm in /proc/PID/stat (a comm may hold ") "). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *close;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+	fclose(f);
+	close = strrchr(buf, ')');
+	if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/* The process pid's program started in: its farthest ancestor running the
+ * same executable (an nginx worker's master).  The report merges a
+ * program's processes (model/profile.h, section_by). */
+static pid_t program_root(pid_t pid)
+{
+	pid_t cur = pid;
+
+	for (int depth = 0; depth < 64; depth++) {
+		pid_t parent = parent_of(cur);
+
+		if (parent <= 1 || !same_program(parent, cur))
+			break;
+		cur = parent;
+	}
+	return cur;
 }
 
 /* A forked child that still runs its parent's program holds a copy of the

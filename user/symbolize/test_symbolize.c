@@ -268,8 +268,7 @@ static void builtins(void)
 	mem_close(m);
 }
 
-/* Prototypes freed between sampling and symbolization: their memory is
- * unmapped, or reused by another object or another prototype. */
+/* Where a trace starts: g->J.trace[n]->startpt/startpc. */
 static void traces(void)
 {
 	uint64_t g = alloc(2048), traces = alloc(8 * 4), T = alloc(128);

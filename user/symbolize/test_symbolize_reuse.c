@@ -3,6 +3,8 @@
  * (test_symbolize_image.h builds the memory). */
 #include "symbolize/test_symbolize_image.h"
 
+/* Prototypes freed between sampling and symbolization: their memory is
+ * unmapped, or reused by another object or another prototype. */
 static void reuse(void)
 {
 	static const uint8_t li[] = { 1, 2 };
@@ -38,7 +40,8 @@ static void reuse(void)
 	spare[lay->gct] = 11;
 	run(fr, 1);
 	CHECK("reused by a table: unknown frame", out[0].kind == FRAME_UNKNOWN);
-	CHECK_STR("unknown frame prints [unknown]", put_frame(&out[0], 'f'), "[unknown]");
+	CHECK_STR("unknown frame prints its cause", put_frame(&out[0], 'f'),
+		  "[unknown: unresolved]");
 	CHECK("reused by a table: counted", sym_unknown_count(sym) == unknown + 1);
 
 	/* The page was unmapped. */
