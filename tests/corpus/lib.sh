@@ -247,6 +247,19 @@ corpus_bad() {
 		END { print b + 0, s + 0 }'
 }
 
+# corpus_walk_bad OUT: "WALK-BAD UNRESOLVED SAMPLES": the stacks the walker
+# could not complete (bad frames, read faults), the frames whose prototype
+# was gone before user space read it (unknown frames: code loaded anew
+# again and again, as busted's insulation and penlight's templates do),
+# and all samples, summed over OUT's runs.
+corpus_walk_bad() {
+	corpus_losses "$1" | awk '
+		/^samples / { s = $2; next }
+		/bad frame|read fault/ { b += $NF }
+		/unknown frame/ { u += $NF }
+		END { print b + 0, u + 0, s + 0 }'
+}
+
 # corpus_keys OUT: every key of OUT's outputs, one a line: text keys, folded
 # frames and pprof's strings (function and file names).
 corpus_keys() {
