@@ -1,5 +1,6 @@
-/* luabpfprof: options and orchestration only.  Collect with BPF, drain
- * into the profile model about once a second, render at the end. */
+/* luabpfprof: options and orchestration only.  The options become a
+ * session (user/session/) and its consumer: a report rendered once at the
+ * end, or the continuous agent shipping each interval. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -13,25 +14,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ship/agent.h"
-#include "base/clock.h"
-#include "sample/collector.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "cli/options.h"
+#include "model/profile.h"
 #include "report/export.h"
 #include "report/jpmode.h"
-#include "base/log.h"
-#include "cli/options.h"
 #include "report/output.h"
-#include "model/profile.h"
-#include "sample/sysscan.h"
-#include "sample/targets.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
+#include "sample/targets.h"
+#include "session/session.h"
+#include "ship/agent.h"
 
-#define TICK_NS		100000000ull	/* main loop period */
-#define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
-/* Kernel maps are drained this often: symbolizing soon after sampling
- * keeps short-lived targets and closures nameable. */
-#define DRAIN_NS	200000000ull
 #define PROGRESS_NS	1000000000ull
 #define EXIT_USAGE	2
 
@@ -141,33 +136,17 @@ static int release(struct launched *l)
 	return n == sizeof(e) ? e : 0;
 }
 
-static void show_progress(const struct profile *p, double elapsed)
-{
-	const struct profile_stats *st = &p->stats;
-	uint64_t lost = st->stack_map_full + st->count_map_full + st->read_fault + st->bad_frame;
-
-	fprintf(stderr, "\r[%6.1fs] %llu samples, %.0f/s, %llu dropped ", elapsed,
-		(unsigned long long)st->samples, elapsed > 0 ? (double)st->samples / elapsed : 0.0,
-		(unsigned long long)lost);
-}
-
 static void print_summary(const struct profile *p, unsigned hz)
 {
-	const struct profile_stats *st = &p->stats;
+	struct strbuf sb = STRBUF_INIT;
 
-	fprintf(stderr,
-		"luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); "
-		"unwind: %llu bad frame, %llu truncated, %llu read fault; "
-		"lost: %llu stack map full, %llu count map full, %llu no VM yet, %llu unknown frames\n",
-		(unsigned long long)st->samples, (double)p->duration_ns / 1e9, hz,
-		(unsigned long long)st->host, (unsigned long long)st->bad_frame,
-		(unsigned long long)st->truncated, (unsigned long long)st->read_fault,
-		(unsigned long long)st->stack_map_full, (unsigned long long)st->count_map_full,
-		(unsigned long long)st->no_vm, (unsigned long long)st->sym_unknown);
+	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
+	fprintf(stderr, "%s\n", sb_str(&sb));
+	sb_free(&sb);
 }
 
 static int render(FILE *out, const struct profile *p, const struct options *o,
-		  const struct jp_mode *jp, enum out_format fmt, struct targets *ts)
+		  const struct jp_mode *jp, enum out_format fmt, struct session *sess)
 {
 	char title[128];
 	struct export_opts eo = {
@@ -179,7 +158,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.icicle = o->icicle,
 	};
 	struct view_jitp_opts vo = {
-		.open_source = targets_open_source, .ctx = ts, .per_thread = o->per_thread,
+		.open_source = session_open_source, .ctx = sess, .per_thread = o->per_thread,
 	};
 	struct view_tree_opts to;
 	char err[200];
@@ -214,62 +193,207 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	return view_tree_write(out, p, &to);
 }
 
-/* Samples until the duration ends, a signal arrives or every target
- * exits, draining the kernel maps as it goes. */
-static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
+/* ==== The one-shot report: a session consumer ==== */
+
+struct oneshot {
+	const struct options *o;
+	const struct jp_mode *jp;
+	enum out_format fmt;
+	struct output *out;
+	bool progress;		/* a progress line on stderr */
+	uint64_t next_progress;
+	pid_t child;
+	int rc;
+};
+
+static void oneshot_tick(void *ctx, struct session *s, const struct session_clock *c)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), next_drain = start + DRAIN_NS;
-	uint64_t next_progress = start + PROGRESS_NS;
-	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
-	struct timespec tick = { 0, TICK_NS };
+	struct oneshot *os = ctx;
+	const struct profile_stats *st = &c->prof->stats;
 
-	while (!stop_signal) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	(void)s;
+	if (!os->progress)
+		return;
+	if (!os->next_progress)
+		os->next_progress = c->now_ns - (uint64_t)(c->elapsed_s * 1e9) + PROGRESS_NS;
+	if (c->now_ns < os->next_progress)
+		return;
+	fprintf(stderr, "\r[%6.1fs] %llu samples, %.0f/s, %llu dropped ", c->elapsed_s,
+		(unsigned long long)st->samples,
+		c->elapsed_s > 0 ? (double)st->samples / c->elapsed_s : 0.0,
+		(unsigned long long)profile_stats_lost(st));
+	os->next_progress = c->now_ns + PROGRESS_NS;
+}
 
-		if (o->duration > 0 && (double)(now - start) / 1e9 >= o->duration)
-			break;
-		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
-			break;
-		if (o->all)
-			sysscan_poll(ts, now);
-		if (!targets_poll(ts, now) && !o->all) {
-			for (int i = 0; i < ts->n && child <= 0; i++)
-				fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
-					(int)ts->t[i].pid, ts->t[i].comm);
-			break;
+static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
+{
+	struct oneshot *os = ctx;
+	struct targets *ts = session_targets(s);
+
+	if (why == SESSION_TARGETS_EXITED && os->child <= 0) {
+		for (int i = 0; i < targets_count(ts); i++) {
+			struct target *t = targets_at(ts, i);
+
+			fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
+				(int)target_pid(t), target_comm(t));
 		}
-		if (now >= next_drain) {
-			targets_drain(ts);
-			next_drain = now + DRAIN_NS;
-		}
-		if (progress && now >= next_progress) {
-			show_progress(ts->prof, (double)(now - start) / 1e9);
-			next_progress = now + PROGRESS_NS;
-		}
-		/* A process waiting for its VM (a command just launched) is
-		 * looked at often, so its first samples are not lost. */
-		tick.tv_nsec = targets_waiting(ts) ? WAIT_TICK_NS : TICK_NS;
-		nanosleep(&tick, NULL);
 	}
-	if (progress)
+	if (os->progress)
 		fputc('\n', stderr);
-	ts->prof->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+}
+
+/* Renders the whole run.  A failed write is reported by output_commit,
+ * which knows its errno.  A reader that stops early (| head) is not an
+ * error: say so, keep the summary and exit 0. */
+static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
+{
+	struct oneshot *os = ctx;
+	const struct options *o = os->o;
+	char err[256];
+	bool pipe_closed = false;
+
+	if (render(os->out->f, p, o, os->jp, os->fmt, s) && !ferror(os->out->f)) {
+		log_error("writing %s failed: %s", o->output ? o->output : "the report",
+			  strerror(errno));
+		return os->rc = 1;
+	}
+	if (output_commit(os->out, err, sizeof(err))) {
+		if (errno != EPIPE) {
+			log_error("%s", err);
+			return os->rc = 1;
+		}
+		pipe_closed = true;
+	}
+	if (pipe_closed)
+		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
+	print_summary(p, o->hz);
+	return os->rc = 0;
+}
+
+static void session_config_from(const struct options *o, volatile sig_atomic_t *stop,
+				struct session_config *c)
+{
+	*c = (struct session_config){
+		.hz = o->hz, .max_stacks = o->max_stacks, .max_counts = o->max_counts,
+		.max_frames = o->max_frames, .lua_only = o->lua_only,
+		.pids = o->pids, .npids = o->npids, .all = o->all,
+		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
+		.stop = stop,
+	};
+}
+
+static void agent_config_from(const struct options *o, struct agent_config *c)
+{
+	*c = (struct agent_config){
+		.what = o->all ? "all LuaJIT processes" : "the given processes",
+		.every_s = o->every, .hz = o->hz,
+		.out_dir = o->out_dir, .retain_count = o->retain_count,
+		.retain_bytes = o->retain_bytes, .push_url = o->push_url,
+		.push_api = o->push_api, .service = o->service, .labels = o->labels,
+		.nlabels = o->nlabels, .tenant = o->tenant,
+		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
+		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
+	};
+}
+
+/* Runs the session into the agent until stopped. */
+static int run_agent(const struct options *o, struct session *s)
+{
+	struct agent_config ac;
+	struct session_consumer sc;
+	struct agent *a;
+	int rc;
+
+	agent_config_from(o, &ac);
+	a = agent_open(&ac);
+	if (!a)
+		return 1;
+	agent_consumer(a, &sc);
+	rc = session_run(s, &sc) ? 1 : 0;
+	agent_close(a, rc == 0);
+	return rc;
+}
+
+/* Checks what the report needs before anything is attached: a bad --jp,
+ * --tree or --format is a usage error. */
+static int check_report_options(struct options *o, struct jp_mode *jp, enum out_format *fmt)
+{
+	char err[256];
+
+	if (jp_mode_parse(o->jp, jp, err, sizeof(err))) {
+		log_error("%s", err);
+		return -1;
+	}
+	jp->vmstate_detail = o->vmstate_detail;
+	if (o->tree) {
+		struct view_tree_opts to;
+
+		view_tree_opts_init(&to);
+		if (view_tree_parse_arg(o->tree, &to, err, sizeof(err))) {
+			log_error("%s", err);
+			return -1;
+		}
+	}
+	if (jp->interval_ms)
+		o->hz = jp->interval_ms >= 1000 ? 1 : 1000 / jp->interval_ms;
+	*fmt = FMT_TEXT;
+	if (o->format) {
+		if (out_format_parse(o->format, fmt)) {
+			log_error("unknown format '%s': use text, folded, svg, pprof or speedscope", o->format);
+			return -1;
+		}
+	} else if (o->output) {
+		*fmt = out_format_from_path(o->output);
+	}
+	return 0;
+}
+
+static int check_capabilities(void)
+{
+	const char *missing = missing_capability();
+
+	if (missing && geteuid() != 0) {
+		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+		return -1;
+	}
+	if (missing) {
+		log_error("permission denied: running as root without %s (dropped by a container or setpriv?); luabpfprof needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
+			  missing);
+		return -1;
+	}
+	return 0;
+}
+
+/* Launches -- COMMAND as a target, released once its samples count.
+ * Returns 0, or the exit status to end with. */
+static int start_command(struct session *s, char **command, struct launched *cmd)
+{
+	char err[256];
+	int e;
+
+	if (launch(command, cmd) || session_add_command(s, cmd->pid, err, sizeof(err))) {
+		log_error("cannot launch %s: %s", command[0], cmd->pid < 0 ? strerror(errno) : err);
+		return 1;
+	}
+	e = release(cmd);
+	if (e) {
+		log_error("cannot run %s: %s", command[0], strerror(e));
+		return 127;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct jp_mode jp;
-	struct targets ts = { 0 };
-	struct collector_opts co;
-	struct collector *col = NULL;
+	struct session_config scfg;
+	struct session *sess = NULL;
 	struct output out = { 0 };
 	enum out_format fmt = FMT_TEXT;
 	char err[256];
 	struct launched cmd = { -1, -1, -1 };
-	int rc = 1, e;
-	const char *missing;
-	bool pipe_closed = false;
+	int rc = 1;
 
 	switch (options_parse(argc, argv, &o)) {
 	case OPTIONS_EXIT_OK:
@@ -280,111 +404,39 @@ int main(int argc, char **argv)
 		break;
 	}
 	log_is_verbose = o.verbose;
-	if (jp_mode_parse(o.jp, &jp, err, sizeof(err))) {
-		log_error("%s", err);
+	if (check_report_options(&o, &jp, &fmt))
 		return EXIT_USAGE;
-	}
-	jp.vmstate_detail = o.vmstate_detail;
-	if (o.tree) {
-		/* A bad --tree is a usage error, before any sampling. */
-		struct view_tree_opts to;
-
-		view_tree_opts_init(&to);
-		if (view_tree_parse_arg(o.tree, &to, err, sizeof(err))) {
-			log_error("%s", err);
-			return EXIT_USAGE;
-		}
-	}
-	if (jp.interval_ms)
-		o.hz = jp.interval_ms >= 1000 ? 1 : 1000 / jp.interval_ms;
-	if (o.format) {
-		if (out_format_parse(o.format, &fmt)) {
-			log_error("unknown format '%s': use text, folded, svg, pprof or speedscope", o.format);
-			return EXIT_USAGE;
-		}
-	} else if (o.output) {
-		fmt = out_format_from_path(o.output);
-	}
-	missing = missing_capability();
-	if (missing && geteuid() != 0) {
-		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+	if (check_capabilities())
 		return 1;
-	}
-	if (missing) {
-		log_error("permission denied: running as root without %s (dropped by a container or setpriv?); luabpfprof needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
-			  missing);
-		return 1;
-	}
 	install_signals();
 	if (output_open(&out, o.output, err, sizeof(err))) {
 		log_error("%s", err);
 		return 1;
 	}
-	ts.prof = profile_new(o.hz);
-	ts.lua_only = o.lua_only;
-	if (!ts.prof)
-		goto cleanup;
-	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);
-	for (int i = 0; i < o.npids; i++) {
-		if (targets_add(&ts, o.pids[i], true, err, sizeof(err))) {
-			log_error("%s", err);
-			goto cleanup;
-		}
-	}
-	co = (struct collector_opts){ .hz = o.hz, .max_stacks = o.max_stacks,
-				      .max_counts = o.max_counts, .max_frames = o.max_frames };
-	col = collector_open(&co, err, sizeof(err));
-	if (!col) {
+	session_config_from(&o, &stop_signal, &scfg);
+	sess = session_open(&scfg, err, sizeof(err));
+	if (!sess) {
 		log_error("%s", err);
 		goto cleanup;
 	}
-	targets_attach(&ts, col);
-	if (o.all)
-		sysscan_add_all(&ts);
-	if (o.command) {
-		if (launch(o.command, &cmd) ||
-		    targets_add(&ts, cmd.pid, false, err, sizeof(err))) {
-			log_error("cannot launch %s: %s", o.command[0],
-				  cmd.pid < 0 ? strerror(errno) : err);
-			goto cleanup;
-		}
-		/* Release the child only once its samples are being counted. */
-		e = release(&cmd);
-		if (e) {
-			log_error("cannot run %s: %s", o.command[0], strerror(e));
-			rc = 127;
-			goto cleanup;
-		}
-	}
+	if (o.command && (rc = start_command(sess, o.command, &cmd)) != 0)
+		goto cleanup;
+	rc = 1;
 	if (o.continuous) {
-		rc = agent_run(&o, &ts, col, &stop_signal);
-		goto cleanup;
+		rc = run_agent(&o, sess);
+	} else {
+		struct oneshot os = {
+			.o = &o, .jp = &jp, .fmt = fmt, .out = &out, .child = cmd.pid, .rc = 1,
+			.progress = isatty(STDERR_FILENO) && (o.duration == 0 || o.duration > 2),
+		};
+		struct session_consumer sc = {
+			.ctx = &os, .tick = oneshot_tick, .ended = oneshot_ended,
+			.finished = oneshot_finished,
+		};
+
+		session_run(sess, &sc);
+		rc = os.rc;
 	}
-	sample_loop(&ts, &o, cmd.pid);
-	/* Notice exits (a launched command that was just reaped) before the
-	 * last drain, so their symbols are used as cached, not revalidated
-	 * against memory that is gone. */
-	targets_poll(&ts, clock_ns(CLOCK_MONOTONIC));
-	targets_drain(&ts);
-	/* A failed write is reported by output_commit, which knows its
-	 * errno.  A reader that stops early (| head) is not an error: say
-	 * so, keep the summary and exit 0. */
-	if (render(out.f, ts.prof, &o, &jp, fmt, &ts) && !ferror(out.f)) {
-		log_error("writing %s failed: %s", o.output ? o.output : "the report",
-			  strerror(errno));
-		goto cleanup;
-	}
-	if (output_commit(&out, err, sizeof(err))) {
-		if (errno != EPIPE) {
-			log_error("%s", err);
-			goto cleanup;
-		}
-		pipe_closed = true;
-	}
-	if (pipe_closed)
-		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(ts.prof, o.hz);
-	rc = 0;
 cleanup:
 	if (cmd.go_fd >= 0)
 		close(cmd.go_fd);
@@ -395,10 +447,6 @@ cleanup:
 		waitpid(cmd.pid, NULL, 0);
 	}
 	output_abort(&out);
-	if (o.all)
-		sysscan_free();
-	collector_close(col);
-	targets_free(&ts);
-	profile_free(ts.prof);
+	session_close(sess);
 	return rc;
 }

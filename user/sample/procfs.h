@@ -1,0 +1,25 @@
+/* What /proc says about a process, for the targets' life cycle. */
+#ifndef LBP_PROCFS_H
+#define LBP_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+int proc_read_stat(pid_t pid, char *state, unsigned *flags);
+
+/* /proc/PID/comm, or "?". */
+void proc_read_comm(pid_t pid, char *comm, size_t len);
+
+/* Whether any file with "luajit" in its path is mapped: then a missing
+ * VM is worth waiting for.  (sysscan classifies by file instead.) */
+bool proc_maps_luajit(pid_t pid);
+
+/* The children of pid (every thread's) into out; returns how many. */
+int proc_children(pid_t pid, pid_t *out, int max);
+
+/* Whether a and b run the same executable. */
+bool proc_same_program(pid_t a, pid_t b);
+
+#endif
