@@ -18,6 +18,7 @@
 #include "base/unit.h"
 #include "sample/sysscan.h"
 #include "sample/targets.h"
+#include "sample/test_proc.h"
 
 #define NO_SUCH_PID	4194301		/* above any pid_max in use */
 
@@ -61,26 +62,6 @@ static void drop_proc(pid_t pid)
 	rmdir(path);
 }
 
-static pid_t spawn_sleep(void)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		execlp("sleep", "sleep", "60", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	while (read(p[0], &c, 1) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	return pid;
-}
-
 static void on_flush(void *ctx)
 {
 	(void)ctx;
@@ -93,7 +74,7 @@ int main(void)
 	struct sysscan_opts o = { .proc_root = root, .flush = on_flush };
 	struct sysscan *ss;
 	struct sysscan_counts c;
-	pid_t luajit = spawn_sleep(), lib = spawn_sleep();
+	pid_t luajit = test_spawn_sleep(NULL), lib = test_spawn_sleep(NULL);
 	uint64_t now;
 	char path[256];
 

@@ -18,33 +18,9 @@
 #include "model/profile.h"
 #include "sample/drain.h"
 #include "sample/targets.h"
+#include "sample/test_proc.h"
 
 static char dir[] = "/tmp/lbp-unit-targets.XXXXXX";
-
-/* A child running sleep in dir; returns once it has exec'd. */
-static pid_t spawn_sleep(void)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		if (chdir(dir))
-			_exit(126);
-		execlp("sleep", "sleep", "60", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	/* EOF when the exec closed the write end. */
-	while (read(p[0], &c, 1) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	return pid;
-}
 
 /* A child that has exited and is not reaped. */
 static pid_t spawn_zombie(void)
@@ -212,7 +188,7 @@ int main(void)
 	fputs("return 42\n", f);
 	fclose(f);
 	targets_set_profile(ts, p);
-	sleeper = spawn_sleep();
+	sleeper = test_spawn_sleep(dir);
 	test_refusals(ts, sleeper);
 	test_life_cycle(ts, p, sleeper);
 	targets_set_profile(ts, next);
@@ -220,7 +196,7 @@ int main(void)
 	targets_remove(ts, sleeper);
 	CHECK("remove: gone", targets_count(ts) == 0 && !targets_find(ts, sleeper));
 
-	drained = spawn_sleep();
+	drained = test_spawn_sleep(dir);
 	targets_add(ts, drained, false, path, sizeof(path));
 	test_drain(ts, drained);
 	kill(drained, SIGKILL);

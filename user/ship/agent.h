@@ -13,20 +13,23 @@ struct agent_config {
 	const char *what;		/* "all LuaJIT processes", for the start line */
 	double every_s;			/* interval length */
 	unsigned hz;
-	const char *out_dir;		/* rolling pprof files, or NULL */
+	const char *log_file;		/* stderr goes there; SIGHUP reopens it */
+	/* Naming: one service per process comm unless service is given. */
+	const char *service;
+	int nlabels;
+	const char *const *labels;	/* "k=v" */
+	/* Rolling pprof files, when out_dir is given. */
+	const char *out_dir;
 	unsigned retain_count;
 	unsigned long long retain_bytes;
-	const char *push_url;		/* or NULL */
+	/* Pushes, when push_url is given, with a spool when spool_dir is. */
+	const char *push_url;
 	const char *push_api;		/* "ingest", "push" or "parca" */
-	const char *service;		/* NULL: one service per process comm */
-	const char *const *labels;	/* "k=v" */
-	int nlabels;
 	const char *tenant;
 	const char *auth_token_file;
 	const char *basic_auth_file;
-	const char *spool_dir;
 	unsigned long long spool_bytes;
-	const char *log_file;		/* stderr goes there; SIGHUP reopens it */
+	const char *spool_dir;
 };
 
 /* Opens the log, the sinks and the push client; NULL (reported) on error. */
