@@ -33,6 +33,7 @@ struct session {
 	struct profile *prof;		/* in progress */
 	struct profile_stats prev;	/* running totals at the last cut */
 	uint64_t start_mono;		/* of the profile in progress */
+	uint64_t run_start;		/* of session_run: -d counts from here */
 	uint64_t profiles;		/* finished */
 	pid_t child;			/* launched command, or 0 */
 	int child_status;
@@ -55,7 +56,7 @@ static void flush_for_scan(void *ctx)
 
 static int open_works(struct session *s, char *err, size_t errlen)
 {
-	const struct work_kind *const *kinds = work_kinds();
+	const struct work_kind *const *kinds = s->c.kinds ? s->c.kinds : work_kinds();
 
 	for (int i = 0; kinds[i] && s->nworks < SESSION_MAX_WORK; i++) {
 		struct work *w = &s->works[s->nworks];
@@ -177,7 +178,7 @@ static int should_end(struct session *s, uint64_t now)
 
 	if (*s->c.stop)
 		return SESSION_STOPPED;
-	if (s->c.duration_s > 0 && (double)(now - s->start_mono) / 1e9 >= s->c.duration_s)
+	if (s->c.duration_s > 0 && (double)(now - s->run_start) / 1e9 >= s->c.duration_s)
 		return SESSION_DURATION;
 	if (s->child > 0 && waitpid(s->child, &status, WNOHANG) == s->child) {
 		s->child_status = status;
@@ -199,7 +200,7 @@ int session_run(struct session *s, const struct session_consumer *c)
 	s->start_mono = clock_ns(CLOCK_MONOTONIC);
 	if (every && restart(s))
 		return -1;
-	start = s->start_mono;
+	start = s->run_start = s->start_mono;
 	next_cut = start + every;
 	next_drain = start + DRAIN_NS;
 	while ((why = should_end(s, clock_ns(CLOCK_MONOTONIC))) < 0 && !rc) {

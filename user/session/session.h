@@ -21,6 +21,7 @@
 struct profile;
 struct session;
 struct targets;
+struct work_kind;
 
 struct session_config {
 	unsigned hz;
@@ -35,6 +36,9 @@ struct session_config {
 	 * when session_run does. */
 	double every_s;
 	volatile sig_atomic_t *stop;	/* non-zero: finish and return */
+	/* The kinds of work, NULL-terminated; NULL: work_kinds() (tests give
+	 * their own, without BPF). */
+	const struct work_kind *const *kinds;
 };
 
 enum session_end {
