@@ -9,11 +9,13 @@
 #include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/options.h"
@@ -27,7 +29,12 @@
 #include "session/session.h"
 #include "ship/agent.h"
 
-#define PROGRESS_NS	1000000000ull
+#define PROGRESS_NS	1000000000ull	/* on a terminal: one line, rewritten */
+/* Without a terminal (a log, CI): a line every few seconds, once a run
+ * lasts long enough to wonder whether it is stuck. */
+#define LOG_PROGRESS_AFTER_S	10.0
+#define LOG_PROGRESS_NS		5000000000ull
+#define COMMAND_GRACE_NS	3000000000ull	/* SIGTERM to SIGKILL */
 #define EXIT_USAGE	2
 
 static volatile sig_atomic_t stop_signal;
@@ -70,6 +77,9 @@ static void install_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed SSH session: end with the report, like SIGINT.  The
+	 * agent takes SIGHUP over for reopening its log. */
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -84,6 +94,7 @@ struct launched {
 static int launch(char **command, struct launched *l)
 {
 	int go[2], err[2] = { -1, -1 };
+	pid_t parent = getpid();
 
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
@@ -99,6 +110,10 @@ static int launch(char **command, struct launched *l)
 
 		close(go[1]);
 		close(err[0]);
+		/* Killed with luabpfprof, even by SIGKILL: never orphaned.
+		 * A parent gone before prctl took effect is seen by getppid. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
@@ -193,6 +208,44 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	return view_tree_write(out, p, &to);
 }
 
+/* Ends the command if it still runs: SIGTERM, then SIGKILL after a grace
+ * period for one that ignores it.  Returns its wait status when it ended
+ * by itself (to pass on), else -1. */
+static int end_command(struct launched *l, struct session *s)
+{
+	int status = s ? session_child_status(s) : -1;
+	uint64_t deadline;
+
+	if (l->pid <= 0 || status >= 0)
+		return status;
+	if (waitpid(l->pid, &status, WNOHANG) == l->pid)
+		return status;
+	kill(l->pid, SIGTERM);
+	deadline = clock_ns(CLOCK_MONOTONIC) + COMMAND_GRACE_NS;
+	while (clock_ns(CLOCK_MONOTONIC) < deadline) {
+		struct timespec ts = { 0, 20000000 };
+
+		if (waitpid(l->pid, &status, WNOHANG) == l->pid)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	log_warn("PID %d ignored SIGTERM for %llu s: killed", (int)l->pid,
+		 COMMAND_GRACE_NS / 1000000000ull);
+	kill(l->pid, SIGKILL);
+	waitpid(l->pid, NULL, 0);
+	return -1;
+}
+
+/* The exit status a run with -- COMMAND ends with: the command's own. */
+static int command_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
 /* ==== The one-shot report: a session consumer ==== */
 
 struct oneshot {
@@ -200,7 +253,7 @@ struct oneshot {
 	const struct jp_mode *jp;
 	enum out_format fmt;
 	struct output *out;
-	bool progress;		/* a progress line on stderr */
+	enum { PROGRESS_NONE, PROGRESS_TTY, PROGRESS_LOG } progress;
 	uint64_t next_progress;
 	pid_t child;
 	int rc;
@@ -210,19 +263,24 @@ static void oneshot_tick(void *ctx, struct session *s, const struct session_cloc
 {
 	struct oneshot *os = ctx;
 	const struct profile_stats *st = &c->prof->stats;
+	uint64_t start = c->now_ns - (uint64_t)(c->elapsed_s * 1e9);
 
 	(void)s;
-	if (!os->progress)
+	if (os->progress == PROGRESS_NONE)
 		return;
 	if (!os->next_progress)
-		os->next_progress = c->now_ns - (uint64_t)(c->elapsed_s * 1e9) + PROGRESS_NS;
+		os->next_progress = os->progress == PROGRESS_TTY ? start + PROGRESS_NS :
+				    start + (uint64_t)(LOG_PROGRESS_AFTER_S * 1e9);
 	if (c->now_ns < os->next_progress)
 		return;
-	fprintf(stderr, "\r[%6.1fs] %llu samples, %.0f/s, %llu dropped ", c->elapsed_s,
+	fprintf(stderr, "%s[%6.1fs] %llu samples, %.0f/s, %llu dropped%s",
+		os->progress == PROGRESS_TTY ? "\r" : "", c->elapsed_s,
 		(unsigned long long)st->samples,
 		c->elapsed_s > 0 ? (double)st->samples / c->elapsed_s : 0.0,
-		(unsigned long long)profile_stats_lost(st));
-	os->next_progress = c->now_ns + PROGRESS_NS;
+		(unsigned long long)profile_stats_lost(st),
+		os->progress == PROGRESS_TTY ? " " : "\n");
+	os->next_progress = c->now_ns + (os->progress == PROGRESS_TTY ? PROGRESS_NS :
+					  LOG_PROGRESS_NS);
 }
 
 static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
@@ -238,7 +296,7 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 				(int)target_pid(t), target_comm(t));
 		}
 	}
-	if (os->progress)
+	if (os->progress == PROGRESS_TTY && os->next_progress)
 		fputc('\n', stderr);
 }
 
@@ -380,6 +438,7 @@ static int start_command(struct session *s, char **command, struct launched *cmd
 		log_error("cannot run %s: %s", command[0], strerror(e));
 		return 127;
 	}
+	session_command_started(s);
 	return 0;
 }
 
@@ -393,7 +452,7 @@ int main(int argc, char **argv)
 	enum out_format fmt = FMT_TEXT;
 	char err[256];
 	struct launched cmd = { -1, -1, -1 };
-	int rc = 1;
+	int rc = 1, status;
 
 	switch (options_parse(argc, argv, &o)) {
 	case OPTIONS_EXIT_OK:
@@ -427,13 +486,17 @@ int main(int argc, char **argv)
 	} else {
 		struct oneshot os = {
 			.o = &o, .jp = &jp, .fmt = fmt, .out = &out, .child = cmd.pid, .rc = 1,
-			.progress = isatty(STDERR_FILENO) && (o.duration == 0 || o.duration > 2),
 		};
 		struct session_consumer sc = {
 			.ctx = &os, .tick = oneshot_tick, .ended = oneshot_ended,
 			.finished = oneshot_finished,
 		};
 
+		if (isatty(STDERR_FILENO))
+			os.progress = o.duration == 0 || o.duration > 2 ? PROGRESS_TTY : PROGRESS_NONE;
+		else
+			os.progress = o.duration == 0 || o.duration > LOG_PROGRESS_AFTER_S ?
+				      PROGRESS_LOG : PROGRESS_NONE;
 		session_run(sess, &sc);
 		rc = os.rc;
 	}
@@ -442,10 +505,10 @@ cleanup:
 		close(cmd.go_fd);
 	if (cmd.err_fd >= 0)
 		close(cmd.err_fd);
-	if (cmd.pid > 0) {
-		kill(cmd.pid, SIGTERM);
-		waitpid(cmd.pid, NULL, 0);
-	}
+	/* A command that ended by itself passes its status on. */
+	status = end_command(&cmd, sess);
+	if (rc == 0 && status >= 0)
+		rc = command_exit_code(status);
 	output_abort(&out);
 	session_close(sess);
 	return rc;

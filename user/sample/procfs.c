@@ -103,3 +103,13 @@ bool proc_same_program(pid_t a, pid_t b)
 	nb = readlink(pb, eb, sizeof(eb));
 	return na > 0 && na == nb && !memcmp(ea, eb, (size_t)na);
 }
+
+int proc_descendants(pid_t root, pid_t *out, int max)
+{
+	int n = proc_children(root, out, max);
+
+	/* Breadth first: out doubles as the queue. */
+	for (int i = 0; i < n && n < max; i++)
+		n += proc_children(out[i], out + n, max - n);
+	return n;
+}

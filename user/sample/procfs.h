@@ -19,6 +19,9 @@ bool proc_maps_luajit(pid_t pid);
 /* The children of pid (every thread's) into out; returns how many. */
 int proc_children(pid_t pid, pid_t *out, int max);
 
+/* Every descendant of root (children, theirs, ...), up to max. */
+int proc_descendants(pid_t root, pid_t *out, int max);
+
 /* Whether a and b run the same executable. */
 bool proc_same_program(pid_t a, pid_t b);
 

@@ -351,6 +351,33 @@ static void target_release(struct target *t)
 	t->pidfd = -1;
 }
 
+void targets_rename(struct targets *ts, pid_t pid)
+{
+	struct target *t = targets_find(ts, pid);
+
+	if (!t)
+		return;
+	proc_read_comm(pid, t->comm, sizeof(t->comm));
+	if (ts->prof)
+		profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+}
+
+int targets_follow_descendants(struct targets *ts, pid_t root)
+{
+	pid_t kids[256];
+	char err[256];
+	int n = proc_descendants(root, kids, 256), added = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (targets_find(ts, kids[i]) || targets_add(ts, kids[i], false, err, sizeof(err)))
+			continue;
+		log_verbose("PID %d started PID %d (%s): profiling it too", (int)root,
+			    (int)kids[i], targets_find(ts, kids[i])->comm);
+		added++;
+	}
+	return added;
+}
+
 void targets_remove(struct targets *ts, pid_t pid)
 {
 	struct target *t = targets_find(ts, pid);

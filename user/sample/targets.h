@@ -36,6 +36,13 @@ void targets_attach(struct targets *ts, struct collector *col);
  * one-line reason on failure. */
 int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen);
 
+/* Reads pid's name again (a launched command after its exec). */
+void targets_rename(struct targets *ts, pid_t pid);
+
+/* Adds the descendants of root not yet profiled, as waiting targets (a
+ * command's children: `sh -c 'luajit app.lua'`).  Returns how many. */
+int targets_follow_descendants(struct targets *ts, pid_t root);
+
 /* Stops profiling pid and frees what it held (for exited processes in
  * long runs; their samples already drained stay in the profile). */
 void targets_remove(struct targets *ts, pid_t pid);

@@ -23,6 +23,7 @@
 /* Kernel maps are drained this often: symbolizing soon after sampling
  * keeps short-lived targets and closures nameable. */
 #define DRAIN_NS	200000000ull
+#define FOLLOW_NS	100000000ull	/* a command's new descendants looked for */
 
 struct session {
 	struct session_config c;
@@ -36,6 +37,8 @@ struct session {
 	uint64_t run_start;		/* of session_run: -d counts from here */
 	uint64_t profiles;		/* finished */
 	pid_t child;			/* launched command, or 0 */
+	bool child_started;		/* exec'd: follow its descendants */
+	uint64_t next_follow_ns;
 	int child_status;
 };
 
@@ -117,6 +120,12 @@ int session_add_command(struct session *s, pid_t pid, char *err, size_t errlen)
 	return 0;
 }
 
+void session_command_started(struct session *s)
+{
+	targets_rename(s->ts, s->child);
+	s->child_started = true;
+}
+
 /* ==== The loop ==== */
 
 /* Ends the profile in progress at now and hands it on; unless it is the
@@ -186,6 +195,11 @@ static int should_end(struct session *s, uint64_t now)
 	}
 	if (s->scan)
 		sysscan_poll(s->scan, now);
+	/* What the command starts (sh -c, resty, busted) is profiled too. */
+	if (s->child_started && now >= s->next_follow_ns) {
+		targets_follow_descendants(s->ts, s->child);
+		s->next_follow_ns = now + FOLLOW_NS;
+	}
 	if (!targets_poll(s->ts, now) && !s->c.all)
 		return SESSION_TARGETS_EXITED;
 	return -1;

@@ -76,6 +76,10 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
  * releases it): waits for its VM, and ends the run when it exits. */
 int session_add_command(struct session *s, pid_t pid, char *err, size_t errlen);
 
+/* The command runs its program now (after exec): name it by that.  Its
+ * descendants are followed from here on. */
+void session_command_started(struct session *s);
+
 /* The loop: runs until stopped, the duration ends or the targets exit,
  * then finishes the last profile.  Returns 0, or what finished returned. */
 int session_run(struct session *s, const struct session_consumer *c);
