@@ -25,7 +25,9 @@ kill -HUP "$prof"
 wait "$prof"
 rc=$?
 check "SIGHUP: exit 0" [ "$rc" = 0 ]
-check_share "SIGHUP: the report is written" "$TMP/hup.txt" w631.lua:a 60 12
+# (the share is t_core's business: here BPF loading on a loaded host may
+# leave only a few samples before the signal)
+check "SIGHUP: the report is written" grep -q '%  w631\.lua:a$' "$TMP/hup.txt"
 check "SIGHUP: the summary line" grep -q '^luabpfprof: [0-9]* samples in' "$TMP/hup.err"
 check "SIGHUP: no temporary file left" \
 	bash -c "! ls -a '$TMP' | grep -q '^\.luabpfprof\.'"

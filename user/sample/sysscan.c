@@ -58,6 +58,7 @@ enum proc_kind {
 struct proc_entry {
 	pid_t pid;
 	enum proc_kind kind;
+	uint64_t start;		/* start time (ticks after boot): with pid, who it is */
 	uint64_t first_ns;	/* first seen */
 	uint64_t next_ns;	/* next check or retry */
 	uint64_t delay_ns;	/* PENDING: current backoff */
@@ -302,6 +303,52 @@ static int list_pids(const char *root, pid_t **out, size_t *n)
 	return 0;
 }
 
+/* When pid started (/proc/PID/stat field 22), 0 when unreadable.  A pid
+ * is reused by another process; pid and start time are not. */
+static uint64_t start_time(const struct sysscan *ss, pid_t pid)
+{
+	char path[PATH_MAX], buf[1024], *p;
+	unsigned long long start = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", ss->o.proc_root, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields 3.. follow the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+static struct proc_entry new_entry(const struct sysscan *ss, pid_t pid, uint64_t now)
+{
+	struct proc_entry e = { .pid = pid, .first_ns = now, .next_ns = now,
+				.start = start_time(ss, pid) };
+
+	if (pid == ss->self)
+		e.kind = PROC_DONE;
+	return e;
+}
+
+/* Whether a process left alone for good (done, or profiled) is still the
+ * one the entry is about: a new process reusing its pid is examined. */
+static bool same_process(const struct sysscan *ss, const struct proc_entry *e)
+{
+	uint64_t start;
+
+	if (e->kind != PROC_DONE && e->kind != PROC_TARGET)
+		return true;	/* looked at again anyway */
+	start = start_time(ss, e->pid);
+	return !start || !e->start || start == e->start;
+}
+
 /* Rebuilds the process table from /proc: known processes keep their
  * state, gone ones are dropped, new ones are examined. */
 static void scan(struct sysscan *ss, uint64_t now)
@@ -322,14 +369,11 @@ static void scan(struct sysscan *ss, uint64_t now)
 	for (size_t i = 0; i < n; i++) {
 		while (j < ss->nprocs && ss->procs[j].pid < pids[i])
 			j++;
-		if (j < ss->nprocs && ss->procs[j].pid == pids[i]) {
+		if (j < ss->nprocs && ss->procs[j].pid == pids[i] &&
+		    same_process(ss, &ss->procs[j]))
 			next[i] = ss->procs[j];
-		} else {
-			next[i] = (struct proc_entry){ .pid = pids[i], .first_ns = now,
-						       .next_ns = now };
-			if (pids[i] == ss->self)
-				next[i].kind = PROC_DONE;
-		}
+		else
+			next[i] = new_entry(ss, pids[i], now);
 	}
 	free(ss->procs);
 	free(pids);
@@ -377,13 +421,14 @@ static void on_vm_created(void *ctx, pid_t pid)
 	if (pid == ss->self)
 		return;
 	log_verbose("-a: PID %d created a VM", (int)pid);
-	if (t) {
+	if (t && !target_exited(t)) {
 		/* One more VM in a known process: ask targets for rescans. */
 		target_rescan_soon(t);
 		return;
 	}
-	if (!e) {
-		/* Not in the table yet: the next scan adds it; make that soon. */
+	if (!e || !same_process(ss, e)) {
+		/* Not in the table yet, or a new process under a reused pid:
+		 * the next scan (re)adds it; make that soon. */
 		ss->next_scan_ns = now;
 		return;
 	}

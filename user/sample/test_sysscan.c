@@ -32,6 +32,8 @@ static const char *const maps_plain =
 static const char *const maps_luajit =
 	"00400000-00480000 r-xp 00000000 08:02 900001 /usr/local/bin/luajit-2.1.0-beta3\n"
 	"7f0000000000-7f0000021000 rw-p 00000000 00:00 0 \n";
+static const char *const maps_reused =
+	"00400000-00480000 r-xp 00000000 08:02 900004 /opt/app/bin/luajit\n";
 static const char *const maps_lib =
 	"00400000-00480000 r-xp 00000000 08:02 900002 /usr/sbin/nginx\n"
 	"7f1000000000-7f1000080000 r-xp 00000000 08:02 900003 /usr/lib/libluajit-5.1.so.2.1.0\n"
@@ -52,10 +54,25 @@ static void put_proc(pid_t pid, const char *maps)
 	fclose(f);
 }
 
+/* A /proc/PID/stat saying when the process started (field 22). */
+static void put_stat(pid_t pid, unsigned long long start)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", root, (int)pid);
+	f = fopen(path, "w");
+	fprintf(f, "%d (a (b) c) S 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu 1000 10\n",
+		(int)pid, start);
+	fclose(f);
+}
+
 static void drop_proc(pid_t pid)
 {
 	char path[256];
 
+	snprintf(path, sizeof(path), "%s/%d/stat", root, (int)pid);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/%d/maps", root, (int)pid);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%d", root, (int)pid);
@@ -73,7 +90,8 @@ int main(void)
 	struct targets *ts = targets_new();
 	struct sysscan_opts o = { .proc_root = root, .flush = on_flush };
 	struct sysscan *ss;
-	struct sysscan_counts c;
+	struct sysscan_counts c, before;
+	pid_t zombie;
 	pid_t luajit = test_spawn_sleep(NULL), lib = test_spawn_sleep(NULL);
 	uint64_t now;
 	char path[256];
@@ -104,6 +122,9 @@ int main(void)
 	CHECK("scan: pending ones are not targets", targets_count(ts) == 0);
 
 	/* A second later: the process without LuaJIT went away. */
+	zombie = fork();
+	if (zombie == 0)
+		_exit(0);
 	drop_proc(NO_SUCH_PID - 1);
 	now = clock_ns(CLOCK_MONOTONIC) + 2000000000ull;
 	sysscan_poll(ss, now);
@@ -112,6 +133,25 @@ int main(void)
 	      c.other + c.pending + c.targets + c.done == 5);
 	CHECK("rescan: nothing to flush without exited targets", flushes == 0);
 	CHECK("rescan: files stay classified", c.objects == 4);
+
+	/* A pid reused: the zombie's entry is done (refused), then a new
+	 * process (a later start time) maps another LuaJIT file under the
+	 * same pid.  It is examined again: its file gets classified. */
+	put_proc(zombie, maps_luajit);
+	put_stat(zombie, 100);
+	sysscan_poll(ss, now + 2000000000ull);
+	sysscan_counts(ss, &before);
+	put_proc(zombie, maps_reused);
+	sysscan_poll(ss, now + 4000000000ull);
+	sysscan_counts(ss, &c);
+	CHECK("pid reuse: the same process is left alone", c.objects == before.objects);
+	put_stat(zombie, 200);
+	sysscan_poll(ss, now + 6000000000ull);
+	sysscan_counts(ss, &c);
+	CHECK("pid reuse: a new process under an old pid is examined",
+	      c.objects == before.objects + 1);
+	drop_proc(zombie);
+	waitpid(zombie, NULL, 0);
 
 	sysscan_free(ss);
 	targets_free(ts);
