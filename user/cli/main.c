@@ -37,6 +37,8 @@
 #define COMMAND_GRACE_NS	3000000000ull	/* SIGTERM to SIGKILL */
 #define EXIT_USAGE	2
 
+/* The signal that asked the run to end (SIGINT, SIGTERM, SIGHUP), 0 until
+ * then: written by the handler, polled by the session's loop each tick. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)

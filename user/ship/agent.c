@@ -53,6 +53,8 @@ struct agent {
 	struct strbuf gz;
 };
 
+/* Set by SIGHUP (logrotate), cleared by the next tick that reopens the
+ * log: a signal handler can only leave a flag. */
 static volatile sig_atomic_t reopen_log;
 
 static void on_sighup(int sig)
