@@ -219,7 +219,7 @@ int session_run(struct session *s, const struct session_consumer *c)
 	next_drain = start + DRAIN_NS;
 	while ((why = should_end(s, clock_ns(CLOCK_MONOTONIC))) < 0 && !rc) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		struct session_clock clk = { now, (double)(now - start) / 1e9, s->prof };
+		struct session_clock clk = { now, (double)(now - start) / 1e9, NULL };
 
 		if (every && now >= next_cut) {
 			rc = cut(s, c, now, false);
@@ -233,6 +233,7 @@ int session_run(struct session *s, const struct session_consumer *c)
 		for (int i = 0; i < s->nworks; i++)
 			if (s->works[i].kind->tick)
 				s->works[i].kind->tick(&s->works[i], now);
+		clk.prof = s->prof;	/* after the cut: the profile now in progress */
 		if (c->tick)
 			c->tick(c->ctx, s, &clk);
 		/* A process waiting for its VM (a command just launched) is
