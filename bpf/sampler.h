@@ -146,25 +146,36 @@ struct sample_key {
 	__u64 stack_id;		/* key into the stacks map, 0 for none */
 };
 
-/* Error counters, one per-CPU array slot each. */
+/* The kernel's counters, one per-CPU array slot each.  One row per counter,
+ * expanded wherever counters are listed (as LuaJIT's BCDEF is): the enum
+ * below, and in user/ the profile's fields, the drain's copy, the interval
+ * deltas, the summary line and the loss totals (user/model/profile.h).
+ * Columns: enum suffix, profile field, summary group (0 none, 1 "unwind:",
+ * 2 "lost:"), whether it counts as a lost sample, summary label.  The
+ * summary line lists each group in this order. */
+#define LBP_COUNTERS(_) \
+	_(SAMPLES,        samples,        0, 0, "samples")	/* of traced processes */ \
+	_(HOST,           host,           0, 0, "outside Lua")	/* no Lua activation */ \
+	_(BAD_FRAME,      bad_frame,      1, 1, "bad frame")	/* walk stopped at an invalid frame */ \
+	_(TRUNCATED,      truncated,      1, 0, "truncated")	/* deeper than LBP_MAX_FRAMES */ \
+	_(READ_FAULT,     read_fault,     1, 1, "read fault")	/* bpf_probe_read_user failed */ \
+	_(NO_BASE,        no_base,        1, 1, "no frame base")	/* L->base stale, no base found: STACK_NO_BASE */ \
+	_(STACK_MAP_FULL, stack_map_full, 2, 1, "stack map full")	/* stacks map had no room */ \
+	_(COUNT_MAP_FULL, count_map_full, 2, 1, "count map full")	/* counts map had no room */ \
+	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
+	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
+	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
+	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \
+	_(TRACE_PC,       trace_pc,       0, 0, "trace PC")	/* top PC from a trace snapshot */ \
+	_(TRACE_INLINE,   trace_inline,   0, 0, "inlined frames")	/* rebuilt from a trace snapshot */ \
+	_(TRACE_RETADDR,  trace_retaddr,  0, 0, "trace by return address")	/* helper called from a trace */ \
+	_(BASE_RB,        base_rb,        0, 0, "base from RB")	/* in C code the VM called */ \
+	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */
+
 enum lbp_counter {
-	CNT_SAMPLES,		/* samples of traced processes */
-	CNT_HOST,		/* samples outside any Lua activation */
-	CNT_NO_VM,		/* traced process without a known VM yet */
-	CNT_BAD_FRAME,		/* walk stopped at an invalid frame */
-	CNT_TRUNCATED,		/* deeper than LBP_MAX_FRAMES */
-	CNT_READ_FAULT,		/* bpf_probe_read_user failed */
-	CNT_STACK_MAP_FULL,	/* stacks map had no room */
-	CNT_COUNT_MAP_FULL,	/* counts map had no room */
-	CNT_BASE_REGS,		/* frame base taken from BASE/PC registers */
-	CNT_BASE_JIT,		/* frame base taken from g->jit_base */
-	CNT_BASE_L,		/* frame base taken from L->base */
-	CNT_TRACE_PC,		/* top PC recovered from a trace snapshot */
-	CNT_TRACE_INLINE,	/* inlined frames rebuilt from a snapshot */
-	CNT_TRACE_RETADDR,	/* trace found by the return address of a helper */
-	CNT_BASE_RB,		/* frame base taken from RB (rbp or its spill) in C code the VM called */
-	CNT_NO_BASE,		/* L->base stale and no base found: stack flagged STACK_NO_BASE */
-	CNT_STITCHED,		/* a coroutine's walk went on in its resumer */
+#define LBP_COUNTER_ENUM(name, field, group, lost, label) CNT_##name,
+	LBP_COUNTERS(LBP_COUNTER_ENUM)
+#undef LBP_COUNTER_ENUM
 	CNT__MAX
 };
 

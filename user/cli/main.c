@@ -1,5 +1,6 @@
-/* luabpfprof: options and orchestration only.  Collect with BPF, drain
- * into the profile model about once a second, render at the end. */
+/* luabpfprof: options and orchestration only.  The options become a
+ * session (user/session/) and its consumer: a report rendered once at the
+ * end, or the continuous agent shipping each interval. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -8,38 +9,36 @@
 #include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ship/agent.h"
 #include "base/clock.h"
-#include "sample/collector.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "cli/options.h"
+#include "model/profile.h"
 #include "report/export.h"
 #include "report/jpmode.h"
-#include "base/log.h"
-#include "cli/options.h"
 #include "report/output.h"
-#include "model/profile.h"
-#include "sample/sysscan.h"
-#include "sample/targets.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
+#include "sample/targets.h"
+#include "session/session.h"
+#include "ship/agent.h"
 
-#define TICK_NS		100000000ull	/* main loop period */
-#define WAIT_TICK_NS	10000000ull	/* ... while a target has no VM yet */
-#define CHILD_WAIT_TICK_NS 1000000ull	/* ... a command launched: it may live 0.1 s */
-/* A launched command is drained this often in its first second: a short
- * program's memory is gone once it exits, and its frames with it. */
-#define YOUNG_DRAIN_NS	4000000ull
-#define YOUNG_NS	1000000000ull
-/* Kernel maps are drained this often: symbolizing soon after sampling
- * keeps short-lived targets and closures nameable. */
-#define DRAIN_NS	200000000ull
-#define PROGRESS_NS	1000000000ull
+#define PROGRESS_NS	1000000000ull	/* on a terminal: one line, rewritten */
+/* Without a terminal (a log, CI): a line every few seconds, once a run
+ * lasts long enough to wonder whether it is stuck. */
+#define LOG_PROGRESS_AFTER_S	10.0
+#define LOG_PROGRESS_NS		5000000000ull
+#define COMMAND_GRACE_NS	3000000000ull	/* SIGTERM to SIGKILL */
 #define EXIT_USAGE	2
 
+/* The signal that asked the run to end (SIGINT, SIGTERM, SIGHUP), 0 until
+ * then: written by the handler, polled by the session's loop each tick. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -83,6 +82,9 @@ static void install_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed SSH session: end with the report, like SIGINT.  The
+	 * agent takes SIGHUP over for reopening its log. */
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -97,6 +99,7 @@ struct launched {
 static int launch(char **command, struct launched *l)
 {
 	int go[2], err[2] = { -1, -1 };
+	pid_t parent = getpid();
 
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
@@ -112,6 +115,10 @@ static int launch(char **command, struct launched *l)
 
 		close(go[1]);
 		close(err[0]);
+		/* Killed with luabpfprof, even by SIGKILL: never orphaned.
+		 * A parent gone before prctl took effect is seen by getppid. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
@@ -149,33 +156,17 @@ static int release(struct launched *l)
 	return n == sizeof(e) ? e : 0;
 }
 
-static void show_progress(const struct profile *p, double elapsed)
-{
-	const struct profile_stats *st = &p->stats;
-	uint64_t lost = st->stack_map_full + st->count_map_full + st->read_fault + st->bad_frame;
-
-	fprintf(stderr, "\r[%6.1fs] %llu samples, %.0f/s, %llu dropped ", elapsed,
-		(unsigned long long)st->samples, elapsed > 0 ? (double)st->samples / elapsed : 0.0,
-		(unsigned long long)lost);
-}
-
 static void print_summary(const struct profile *p, unsigned hz)
 {
-	const struct profile_stats *st = &p->stats;
+	struct strbuf sb = STRBUF_INIT;
 
-	fprintf(stderr,
-		"luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); "
-		"unwind: %llu bad frame, %llu truncated, %llu read fault; "
-		"lost: %llu stack map full, %llu count map full, %llu no VM yet, %llu unknown frames\n",
-		(unsigned long long)st->samples, (double)p->duration_ns / 1e9, hz,
-		(unsigned long long)st->host, (unsigned long long)st->bad_frame,
-		(unsigned long long)st->truncated, (unsigned long long)st->read_fault,
-		(unsigned long long)st->stack_map_full, (unsigned long long)st->count_map_full,
-		(unsigned long long)st->no_vm, (unsigned long long)st->sym_unknown);
+	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
+	fprintf(stderr, "%s\n", sb_str(&sb));
+	sb_free(&sb);
 }
 
 static int render(FILE *out, const struct profile *p, const struct options *o,
-		  const struct jp_mode *jp, enum out_format fmt, struct targets *ts)
+		  const struct jp_mode *jp, enum out_format fmt, struct session *sess)
 {
 	char title[128];
 	struct export_opts eo = {
@@ -188,7 +179,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.per_process = o->per_process,
 	};
 	struct view_jitp_opts vo = {
-		.open_source = targets_open_source, .ctx = ts, .per_thread = o->per_thread,
+		.open_source = session_open_source, .ctx = sess, .per_thread = o->per_thread,
 		.per_process = o->per_process,
 	};
 	struct view_tree_opts to;
@@ -225,65 +216,219 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	return view_tree_write(out, p, &to);
 }
 
-/* Samples until the duration ends, a signal arrives or every target
- * exits, draining the kernel maps as it goes. */
-static void sample_loop(struct targets *ts, const struct options *o, pid_t child)
+/* Ends the command if it still runs: SIGTERM, then SIGKILL after a grace
+ * period for one that ignores it.  Returns its wait status when it ended
+ * by itself (to pass on), else -1. */
+static int end_command(struct launched *l, struct session *s)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC);
-	uint64_t next_drain = start + (child > 0 ? YOUNG_DRAIN_NS : DRAIN_NS);
-	uint64_t next_progress = start + PROGRESS_NS;
-	bool progress = isatty(STDERR_FILENO) && (o->duration == 0 || o->duration > 2);
-	struct timespec tick = { 0, TICK_NS };
+	int status = s ? session_child_status(s) : -1;
+	uint64_t deadline;
 
-	while (!stop_signal) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	if (l->pid <= 0 || status >= 0)
+		return status;
+	if (waitpid(l->pid, &status, WNOHANG) == l->pid)
+		return status;
+	kill(l->pid, SIGTERM);
+	deadline = clock_ns(CLOCK_MONOTONIC) + COMMAND_GRACE_NS;
+	while (clock_ns(CLOCK_MONOTONIC) < deadline) {
+		struct timespec ts = { 0, 20000000 };
 
-		if (o->duration > 0 && (double)(now - start) / 1e9 >= o->duration)
-			break;
-		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
-			break;
-		if (o->all)
-			sysscan_poll(ts, now);
-		if (!targets_poll(ts, now) && !o->all) {
-			for (int i = 0; i < ts->n && child <= 0; i++)
-				fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
-					(int)ts->t[i].pid, ts->t[i].comm);
-			break;
-		}
-		if (now >= next_drain) {
-			targets_drain(ts);
-			next_drain = now + (child > 0 && now - start < YOUNG_NS ?
-					    YOUNG_DRAIN_NS : DRAIN_NS);
-		}
-		if (progress && now >= next_progress) {
-			show_progress(ts->prof, (double)(now - start) / 1e9);
-			next_progress = now + PROGRESS_NS;
-		}
-		/* A process waiting for its VM (a command just launched) is
-		 * looked at often, so its first samples are not lost. */
-		tick.tv_nsec = !targets_waiting(ts) ? TICK_NS :
-			       child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
-		nanosleep(&tick, NULL);
+		if (waitpid(l->pid, &status, WNOHANG) == l->pid)
+			return -1;
+		nanosleep(&ts, NULL);
 	}
-	if (progress)
+	log_warn("PID %d ignored SIGTERM for %llu s: killed", (int)l->pid,
+		 COMMAND_GRACE_NS / 1000000000ull);
+	kill(l->pid, SIGKILL);
+	waitpid(l->pid, NULL, 0);
+	return -1;
+}
+
+/* The exit status a run with -- COMMAND ends with: the command's own. */
+static int command_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
+/* ==== The one-shot report: a session consumer ==== */
+
+struct oneshot {
+	const struct options *o;
+	const struct jp_mode *jp;
+	enum out_format fmt;
+	struct output *out;
+	enum { PROGRESS_NONE, PROGRESS_TTY, PROGRESS_LOG } progress;
+	uint64_t next_progress;
+	pid_t child;
+	int rc;
+};
+
+static void oneshot_tick(void *ctx, struct session *s, const struct session_clock *c)
+{
+	struct oneshot *os = ctx;
+	const struct profile_stats *st = &c->prof->stats;
+	uint64_t start = c->now_ns - (uint64_t)(c->elapsed_s * 1e9);
+
+	(void)s;
+	if (os->progress == PROGRESS_NONE)
+		return;
+	if (!os->next_progress)
+		os->next_progress = os->progress == PROGRESS_TTY ? start + PROGRESS_NS :
+				    start + (uint64_t)(LOG_PROGRESS_AFTER_S * 1e9);
+	if (c->now_ns < os->next_progress)
+		return;
+	fprintf(stderr, "%s[%6.1fs] %llu samples, %.0f/s, %llu dropped%s",
+		os->progress == PROGRESS_TTY ? "\r" : "", c->elapsed_s,
+		(unsigned long long)st->samples,
+		c->elapsed_s > 0 ? (double)st->samples / c->elapsed_s : 0.0,
+		(unsigned long long)profile_stats_lost(st),
+		os->progress == PROGRESS_TTY ? " " : "\n");
+	os->next_progress = c->now_ns + (os->progress == PROGRESS_TTY ? PROGRESS_NS :
+					  LOG_PROGRESS_NS);
+}
+
+static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
+{
+	struct oneshot *os = ctx;
+	struct targets *ts = session_targets(s);
+
+	if (why == SESSION_TARGETS_EXITED && os->child <= 0) {
+		for (int i = 0; i < targets_count(ts); i++) {
+			struct target *t = targets_at(ts, i);
+
+			fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
+				(int)target_pid(t), target_comm(t));
+		}
+	}
+	if (os->progress == PROGRESS_TTY && os->next_progress)
 		fputc('\n', stderr);
-	ts->prof->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+}
+
+/* Renders the whole run.  A failed write is reported by output_commit,
+ * which knows its errno.  A reader that stops early (| head) is not an
+ * error: say so, keep the summary and exit 0. */
+static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
+{
+	struct oneshot *os = ctx;
+	const struct options *o = os->o;
+	char err[256];
+	bool pipe_closed = false;
+
+	if (render(os->out->f, p, o, os->jp, os->fmt, s) && !ferror(os->out->f)) {
+		log_error("writing %s failed: %s", o->output ? o->output : "the report",
+			  strerror(errno));
+		return os->rc = 1;
+	}
+	if (output_commit(os->out, err, sizeof(err))) {
+		if (errno != EPIPE) {
+			log_error("%s", err);
+			return os->rc = 1;
+		}
+		pipe_closed = true;
+	}
+	if (pipe_closed)
+		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
+	print_summary(p, o->hz);
+	return os->rc = 0;
+}
+
+static void session_config_from(const struct options *o, volatile sig_atomic_t *stop,
+				struct session_config *c)
+{
+	*c = (struct session_config){
+		.hz = o->hz, .max_stacks = o->max_stacks, .max_counts = o->max_counts,
+		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
+		/* The --jp views keep jit.p's meaning: the running coroutine only. */
+		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
+		.pids = o->pids, .npids = o->npids, .all = o->all,
+		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
+		.stop = stop,
+	};
+}
+
+static void agent_config_from(const struct options *o, struct agent_config *c)
+{
+	*c = (struct agent_config){
+		.what = o->all ? "all LuaJIT processes" : "the given processes",
+		.every_s = o->every, .hz = o->hz,
+		.out_dir = o->out_dir, .retain_count = o->retain_count,
+		.retain_bytes = o->retain_bytes, .push_url = o->push_url,
+		.push_api = o->push_api, .service = o->service, .labels = o->labels,
+		.nlabels = o->nlabels, .tenant = o->tenant,
+		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
+		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
+	};
+}
+
+/* Runs the session into the agent until stopped. */
+static int run_agent(const struct options *o, struct session *s)
+{
+	struct agent_config ac;
+	struct session_consumer sc;
+	struct agent *a;
+	int rc;
+
+	agent_config_from(o, &ac);
+	a = agent_open(&ac);
+	if (!a)
+		return 1;
+	agent_consumer(a, &sc);
+	rc = session_run(s, &sc) ? 1 : 0;
+	agent_close(a, rc == 0);
+	return rc;
+}
+
+static int check_capabilities(void)
+{
+	const char *missing = missing_capability();
+
+	if (missing && geteuid() != 0) {
+		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+		return -1;
+	}
+	if (missing) {
+		log_error("permission denied: running as root without %s (dropped by a container or setpriv?); luabpfprof needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
+			  missing);
+		return -1;
+	}
+	return 0;
+}
+
+/* Launches -- COMMAND as a target, released once its samples count.
+ * Returns 0, or the exit status to end with. */
+static int start_command(struct session *s, char **command, struct launched *cmd)
+{
+	char err[256];
+	int e;
+
+	if (launch(command, cmd) || session_add_command(s, cmd->pid, err, sizeof(err))) {
+		log_error("cannot launch %s: %s", command[0], cmd->pid < 0 ? strerror(errno) : err);
+		return 1;
+	}
+	e = release(cmd);
+	if (e) {
+		log_error("cannot run %s: %s", command[0], strerror(e));
+		return 127;
+	}
+	session_command_started(s);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct jp_mode jp;
-	struct targets ts = { 0 };
-	struct collector_opts co;
-	struct collector *col = NULL;
+	struct session_config scfg;
+	struct session *sess = NULL;
 	struct output out = { 0 };
 	enum out_format fmt;
 	char err[256];
 	struct launched cmd = { -1, -1, -1 };
-	int rc = 1, e;
-	const char *missing;
-	bool pipe_closed = false;
+	int rc = 1, status;
 
 	switch (options_parse(argc, argv, &o)) {
 	case OPTIONS_EXIT_OK:
@@ -297,103 +442,51 @@ int main(int argc, char **argv)
 	/* --jp, --tree and -f were checked by the option table. */
 	jp = o.jp_mode;
 	fmt = o.fmt;
-	missing = missing_capability();
-	if (missing && geteuid() != 0) {
-		log_error("permission denied: luabpfprof needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)");
+	if (check_capabilities())
 		return 1;
-	}
-	if (missing) {
-		log_error("permission denied: running as root without %s (dropped by a container or setpriv?); luabpfprof needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE",
-			  missing);
-		return 1;
-	}
 	install_signals();
 	if (output_open(&out, o.output, err, sizeof(err))) {
 		log_error("%s", err);
 		return 1;
 	}
-	ts.prof = profile_new(o.hz);
-	ts.lua_only = o.lua_only;
-	ts.keep_root = o.keep_root;
-	/* The --jp views keep jit.p's meaning: the running coroutine only. */
-	ts.no_stitch = o.no_stitch || (fmt == FMT_TEXT && !o.tree && !o.continuous);
-	if (!ts.prof)
-		goto cleanup;
-	ts.prof->start_ns = clock_ns(CLOCK_REALTIME);
-	for (int i = 0; i < o.npids; i++) {
-		if (targets_add(&ts, o.pids[i], true, err, sizeof(err))) {
-			log_error("%s", err);
-			goto cleanup;
-		}
-	}
-	co = (struct collector_opts){ .hz = o.hz, .max_stacks = o.max_stacks,
-				      .max_counts = o.max_counts, .max_frames = o.max_frames };
-	col = collector_open(&co, err, sizeof(err));
-	if (!col) {
+	session_config_from(&o, &stop_signal, &scfg);
+	sess = session_open(&scfg, err, sizeof(err));
+	if (!sess) {
 		log_error("%s", err);
 		goto cleanup;
 	}
-	targets_attach(&ts, col);
-	if (o.all)
-		sysscan_add_all(&ts);
-	if (o.command) {
-		if (launch(o.command, &cmd) ||
-		    targets_add(&ts, cmd.pid, false, err, sizeof(err))) {
-			log_error("cannot launch %s: %s", o.command[0],
-				  cmd.pid < 0 ? strerror(errno) : err);
-			goto cleanup;
-		}
-		/* Release the child only once its samples are being counted. */
-		e = release(&cmd);
-		if (e) {
-			log_error("cannot run %s: %s", o.command[0], strerror(e));
-			rc = 127;
-			goto cleanup;
-		}
-	}
+	if (o.command && (rc = start_command(sess, o.command, &cmd)) != 0)
+		goto cleanup;
+	rc = 1;
 	if (o.continuous) {
-		rc = agent_run(&o, &ts, col, &stop_signal);
-		goto cleanup;
+		rc = run_agent(&o, sess);
+	} else {
+		struct oneshot os = {
+			.o = &o, .jp = &jp, .fmt = fmt, .out = &out, .child = cmd.pid, .rc = 1,
+		};
+		struct session_consumer sc = {
+			.ctx = &os, .tick = oneshot_tick, .ended = oneshot_ended,
+			.finished = oneshot_finished,
+		};
+
+		if (isatty(STDERR_FILENO))
+			os.progress = o.duration == 0 || o.duration > 2 ? PROGRESS_TTY : PROGRESS_NONE;
+		else
+			os.progress = o.duration == 0 || o.duration > LOG_PROGRESS_AFTER_S ?
+				      PROGRESS_LOG : PROGRESS_NONE;
+		session_run(sess, &sc);
+		rc = os.rc;
 	}
-	sample_loop(&ts, &o, cmd.pid);
-	/* Notice exits (a launched command that was just reaped) before the
-	 * last drain, so their symbols are used as cached, not revalidated
-	 * against memory that is gone. */
-	targets_poll(&ts, clock_ns(CLOCK_MONOTONIC));
-	targets_drain(&ts);
-	/* A failed write is reported by output_commit, which knows its
-	 * errno.  A reader that stops early (| head) is not an error: say
-	 * so, keep the summary and exit 0. */
-	if (render(out.f, ts.prof, &o, &jp, fmt, &ts) && !ferror(out.f)) {
-		log_error("writing %s failed: %s", o.output ? o.output : "the report",
-			  strerror(errno));
-		goto cleanup;
-	}
-	if (output_commit(&out, err, sizeof(err))) {
-		if (errno != EPIPE) {
-			log_error("%s", err);
-			goto cleanup;
-		}
-		pipe_closed = true;
-	}
-	if (pipe_closed)
-		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(ts.prof, o.hz);
-	rc = 0;
 cleanup:
 	if (cmd.go_fd >= 0)
 		close(cmd.go_fd);
 	if (cmd.err_fd >= 0)
 		close(cmd.err_fd);
-	if (cmd.pid > 0) {
-		kill(cmd.pid, SIGTERM);
-		waitpid(cmd.pid, NULL, 0);
-	}
+	/* A command that ended by itself passes its status on. */
+	status = end_command(&cmd, sess);
+	if (rc == 0 && status >= 0)
+		rc = command_exit_code(status);
 	output_abort(&out);
-	if (o.all)
-		sysscan_free();
-	collector_close(col);
-	targets_free(&ts);
-	profile_free(ts.prof);
+	session_close(sess);
 	return rc;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/profile_stats.h"
+
 enum frame_kind {
 	FRAME_LUA,		/* Lua function (bytecode prototype) */
 	FRAME_C,		/* lua_CFunction: cname, else @0x... */
@@ -58,21 +60,6 @@ struct sample {
 	uint32_t nframes;
 	const struct frame_sym **frames;	/* frames[0] is the top (callee) */
 	uint64_t count;
-};
-
-/* Losses and walker statistics, reported with every profile. */
-struct profile_stats {
-	uint64_t samples;	/* samples of traced processes (incl. host, lost) */
-	uint64_t host;
-	uint64_t no_vm;
-	uint64_t bad_frame;
-	uint64_t truncated;
-	uint64_t read_fault;
-	uint64_t stack_map_full;
-	uint64_t count_map_full;
-	uint64_t stack_lost;	/* count entries whose stack was gone */
-	uint64_t sym_unknown;	/* frames that failed symbolization */
-	uint64_t base_regs, base_jit, base_L, trace_pc;
 };
 
 struct process_info {

@@ -1,15 +1,16 @@
 /* Drained kernel samples into the profile model: symbolize each stack once
  * per drain, attach zone and trace labels, count what was lost. */
-#include "sample/targets.h"
+#include "sample/drain.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
-#include "sample/collector.h"
 #include "base/hashfn.h"
-#include "target/luaobj.h"
+#include "sample/collector.h"
+#include "sample/targets.h"
 #include "symbolize/symbolize.h"
+#include "target/luaobj.h"
 
 #define EPOCH_NS	1000000000ull	/* prototype revalidation period */
 #define ZONE_NAME_MAX	256
@@ -23,8 +24,17 @@ struct stack_memo {
 	const struct frame_sym **frames;
 };
 
+struct drain {
+	struct drain_opts o;
+	uint64_t next_epoch_ns;		/* next prototype revalidation */
+	/* Frames whose VM was gone when drained: the summary keeps them. */
+	uint64_t vanished_unknown;
+};
+
 struct drain_state {
+	struct drain *d;
 	struct targets *ts;
+	struct profile *prof;
 	struct stack_memo *memo;
 	size_t memo_mask, memo_used;
 	struct frame_sym scratch[LBP_MAX_FRAMES];
@@ -85,22 +95,19 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 					  uint64_t id, const struct stack_trace *st)
 {
 	struct stack_memo *m = memo_slot(ds, id);
-	struct symbolizer *sym = NULL;
+	struct symbolizer *sym = target_vm(t, st->g, NULL, NULL);
 	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
-	/* A walk cut short keeps what it read; on_drained adds the cause. */
+	/* A walk cut short keeps what it read; drain_sample adds the cause. */
 	bool cut = cut_cause(st->flags) != NULL;
 
 	/* Without stitching only the running coroutine's frames count, and
 	 * only a complete walk of it went on into its resumer. */
-	if (ds->ts->no_stitch && st->nthreads && st->nown < n) {
+	if (ds->d->o.no_stitch && st->nthreads && st->nown < n) {
 		n = st->nown;
 		cut = false;
 	}
 	if (!m || m->id == id)
 		return m;
-	for (int v = 0; v < t->nvms; v++)
-		if (t->vms[v].g == st->g)
-			sym = t->sym[v];
 	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
 	if (!m->frames)
 		return NULL;
@@ -111,34 +118,37 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	if (!sym) {
 		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
-			m->frames[i] = unknown_frame(ds->ts->prof, "VM gone");
-		ds->ts->retired_unknown += n;
+			m->frames[i] = unknown_frame(ds->prof, "VM gone");
+		ds->d->vanished_unknown += n;
 		return m;
 	}
 	sym_stack(sym, st->frames, n, ds->scratch);
 	/* The bottom of a whole stack is the C function the host entered the
 	 * VM with (lua_pcall of luajit's pmain, ...): the same in every stack,
 	 * so noise unless asked for.  Alone, it is what ran: kept. */
-	if (!ds->ts->keep_root && n > 1 && ds->scratch[n - 1].kind == FRAME_C &&
+	if (!ds->d->o.keep_root && n > 1 && ds->scratch[n - 1].kind == FRAME_C &&
 	    !(st->flags & STACK_TRUNCATED))
 		m->nframes = --n;
 	for (uint32_t i = 0; i < n; i++)
-		m->frames[i] = profile_frame(ds->ts->prof, &ds->scratch[i]);
+		m->frames[i] = profile_frame(ds->prof, &ds->scratch[i]);
 	return m;
 }
 
-static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
-		       const struct stack_trace *st)
+void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
+		  const struct stack_trace *st)
 {
 	struct drain_state *ds = ctx;
-	struct targets *ts = ds->ts;
-	struct target *t = targets_find(ts, (pid_t)key->pid);
+	struct profile *p = ds->prof;
+	struct target *t = targets_find(ds->ts, (pid_t)key->pid);
 	struct sample s = {
 		.pid = key->pid, .tid = key->tid, .vmstate = key->vmstate, .count = count,
 	};
 	const struct frame_sym *lost[1];
 	char zone[ZONE_NAME_MAX], trace[256];
 	struct stack_memo *m;
+	struct symbolizer *sym;
+	struct mem_reader *mem;
+	const struct lj_layout *lay;
 
 	if (!t)
 		return;
@@ -148,19 +158,19 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 		 * bytes (UBSan). */
 		static const struct frame_sym *no_frames[1];
 
-		if (ts->lua_only)
+		if (ds->d->o.lua_only)
 			return;
 		s.flags = PSAMPLE_HOST;
 		s.frames = no_frames;
-		profile_add(ts->prof, &s);
+		profile_add(p, &s);
 		return;
 	}
 	if (!st || (key->flags & SAMPLE_NO_STACK)) {
-		ts->prof->stats.stack_lost += count;
-		lost[0] = unknown_frame(ts->prof, "stack lost");
+		p->stats.stack_lost += count;
+		lost[0] = unknown_frame(p, "stack lost");
 		s.frames = lost;
 		s.nframes = 1;
-		profile_add(ts->prof, &s);
+		profile_add(p, &s);
 		return;
 	}
 	m = symbolize_stack(ds, t, key->stack_id, st);
@@ -171,72 +181,85 @@ static void on_drained(void *ctx, const struct sample_key *key, uint64_t count,
 	if (m->cut) {
 		/* The callers below the cut are unknown: one frame says why. */
 		memcpy(ds->cut, m->frames, m->nframes * sizeof(*ds->cut));
-		ds->cut[s.nframes++] = unknown_frame(ts->prof, cut_cause(st->flags));
+		ds->cut[s.nframes++] = unknown_frame(p, cut_cause(st->flags));
 		s.frames = ds->cut;
 	}
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
-	for (int v = 0; v < t->nvms; v++) {
-		if (t->vms[v].g != st->g)
-			continue;
-		if (key->zone && !lj_read_str(t->mem, t->vms[v].layout, key->zone, zone, sizeof(zone)))
+	sym = target_vm(t, st->g, &mem, &lay);
+	if (sym) {
+		if (key->zone && !lj_read_str(mem, lay, key->zone, zone, sizeof(zone)))
 			s.zone = zone;
 		if (key->vmstate >= 1 &&
-		    !sym_trace_start(t->sym[v], st->g, key->vmstate, trace, sizeof(trace)))
+		    !sym_trace_start(sym, st->g, key->vmstate, trace, sizeof(trace)))
 			s.trace_start = trace;
 	}
-	profile_add(ts->prof, &s);
+	profile_add(p, &s);
 }
 
-int targets_drain(struct targets *ts)
+struct drain *drain_new(const struct drain_opts *o)
 {
-	uint64_t now_ns = clock_ns(CLOCK_MONOTONIC);
+	struct drain *d = calloc(1, sizeof(*d));
+
+	if (d)
+		d->o = *o;
+	return d;
+}
+
+void drain_free(struct drain *d)
+{
+	free(d);
+}
+
+struct drain_state *drain_begin(struct drain *d, struct targets *ts, struct profile *p)
+{
 	struct drain_state *ds = calloc(1, sizeof(*ds));
+	uint64_t now_ns = clock_ns(CLOCK_MONOTONIC);
+
+	if (!ds)
+		return NULL;
+	ds->d = d;
+	ds->ts = ts;
+	ds->prof = p;
+	ds->memo_mask = 4095;
+	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
+	if (!ds->memo) {
+		free(ds);
+		return NULL;
+	}
+	/* Drains come often (a process may exit any moment, and then its
+	 * memory is gone); prototypes are revalidated about once a second. */
+	if (now_ns >= d->next_epoch_ns) {
+		targets_next_epoch(ts);
+		d->next_epoch_ns = now_ns + EPOCH_NS;
+	}
+	return ds;
+}
+
+void drain_end(struct drain_state *ds, const uint64_t cnt[CNT__MAX])
+{
+	struct profile_stats *st = &ds->prof->stats;
+
+	/* The kernel counters are cumulative: the profile shows the totals. */
+	if (cnt)
+		profile_stats_from_kernel(st, cnt);
+	st->sym_unknown = ds->d->vanished_unknown + targets_unknown_frames(ds->ts);
+	for (size_t i = 0; i <= ds->memo_mask; i++)
+		free(ds->memo[i].frames);
+	free(ds->memo);
+	free(ds);
+}
+
+int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct profile *p)
+{
+	struct drain_state *ds = drain_begin(d, ts, p);
 	uint64_t cnt[CNT__MAX];
-	struct profile_stats *st = &ts->prof->stats;
-	int err = -1;
+	int err;
 
 	if (!ds)
 		return -1;
-	ds->ts = ts;
-	ds->memo_mask = 4095;
-	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
-	if (!ds->memo)
-		goto cleanup;
-	/* Drains come often (a process may exit any moment, and then its
-	 * memory is gone); prototypes are revalidated about once a second. */
-	if (now_ns >= ts->next_epoch_ns) {
-		for (int i = 0; i < ts->n; i++)
-			for (int v = 0; v < ts->t[i].nvms; v++)
-				sym_next_epoch(ts->t[i].sym[v]);
-		ts->next_epoch_ns = now_ns + EPOCH_NS;
-	}
-	err = collector_drain(ts->col, on_drained, ds);
-	/* The kernel counters are cumulative: the profile shows the totals. */
-	collector_counters(ts->col, cnt);
-	st->samples = cnt[CNT_SAMPLES];
-	st->host = cnt[CNT_HOST];
-	st->no_vm = cnt[CNT_NO_VM];
-	/* A stale frame base found nowhere is a bad frame too (STACK_NO_BASE). */
-	st->bad_frame = cnt[CNT_BAD_FRAME] + cnt[CNT_NO_BASE];
-	st->truncated = cnt[CNT_TRUNCATED];
-	st->read_fault = cnt[CNT_READ_FAULT];
-	st->stack_map_full = cnt[CNT_STACK_MAP_FULL];
-	st->count_map_full = cnt[CNT_COUNT_MAP_FULL];
-	st->base_regs = cnt[CNT_BASE_REGS];
-	st->base_jit = cnt[CNT_BASE_JIT];
-	st->base_L = cnt[CNT_BASE_L];
-	st->trace_pc = cnt[CNT_TRACE_PC];
-	st->sym_unknown = ts->retired_unknown;
-	for (int i = 0; i < ts->n; i++)
-		for (int v = 0; v < ts->t[i].nvms; v++)
-			st->sym_unknown += sym_unknown_count(ts->t[i].sym[v]);
-cleanup:
-	if (ds->memo)
-		for (size_t i = 0; i <= ds->memo_mask; i++)
-			free(ds->memo[i].frames);
-	free(ds->memo);
-	free(ds);
+	err = collector_drain(col, drain_sample, ds);
+	collector_counters(col, cnt);
+	drain_end(ds, cnt);
 	return err;
 }
-

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ enum proc_kind {
 struct proc_entry {
 	pid_t pid;
 	enum proc_kind kind;
+	uint64_t start;		/* start time (ticks after boot): with pid, who it is */
 	uint64_t first_ns;	/* first seen */
 	uint64_t next_ns;	/* next check or retry */
 	uint64_t delay_ns;	/* PENDING: current backoff */
@@ -77,22 +79,22 @@ struct sysscan {
 	pid_t self;
 	struct vmwatch *watch;		/* NULL: rescans only */
 	bool watch_tried;
-	struct targets *ts;		/* for the vmwatch callback */
+	struct targets *ts;
+	struct sysscan_opts o;
+	uint64_t now_ns;		/* of the current poll, for on_vm_created */
 	int added;
 };
 
-static struct sysscan S;
-
-static struct proc_entry *find_proc(pid_t pid)
+static struct proc_entry *find_proc(struct sysscan *ss, pid_t pid)
 {
-	size_t lo = 0, hi = S.nprocs;
+	size_t lo = 0, hi = ss->nprocs;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (S.procs[mid].pid == pid)
-			return &S.procs[mid];
-		if (S.procs[mid].pid < pid)
+		if (ss->procs[mid].pid == pid)
+			return &ss->procs[mid];
+		if (ss->procs[mid].pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -107,58 +109,59 @@ static bool name_is_luajit(const char *path)
 	return strstr(base ? base + 1 : path, "luajit") != NULL;
 }
 
-static struct object *find_object(uint64_t dev, uint64_t ino)
+static struct object *find_object(struct sysscan *ss, uint64_t dev, uint64_t ino)
 {
-	for (size_t i = 0; i < S.nobjs; i++)
-		if (S.objs[i].dev == dev && S.objs[i].ino == ino)
-			return &S.objs[i];
+	for (size_t i = 0; i < ss->nobjs; i++)
+		if (ss->objs[i].dev == dev && ss->objs[i].ino == ino)
+			return &ss->objs[i];
 	return NULL;
 }
 
 /* Remembers a classification; the cache restarts when full (a host with
  * thousands of distinct executables is rare, and reclassifying is cheap). */
-static struct object *add_object(uint64_t dev, uint64_t ino, bool luajit)
+static struct object *add_object(struct sysscan *ss, uint64_t dev, uint64_t ino, bool luajit)
 {
-	if (S.nobjs == MAX_OBJECTS)
-		S.nobjs = 0;
-	if (S.nobjs == S.objcap) {
-		size_t cap = S.objcap ? S.objcap * 2 : 64;
-		struct object *o = realloc(S.objs, cap * sizeof(*o));
+	if (ss->nobjs == MAX_OBJECTS)
+		ss->nobjs = 0;
+	if (ss->nobjs == ss->objcap) {
+		size_t cap = ss->objcap ? ss->objcap * 2 : 64;
+		struct object *o = realloc(ss->objs, cap * sizeof(*o));
 
 		if (!o)
 			return NULL;
-		S.objs = o;
-		S.objcap = cap;
+		ss->objs = o;
+		ss->objcap = cap;
 	}
-	S.objs[S.nobjs] = (struct object){ dev, ino, luajit };
-	return &S.objs[S.nobjs++];
+	ss->objs[ss->nobjs] = (struct object){ dev, ino, luajit };
+	return &ss->objs[ss->nobjs++];
 }
 
 /* Whether the file mapped at [start, end) in pid is LuaJIT; new LuaJIT
  * files get VM-creation probes. */
-static bool object_is_luajit(pid_t pid, unsigned long long start, unsigned long long end,
+static bool object_is_luajit(struct sysscan *ss, pid_t pid, unsigned long long start, unsigned long long end,
 			     uint64_t dev, uint64_t ino, const char *path)
 {
-	struct object *o = find_object(dev, ino);
+	struct object *o = find_object(ss, dev, ino);
 	struct elf_file *ef;
-	char file[96];
+	char file[PATH_MAX];
 	uint64_t vaddr;
 	bool luajit;
 
 	if (o)
 		return o->luajit;
 	/* map_files reaches the file even in another mount namespace. */
-	snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", (int)pid, start, end);
+	snprintf(file, sizeof(file), "%s/%d/map_files/%llx-%llx", ss->o.proc_root, (int)pid, start,
+		 end);
 	luajit = name_is_luajit(path);
 	if (!luajit) {
 		ef = elf_file_open(file);
 		luajit = ef && !elf_symbol(ef, "luaJIT_setmode", &vaddr);
 		elf_file_close(ef);
 	}
-	add_object(dev, ino, luajit);
+	add_object(ss, dev, ino, luajit);
 	if (luajit) {
 		log_verbose("LuaJIT object %s (PID %d)", path, (int)pid);
-		if (vmwatch_add_object(S.watch, file, dev, ino) > 0)
+		if (vmwatch_add_object(ss->watch, file, dev, ino) > 0)
 			log_verbose("watching %s for new VMs", path);
 	}
 	return luajit;
@@ -166,16 +169,16 @@ static bool object_is_luajit(pid_t pid, unsigned long long start, unsigned long 
 
 /* 1 when a LuaJIT file is mapped executable in pid, 0 when not, -1 when
  * the process is gone.  Parses only what classification needs. */
-static int maps_luajit(pid_t pid)
+static int maps_luajit(struct sysscan *ss, pid_t pid)
 {
-	char path[64], line[512], name[256];
+	char path[PATH_MAX], line[512], name[256];
 	unsigned long long start, end, ino, last_ino = 0;
 	unsigned maj, min;
 	char perms[8];
 	int found = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/maps", ss->o.proc_root, (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -188,28 +191,29 @@ static int maps_luajit(pid_t pid)
 		if (perms[2] != 'x' || !ino || ino == last_ino)
 			continue;
 		last_ino = ino;
-		found = object_is_luajit(pid, start, end, makedev(maj, min), ino, name);
+		found = object_is_luajit(ss, pid, start, end, makedev(maj, min), ino, name);
 	}
 	fclose(f);
 	return found;
 }
 
 /* Tries to profile pid; keeps it if a VM was found, else schedules a retry. */
-static void try_add(struct targets *ts, struct proc_entry *e, uint64_t now)
+static void try_add(struct sysscan *ss, struct proc_entry *e, uint64_t now)
 {
 	char err[256];
 	struct target *t;
 
-	if (targets_add(ts, e->pid, false, err, sizeof(err))) {
+	if (targets_add(ss->ts, e->pid, false, err, sizeof(err))) {
 		log_verbose("-a: %s", err);
 		e->kind = PROC_DONE;
 		return;
 	}
-	t = targets_find(ts, e->pid);
-	if (t && !t->waiting) {
-		log_verbose("-a: profiling PID %d (%s), %d VM(s)", (int)e->pid, t->comm, t->nvms);
+	t = targets_find(ss->ts, e->pid);
+	if (t && !target_waiting(t)) {
+		log_verbose("-a: profiling PID %d (%s), %d VM(s)", (int)e->pid, target_comm(t),
+			    target_nvms(t));
 		e->kind = PROC_TARGET;
-		S.added++;
+		ss->added++;
 		return;
 	}
 	/* Not a target until it has a VM: each rescan is a memory scan. */
@@ -220,15 +224,15 @@ static void try_add(struct targets *ts, struct proc_entry *e, uint64_t now)
 		/* A minute without a VM: an unsupported build, or a VM yet to come. */
 		if (t && !e->warned)
 			log_warn("-a: PID %d (%s) maps LuaJIT but no VM was recognised; retrying every %llu s (-v for details)",
-				 (int)e->pid, t->comm, PENDING_MAX_NS / 1000000000ull);
+				 (int)e->pid, target_comm(t), PENDING_MAX_NS / 1000000000ull);
 		e->warned = true;
 	}
-	targets_remove(ts, e->pid);
+	targets_remove(ss->ts, e->pid);
 	e->next_ns = now + e->delay_ns;
 }
 
 /* Looks at one process when it is due. */
-static void examine(struct targets *ts, struct proc_entry *e, uint64_t now)
+static void examine(struct sysscan *ss, struct proc_entry *e, uint64_t now)
 {
 	uint64_t age = now - e->first_ns;
 	int r;
@@ -237,9 +241,9 @@ static void examine(struct targets *ts, struct proc_entry *e, uint64_t now)
 		return;
 	switch (e->kind) {
 	case PROC_OTHER:
-		r = maps_luajit(e->pid);
+		r = maps_luajit(ss, e->pid);
 		if (r > 0) {
-			try_add(ts, e, now);
+			try_add(ss, e, now);
 		} else if (r < 0) {
 			e->kind = PROC_DONE;
 		} else {
@@ -249,7 +253,7 @@ static void examine(struct targets *ts, struct proc_entry *e, uint64_t now)
 		}
 		break;
 	case PROC_PENDING:
-		try_add(ts, e, now);
+		try_add(ss, e, now);
 		break;
 	case PROC_TARGET:
 	case PROC_DONE:
@@ -265,9 +269,9 @@ static int pid_cmp(const void *a, const void *b)
 }
 
 /* The pids in /proc, sorted; -1 on error. */
-static int list_pids(pid_t **out, size_t *n)
+static int list_pids(const char *root, pid_t **out, size_t *n)
 {
-	DIR *d = opendir("/proc");
+	DIR *d = opendir(root);
 	struct dirent *de;
 	pid_t *pids = NULL;
 	size_t cap = 0;
@@ -299,16 +303,62 @@ static int list_pids(pid_t **out, size_t *n)
 	return 0;
 }
 
+/* When pid started (/proc/PID/stat field 22), 0 when unreadable.  A pid
+ * is reused by another process; pid and start time are not. */
+static uint64_t start_time(const struct sysscan *ss, pid_t pid)
+{
+	char path[PATH_MAX], buf[1024], *p;
+	unsigned long long start = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", ss->o.proc_root, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields 3.. follow the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+static struct proc_entry new_entry(const struct sysscan *ss, pid_t pid, uint64_t now)
+{
+	struct proc_entry e = { .pid = pid, .first_ns = now, .next_ns = now,
+				.start = start_time(ss, pid) };
+
+	if (pid == ss->self)
+		e.kind = PROC_DONE;
+	return e;
+}
+
+/* Whether a process left alone for good (done, or profiled) is still the
+ * one the entry is about: a new process reusing its pid is examined. */
+static bool same_process(const struct sysscan *ss, const struct proc_entry *e)
+{
+	uint64_t start;
+
+	if (e->kind != PROC_DONE && e->kind != PROC_TARGET)
+		return true;	/* looked at again anyway */
+	start = start_time(ss, e->pid);
+	return !start || !e->start || start == e->start;
+}
+
 /* Rebuilds the process table from /proc: known processes keep their
  * state, gone ones are dropped, new ones are examined. */
-static void scan(struct targets *ts, uint64_t now)
+static void scan(struct sysscan *ss, uint64_t now)
 {
 	struct proc_entry *next;
 	pid_t *pids;
 	size_t n, j = 0;
 
-	if (list_pids(&pids, &n)) {
-		log_warn("-a: cannot list /proc: %s", strerror(errno));
+	if (list_pids(ss->o.proc_root, &pids, &n)) {
+		log_warn("-a: cannot list %s: %s", ss->o.proc_root, strerror(errno));
 		return;
 	}
 	next = calloc(n ? n : 1, sizeof(*next));
@@ -317,44 +367,44 @@ static void scan(struct targets *ts, uint64_t now)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		while (j < S.nprocs && S.procs[j].pid < pids[i])
+		while (j < ss->nprocs && ss->procs[j].pid < pids[i])
 			j++;
-		if (j < S.nprocs && S.procs[j].pid == pids[i]) {
-			next[i] = S.procs[j];
-		} else {
-			next[i] = (struct proc_entry){ .pid = pids[i], .first_ns = now,
-						       .next_ns = now };
-			if (pids[i] == S.self)
-				next[i].kind = PROC_DONE;
-		}
+		if (j < ss->nprocs && ss->procs[j].pid == pids[i] &&
+		    same_process(ss, &ss->procs[j]))
+			next[i] = ss->procs[j];
+		else
+			next[i] = new_entry(ss, pids[i], now);
 	}
-	free(S.procs);
+	free(ss->procs);
 	free(pids);
-	S.procs = next;
-	S.nprocs = S.cap = n;
-	for (size_t i = 0; i < S.nprocs; i++)
-		examine(ts, &S.procs[i], now);
+	ss->procs = next;
+	ss->nprocs = ss->cap = n;
+	for (size_t i = 0; i < ss->nprocs; i++)
+		examine(ss, &ss->procs[i], now);
 }
 
 /* Drains what exited targets left in the kernel maps, then drops them. */
-static void forget_exited(struct targets *ts)
+static void forget_exited(struct sysscan *ss)
 {
+	struct targets *ts = ss->ts;
 	bool any = false;
 
-	for (int i = 0; i < ts->n; i++)
-		any |= ts->t[i].exited;
+	for (int i = 0; i < targets_count(ts); i++)
+		any |= target_exited(targets_at(ts, i));
 	if (!any)
 		return;
-	targets_drain(ts);
-	for (int i = ts->n - 1; i >= 0; i--) {
+	if (ss->o.flush)
+		ss->o.flush(ss->o.flush_ctx);
+	for (int i = targets_count(ts) - 1; i >= 0; i--) {
+		struct target *t = targets_at(ts, i);
 		struct proc_entry *e;
-		pid_t pid = ts->t[i].pid;
+		pid_t pid = target_pid(t);
 
-		if (!ts->t[i].exited)
+		if (!target_exited(t))
 			continue;
-		log_verbose("-a: PID %d (%s) exited", (int)pid, ts->t[i].comm);
+		log_verbose("-a: PID %d (%s) exited", (int)pid, target_comm(t));
 		targets_remove(ts, pid);
-		e = find_proc(pid);
+		e = find_proc(ss, pid);
 		if (e)
 			e->kind = PROC_DONE;
 	}
@@ -363,22 +413,23 @@ static void forget_exited(struct targets *ts)
 /* A process just created a VM: profile it now, or look for the new VM. */
 static void on_vm_created(void *ctx, pid_t pid)
 {
-	uint64_t now = *(uint64_t *)ctx;
-	struct proc_entry *e = find_proc(pid);
-	struct target *t = targets_find(S.ts, pid);
+	struct sysscan *ss = ctx;
+	uint64_t now = ss->now_ns;
+	struct proc_entry *e = find_proc(ss, pid);
+	struct target *t = targets_find(ss->ts, pid);
 
-	if (pid == S.self)
+	if (pid == ss->self)
 		return;
 	log_verbose("-a: PID %d created a VM", (int)pid);
-	if (t) {
+	if (t && !target_exited(t)) {
 		/* One more VM in a known process: ask targets for rescans. */
-		t->scans = 0;
-		t->next_scan_ns = 0;
+		target_rescan_soon(t);
 		return;
 	}
-	if (!e) {
-		/* Not in the table yet: the next scan adds it; make that soon. */
-		S.next_scan_ns = now;
+	if (!e || !same_process(ss, e)) {
+		/* Not in the table yet, or a new process under a reused pid:
+		 * the next scan (re)adds it; make that soon. */
+		ss->next_scan_ns = now;
 		return;
 	}
 	if (e->kind == PROC_OTHER || e->kind == PROC_PENDING) {
@@ -388,62 +439,90 @@ static void on_vm_created(void *ctx, pid_t pid)
 	}
 }
 
-static void open_watch(void)
+static void open_watch(struct sysscan *ss)
 {
 	char err[200];
 	struct stat st;
 
-	S.watch_tried = true;
-	S.watch = vmwatch_open(err, sizeof(err));
-	if (!S.watch) {
+	ss->watch_tried = true;
+	ss->watch = vmwatch_open(err, sizeof(err));
+	if (!ss->watch) {
 		log_verbose("-a: %s; new processes are found by rescans only", err);
 		return;
 	}
 	/* Probe the usual places now, so even the first process of a kind is
 	 * caught when it creates its VM. */
 	for (size_t i = 0; i < sizeof(well_known) / sizeof(well_known[0]); i++) {
-		if (stat(well_known[i], &st) || find_object(st.st_dev, st.st_ino))
+		if (stat(well_known[i], &st) || find_object(ss, st.st_dev, st.st_ino))
 			continue;
-		add_object(st.st_dev, st.st_ino, true);
-		if (vmwatch_add_object(S.watch, well_known[i], st.st_dev, st.st_ino) > 0)
+		add_object(ss, st.st_dev, st.st_ino, true);
+		if (vmwatch_add_object(ss->watch, well_known[i], st.st_dev, st.st_ino) > 0)
 			log_verbose("watching %s for new VMs", well_known[i]);
 	}
 }
 
-int sysscan_add_all(struct targets *ts)
+struct sysscan *sysscan_new(struct targets *ts, const struct sysscan_opts *o)
+{
+	struct sysscan *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return NULL;
+	ss->ts = ts;
+	ss->o = *o;
+	if (!ss->o.proc_root)
+		ss->o.proc_root = "/proc";
+	ss->self = getpid();
+	return ss;
+}
+
+int sysscan_add_all(struct sysscan *ss)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
-	S.self = getpid();
-	S.ts = ts;
-	if (!S.watch_tried)
-		open_watch();
-	S.added = 0;
-	scan(ts, now);
-	S.next_scan_ns = now + SCAN_NS;
-	return S.added;
+	if (!ss->watch_tried && ss->o.watch_vms)
+		open_watch(ss);
+	ss->added = 0;
+	scan(ss, now);
+	ss->next_scan_ns = now + SCAN_NS;
+	return ss->added;
 }
 
-void sysscan_poll(struct targets *ts, uint64_t now_ns)
+void sysscan_poll(struct sysscan *ss, uint64_t now_ns)
 {
-	S.ts = ts;
-	vmwatch_poll(S.watch, on_vm_created, &now_ns);
-	if (now_ns >= S.next_scan_ns) {
-		forget_exited(ts);
-		S.next_scan_ns = now_ns + SCAN_NS;
-		scan(ts, now_ns);
+	ss->now_ns = now_ns;
+	vmwatch_poll(ss->watch, on_vm_created, ss);
+	if (now_ns >= ss->next_scan_ns) {
+		forget_exited(ss);
+		ss->next_scan_ns = now_ns + SCAN_NS;
+		scan(ss, now_ns);
 		return;
 	}
 	/* Between scans only retries that are due, and VM creations. */
-	for (size_t i = 0; i < S.nprocs; i++)
-		if (S.procs[i].kind == PROC_PENDING)
-			examine(ts, &S.procs[i], now_ns);
+	for (size_t i = 0; i < ss->nprocs; i++)
+		if (ss->procs[i].kind == PROC_PENDING)
+			examine(ss, &ss->procs[i], now_ns);
 }
 
-void sysscan_free(void)
+void sysscan_counts(const struct sysscan *ss, struct sysscan_counts *c)
 {
-	vmwatch_close(S.watch);
-	free(S.procs);
-	free(S.objs);
-	memset(&S, 0, sizeof(S));
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < ss->nprocs; i++) {
+		switch (ss->procs[i].kind) {
+		case PROC_OTHER: c->other++; break;
+		case PROC_PENDING: c->pending++; break;
+		case PROC_TARGET: c->targets++; break;
+		case PROC_DONE: c->done++; break;
+		}
+	}
+	c->objects = ss->nobjs;
+}
+
+void sysscan_free(struct sysscan *ss)
+{
+	if (!ss)
+		return;
+	vmwatch_close(ss->watch);
+	free(ss->procs);
+	free(ss->objs);
+	free(ss);
 }

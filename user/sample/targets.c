@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,15 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sample/collector.h"
-#include "base/hashfn.h"
 #include "base/log.h"
-#include "target/luaobj.h"
+#include "base/sampler_types.h"
+#include "sample/collector.h"
+#include "sample/procfs.h"
+#include "symbolize/symbolize.h"
+#include "target/discover.h"
+#include "target/layout.h"
 #include "target/memory.h"
 #include "target/procmaps.h"
-#include "symbolize/symbolize.h"
+#include "target/vmdef.h"
 
-#define PF_KTHREAD		0x00200000u
 #define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
 #define RESCAN_FIRST_SCANS	25		/* scans at that pace: 0.5 s */
 /* A process the user named (-p, -- COMMAND) may be a short program: it is
@@ -34,79 +35,139 @@
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
 
+struct target {
+	pid_t pid;
+	char comm[32];
+	char cwd[256];			/* for relative chunk names (annotations) */
+	int pidfd;			/* readable once the process exits */
+	bool exited;
+	bool waiting;			/* no VM yet: rescanning */
+	bool eager;			/* named by the user: rescanned every 2 ms at first */
+	pid_t program;			/* the process its program started in (procfs.h) */
+	struct mem_reader *mem;
+	struct lj_vm vms[LBP_MAX_VMS];
+	struct symbolizer *sym[LBP_MAX_VMS];
+	int nvms;
+	/* On the heap: symbolizers keep a pointer to it, and a target moves
+	 * when the array grows or another target is removed. */
+	struct vmdef *vd;
+	bool have_vd;
+	bool warned_max_vms;
+	uint64_t next_scan_ns;
+	unsigned scans;
+};
+
+struct targets {
+	struct target *t;
+	int n, cap;
+	struct collector *col;		/* NULL until attached */
+	struct profile *prof;		/* where target names go */
+	/* When VMs are next revalidated and forks looked for: once a
+	 * second for all targets together (a per-set clock, so two sets
+	 * never share it). */
+	uint64_t next_check_ns;
+	/* Unknown frames of symbolizers freed with their VMs: the summary
+	 * keeps them. */
+	uint64_t retired_unknown;
+};
+
+/* ==== Accessors ==== */
+
+struct targets *targets_new(void)
+{
+	return calloc(1, sizeof(struct targets));
+}
+
+int targets_count(const struct targets *ts)
+{
+	return ts->n;
+}
+
+struct target *targets_at(struct targets *ts, int i)
+{
+	return i >= 0 && i < ts->n ? &ts->t[i] : NULL;
+}
+
+pid_t target_pid(const struct target *t)
+{
+	return t->pid;
+}
+
+const char *target_comm(const struct target *t)
+{
+	return t->comm;
+}
+
+bool target_exited(const struct target *t)
+{
+	return t->exited;
+}
+
+bool target_waiting(const struct target *t)
+{
+	return !t->exited && t->waiting;
+}
+
+int target_nvms(const struct target *t)
+{
+	return t->nvms;
+}
+
+struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_reader **mem,
+			     const struct lj_layout **layout)
+{
+	for (int v = 0; v < t->nvms; v++) {
+		if (t->vms[v].g != g)
+			continue;
+		if (mem)
+			*mem = t->mem;
+		if (layout)
+			*layout = t->vms[v].layout;
+		return t->sym[v];
+	}
+	return NULL;
+}
+
+void target_rescan_soon(struct target *t)
+{
+	t->scans = 0;
+	t->next_scan_ns = 0;
+}
+
+void targets_set_profile(struct targets *ts, struct profile *p)
+{
+	ts->prof = p;
+	for (int i = 0; p && i < ts->n; i++) {
+		profile_set_comm(p, (uint32_t)ts->t[i].pid, ts->t[i].comm);
+		profile_set_program(p, (uint32_t)ts->t[i].pid, (uint32_t)ts->t[i].program);
+	}
+}
+
+void targets_next_epoch(struct targets *ts)
+{
+	for (int i = 0; i < ts->n; i++)
+		for (int v = 0; v < ts->t[i].nvms; v++)
+			sym_next_epoch(ts->t[i].sym[v]);
+}
+
+uint64_t targets_unknown_frames(const struct targets *ts)
+{
+	uint64_t n = ts->retired_unknown;
+
+	for (int i = 0; i < ts->n; i++)
+		for (int v = 0; v < ts->t[i].nvms; v++)
+			n += sym_unknown_count(ts->t[i].sym[v]);
+	return n;
+}
+
+/* ==== Life cycle ==== */
+
 struct target *targets_find(struct targets *ts, pid_t pid)
 {
 	for (int i = 0; i < ts->n; i++)
 		if (ts->t[i].pid == pid)
 			return &ts->t[i];
 	return NULL;
-}
-
-/* Why the kernel refused /proc/PID/maps.  Holding CAP_SYS_PTRACE (main
- * checks it before anything starts) passes the capability check, so a
- * refusal then comes from a security module (Landlock, Yama, a BPF LSM)
- * guarding the process, not from a missing capability. */
-static const char *maps_denied_reason(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data) ||
-	    !(data[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32))))
-		return "permission denied (needs CAP_SYS_PTRACE)";
-	return "permission denied although luabpfprof holds CAP_SYS_PTRACE: a security "
-	       "module (Landlock, Yama, a BPF LSM) protects this process";
-}
-
-/* State letter and flags from /proc/PID/stat; -1 when gone. */
-static int read_stat(pid_t pid, char *state, unsigned *flags)
-{
-	char path[64], buf[1024], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* comm may contain spaces and parentheses: parse after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
-		return -1;
-	return 0;
-}
-
-static void read_comm(pid_t pid, char *comm, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(comm, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(comm, (int)len, f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-}
-
-/* Whether any LuaJIT file is mapped: then a missing VM is worth waiting for. */
-static bool maps_luajit(pid_t pid)
-{
-	struct proc_maps maps;
-	bool found = false;
-
-	if (procmaps_read(pid, &maps))
-		return false;
-	for (int i = 0; i < maps.n && !found; i++)
-		found = strstr(maps.e[i].path, "luajit") != NULL;
-	procmaps_free(&maps);
-	return found;
 }
 
 static void push_to_kernel(struct targets *ts, struct target *t)
@@ -164,7 +225,6 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 
 static void target_release(struct target *t);
 static void follow_forks(struct targets *ts, pid_t parent);
-static pid_t program_root(pid_t pid);
 
 static enum discover_result scan(struct target *t, struct discover_report *rep)
 {
@@ -188,23 +248,11 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	struct discover_report rep;
 	enum discover_result res;
 	int scan_errno;
-	unsigned flags = 0;
-	char state = 0;
 
 	if (targets_find(ts, pid))
 		return 0;
-	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH) || read_stat(pid, &state, &flags)) {
-		snprintf(err, errlen, "PID %d: no such process", (int)pid);
+	if (proc_check_user_process(pid, err, errlen))
 		return -1;
-	}
-	if (flags & PF_KTHREAD) {
-		snprintf(err, errlen, "PID %d: is a kernel thread, not a LuaJIT process", (int)pid);
-		return -1;
-	}
-	if (state == 'Z' || state == 'X') {
-		snprintf(err, errlen, "PID %d: is a zombie (it has exited)", (int)pid);
-		return -1;
-	}
 	if (ts->n == ts->cap) {
 		int cap = ts->cap ? ts->cap * 2 : 8;
 		struct target *nt = realloc(ts->t, (size_t)cap * sizeof(*nt));
@@ -220,15 +268,9 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->eager = strict;
-	read_comm(pid, t->comm, sizeof(t->comm));
-	{
-		char link[64];
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
-		n = readlink(link, t->cwd, sizeof(t->cwd) - 1);
-		t->cwd[n > 0 ? n : 0] = '\0';
-	}
+	t->program = proc_program_root(pid);
+	proc_read_comm(pid, t->comm, sizeof(t->comm));
+	proc_read_cwd(pid, t->cwd, sizeof(t->cwd));
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	t->mem = mem_open_pid(pid);
 	if (!t->mem) {
@@ -249,7 +291,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 				 t->comm,
 				 scan_errno == EMFILE || scan_errno == ENFILE ? "too many open files" :
 				 scan_errno == EACCES || scan_errno == EPERM ?
-				 maps_denied_reason() : strerror(scan_errno));
+				 proc_maps_denied_reason() : strerror(scan_errno));
 		goto fail;
 	}
 	if (res == DISCOVER_NO_VM && !rep.bytes_scanned && mem_faults(t->mem)) {
@@ -265,7 +307,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 				 (int)pid, t->comm);
 		goto fail;
 	}
-	if (strict && res == DISCOVER_NO_VM && !maps_luajit(pid)) {
+	if (strict && res == DISCOVER_NO_VM && !proc_maps_luajit(pid)) {
 		snprintf(err, errlen, "PID %d (%s): no LuaJIT VM found", (int)pid, t->comm);
 		goto fail;
 	}
@@ -275,8 +317,10 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 			log_warn("PID %d (%s): LuaJIT is loaded but no VM exists yet; waiting for one",
 				 (int)pid, t->comm);
 	}
-	profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
-	profile_set_program(ts->prof, (uint32_t)pid, (uint32_t)program_root(pid));
+	if (ts->prof) {
+		profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+		profile_set_program(ts->prof, (uint32_t)pid, (uint32_t)t->program);
+	}
 	push_to_kernel(ts, t);
 	ts->n++;
 	if (strict)
@@ -303,6 +347,33 @@ static void target_release(struct target *t)
 	t->have_vd = false;
 	t->mem = NULL;
 	t->pidfd = -1;
+}
+
+void targets_rename(struct targets *ts, pid_t pid)
+{
+	struct target *t = targets_find(ts, pid);
+
+	if (!t)
+		return;
+	proc_read_comm(pid, t->comm, sizeof(t->comm));
+	if (ts->prof)
+		profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
+}
+
+int targets_follow_descendants(struct targets *ts, pid_t root)
+{
+	pid_t kids[256];
+	char err[256];
+	int n = proc_descendants(root, kids, 256), added = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (targets_find(ts, kids[i]) || targets_add(ts, kids[i], false, err, sizeof(err)))
+			continue;
+		log_verbose("PID %d started PID %d (%s): profiling it too", (int)root,
+			    (int)kids[i], targets_find(ts, kids[i])->comm);
+		added++;
+	}
+	return added;
 }
 
 void targets_remove(struct targets *ts, pid_t pid)
@@ -354,7 +425,7 @@ static bool has_exited(struct target *t)
 
 	if (t->pidfd >= 0)
 		return poll(&pfd, 1, 0) > 0;
-	return read_stat(t->pid, &state, &flags) || state == 'Z' || state == 'X';
+	return proc_read_stat(t->pid, &state, &flags) || state == 'Z' || state == 'X';
 }
 
 /* Whether the VM still validates where it was found: after lua_close or
@@ -393,7 +464,7 @@ static bool drop_dead_vms(struct targets *ts, struct target *t)
 	if (t->nvms == before)
 		return false;
 	if (!t->nvms) {
-		read_comm(t->pid, comm, sizeof(comm));
+		proc_read_comm(t->pid, comm, sizeof(comm));
 		if (strcmp(comm, t->comm))
 			log_warn("PID %d (%s) exec'd %s: its LuaJIT VM is gone; what was collected is kept, its samples count as [host] until a new VM appears",
 				 (int)t->pid, t->comm, comm);
@@ -406,86 +477,6 @@ static bool drop_dead_vms(struct targets *ts, struct target *t)
 		t->next_scan_ns = 0;
 	}
 	return true;
-}
-
-/* The children of pid (as /proc/PID/task/TID/children lists them) into
- * out; returns how many. */
-static int children_of(pid_t pid, pid_t *out, int max)
-{
-	char path[300];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		FILE *f;
-		int child;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)pid, de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (n < max && fscanf(f, "%d", &child) == 1)
-			out[n++] = child;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
-static bool same_program(pid_t a, pid_t b)
-{
-	char pa[64], pb[64], ea[PATH_MAX], eb[PATH_MAX];
-	ssize_t na, nb;
-
-	snprintf(pa, sizeof(pa), "/proc/%d/exe", (int)a);
-	snprintf(pb, sizeof(pb), "/proc/%d/exe", (int)b);
-	na = readlink(pa, ea, sizeof(ea));
-	nb = readlink(pb, eb, sizeof(eb));
-	return na > 0 && na == nb && !memcmp(ea, eb, (size_t)na);
-}
-
-/* pid's parent, or 0 when unknown: the field after the ")" that ends the
- * comm in /proc/PID/stat (a comm may hold ") "). */
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *close;
-	int ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
-	fclose(f);
-	close = strrchr(buf, ')');
-	if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
-/* The process pid's program started in: its farthest ancestor running the
- * same executable (an nginx worker's master).  The report merges a
- * program's processes (model/profile.h, section_by). */
-static pid_t program_root(pid_t pid)
-{
-	pid_t cur = pid;
-
-	for (int depth = 0; depth < 64; depth++) {
-		pid_t parent = parent_of(cur);
-
-		if (parent <= 1 || !same_program(parent, cur))
-			break;
-		cur = parent;
-	}
-	return cur;
 }
 
 /* A forked child that still runs its parent's program holds a copy of the
@@ -502,9 +493,9 @@ static void follow_forks(struct targets *ts, pid_t parent)
 	if (!t || !t->nvms)
 		return;
 	snprintf(comm, sizeof(comm), "%s", t->comm);
-	n = children_of(parent, kids, 64);
+	n = proc_children(parent, kids, 64);
 	for (int i = 0; i < n; i++) {
-		if (targets_find(ts, kids[i]) || !same_program(parent, kids[i]))
+		if (targets_find(ts, kids[i]) || !proc_same_program(parent, kids[i]))
 			continue;
 		if (!targets_add(ts, kids[i], false, err, sizeof(err)))
 			log_info("PID %d (%s) forked PID %d running the same program: profiling it too",
@@ -514,12 +505,11 @@ static void follow_forks(struct targets *ts, pid_t parent)
 
 int targets_poll(struct targets *ts, uint64_t now_ns)
 {
-	static uint64_t next_check_ns;
-	bool check = now_ns >= next_check_ns;
+	bool check = now_ns >= ts->next_check_ns;
 	int running = 0;
 
 	if (check)
-		next_check_ns = now_ns + CHECK_NS;
+		ts->next_check_ns = now_ns + CHECK_NS;
 	for (int i = 0; i < ts->n; i++) {
 		struct target *t = &ts->t[i];
 		bool changed = false;
@@ -542,7 +532,7 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 		}
 		/* Without a VM, scan memory only once LuaJIT is mapped: a
 		 * process that exec'd something else is not read over and over. */
-		if (now_ns >= t->next_scan_ns && !t->nvms && !maps_luajit(t->pid)) {
+		if (now_ns >= t->next_scan_ns && !t->nvms && !proc_maps_luajit(t->pid)) {
 			t->waiting = true;
 			/* A command just launched execs LuaJIT any moment. */
 			t->scans++;
@@ -593,9 +583,10 @@ bool targets_waiting(const struct targets *ts)
 
 void targets_free(struct targets *ts)
 {
+	if (!ts)
+		return;
 	for (int i = 0; i < ts->n; i++)
 		target_release(&ts->t[i]);
 	free(ts->t);
-	ts->t = NULL;
-	ts->n = ts->cap = 0;
+	free(ts);
 }

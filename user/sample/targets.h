@@ -1,6 +1,5 @@
 /* The processes being profiled: their VMs (found at start and rescanned
- * later), a memory reader and symbolizers each, exit detection, and the
- * conversion of drained kernel samples into the profile model. */
+ * later), a memory reader and symbolizers each, forks and exits. */
 #ifndef LBP_TARGETS_H
 #define LBP_TARGETS_H
 
@@ -10,67 +9,43 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "target/discover.h"
 #include "model/profile.h"
-#include "base/sampler_types.h"
-#include "target/vmdef.h"
 
 struct collector;
+struct lj_layout;
+struct mem_reader;
 struct symbolizer;
+struct target;
+struct targets;
 
-struct target {
-	pid_t pid;
-	char comm[32];
-	char cwd[256];			/* for relative chunk names (annotations) */
-	int pidfd;			/* readable once the process exits */
-	bool exited;
-	bool waiting;			/* no VM yet: rescanning */
-	bool eager;			/* named by the user: rescanned every 2 ms at first */
-	struct mem_reader *mem;
-	struct lj_vm vms[LBP_MAX_VMS];
-	struct symbolizer *sym[LBP_MAX_VMS];
-	int nvms;
-	/* On the heap: symbolizers keep a pointer to it, and a target moves
-	 * when the array grows or another target is removed. */
-	struct vmdef *vd;
-	bool have_vd;
-	bool warned_max_vms;
-	uint64_t next_scan_ns;
-	unsigned scans;
-};
+/* ==== The set ==== */
 
-struct targets {
-	struct target *t;
-	int n, cap;
-	struct collector *col;
-	bool lua_only;		/* drop [host] samples */
-	bool keep_root;		/* keep the host's C entry at the bottom */
-	bool no_stitch;		/* a coroutine's frames only, not its resumers' */
-	struct profile *prof;	/* where drained samples go */
-	uint64_t next_epoch_ns;	/* next prototype revalidation */
-	/* Unknown frames of symbolizers freed with their VMs, and of frames
-	 * whose VM was gone when drained: the summary keeps them. */
-	uint64_t retired_unknown;
-};
+struct targets *targets_new(void);
+void targets_free(struct targets *ts);
 
-/* The target for pid, or NULL. */
-struct target *targets_find(struct targets *ts, pid_t pid);
+/* Where the names (comm) of targets go: every target now, new ones as
+ * they are added.  The session sets it to each new profile. */
+void targets_set_profile(struct targets *ts, struct profile *p);
+
+/* Hands every target to the collector (targets added before it existed),
+ * and later ones as they are added. */
+void targets_attach(struct targets *ts, struct collector *col);
 
 /* Starts profiling pid.  strict: refuse a process without a LuaJIT VM
  * (for -p); otherwise keep rescanning (for -- COMMAND).  Writes a
  * one-line reason on failure. */
 int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen);
 
+/* Reads pid's name again (a launched command after its exec). */
+void targets_rename(struct targets *ts, pid_t pid);
+
+/* Adds the descendants of root not yet profiled, as waiting targets (a
+ * command's children: `sh -c 'luajit app.lua'`).  Returns how many. */
+int targets_follow_descendants(struct targets *ts, pid_t root);
+
 /* Stops profiling pid and frees what it held (for exited processes in
  * long runs; their samples already drained stay in the profile). */
 void targets_remove(struct targets *ts, pid_t pid);
-
-/* Hands every target to the collector (targets added before it existed). */
-void targets_attach(struct targets *ts, struct collector *col);
-
-/* Opens a source file named by a chunk: relative to a target's working
- * directory, or absolute (through its root first).  For the a/A views. */
-FILE *targets_open_source(const char *path, void *targets);
 
 /* Rescans processes still without VMs, looks for jit.zone tables and
  * notices exits.  Returns the number of targets still running. */
@@ -79,9 +54,39 @@ int targets_poll(struct targets *ts, uint64_t now_ns);
 /* Whether a running target is still waiting for its first VM. */
 bool targets_waiting(const struct targets *ts);
 
-/* Drains the collector into ts->prof (user/drain.c). */
-int targets_drain(struct targets *ts);
+/* Opens a source file named by a chunk: relative to a target's working
+ * directory, or absolute (through its root first).  For the a/A views. */
+FILE *targets_open_source(const char *path, void *targets);
 
-void targets_free(struct targets *ts);
+/* Starts a new symbol cache epoch in every VM (prototypes revalidated). */
+void targets_next_epoch(struct targets *ts);
+
+/* Frames that failed symbolization, over every VM ever known. */
+uint64_t targets_unknown_frames(const struct targets *ts);
+
+/* ==== One target ==== */
+
+/* Targets by index, 0 <= i < targets_count(); an index is valid until the
+ * next add or remove. */
+int targets_count(const struct targets *ts);
+struct target *targets_at(struct targets *ts, int i);
+
+/* The target for pid, or NULL. */
+struct target *targets_find(struct targets *ts, pid_t pid);
+
+pid_t target_pid(const struct target *t);
+const char *target_comm(const struct target *t);
+bool target_exited(const struct target *t);
+/* Running, but without a VM yet. */
+bool target_waiting(const struct target *t);
+int target_nvms(const struct target *t);
+
+/* The VM whose global_State is g: its symbolizer (NULL when g is not, or
+ * no longer, known), memory and layout. */
+struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_reader **mem,
+			     const struct lj_layout **layout);
+
+/* A VM was just created in the process: rescan it soon. */
+void target_rescan_soon(struct target *t);
 
 #endif

@@ -1,10 +1,10 @@
-/* Continuous mode: back-to-back intervals, one delta profile per process
- * (or per --service) each, to rolling files and/or an HTTP backend.
+/* Continuous mode: the consumer of a session's back-to-back interval
+ * profiles, one delta profile per process (or per --service) each, to
+ * rolling files and/or an HTTP backend.
  *
- * The kernel maps are drained with delete semantics, so every drain is a
- * delta.  At an interval boundary the collector is drained into the
- * interval's profile and ts->prof is swapped for a fresh one: a sample is
- * counted in exactly one interval and no time falls between two.
+ * The session drains the kernel maps with delete semantics and cuts a
+ * fresh profile at each interval boundary, so a sample is counted in
+ * exactly one interval and no time falls between two.
  */
 #define _GNU_SOURCE
 #include "ship/agent.h"
@@ -12,32 +12,26 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "base/clock.h"
-#include "sample/collector.h"
-#include "report/export.h"
 #include "base/log.h"
-#include "cli/options.h"
+#include "base/strbuf.h"
 #include "model/profile.h"
 #include "model/profile_split.h"
+#include "report/export.h"
+#include "session/session.h"
 #include "ship/push.h"
 #include "ship/shipper.h"
 #include "ship/sink_files.h"
 #include "ship/spool.h"
-#include "base/strbuf.h"
-#include "sample/sysscan.h"
-#include "sample/targets.h"
 
-#define TICK_NS		100000000ull	/* loop period */
-#define DRAIN_NS	200000000ull	/* as in main.c: symbolize soon after sampling */
 #define FLUSH_TIMEOUT_S	10.0		/* delivery time left at shutdown */
 #define CONNECT_TIMEOUT_S 5
 #define REQUEST_TIMEOUT_S 15
@@ -45,22 +39,22 @@
 #define SECRET_MAX	4096
 
 struct agent {
-	const struct options *o;
-	struct targets *ts;
-	struct collector *col;
+	struct agent_config c;
 	struct sink_files *files;
 	struct shipper *shipper;
 	enum push_api api;
 	struct push_label labels[34];	/* --label ones, then pid */
 	int nlabels;
 	char *label_copy[32];
-	struct profile_stats prev;	/* cumulative kernel counters at the last cut */
-	uint64_t start_mono, start_real;	/* of the current interval */
 	uint64_t intervals, profiles, samples;
 	uint64_t bpf_ns, bpf_cnt, cpu_us;	/* at the last cut, for overhead */
+	bool costs_taken;			/* bpf_ns .. cpu_us hold a baseline */
+	bool curl_ready;
 	struct strbuf gz;
 };
 
+/* Set by SIGHUP (logrotate), cleared by the next tick that reopens the
+ * log: a signal handler can only leave a flag. */
 static volatile sig_atomic_t reopen_log;
 
 static void on_sighup(int sig)
@@ -88,14 +82,14 @@ static int parse_labels(struct agent *a)
 {
 	char err[256];
 
-	for (int i = 0; i < a->o->nlabels; i++) {
+	for (int i = 0; i < a->c.nlabels; i++) {
 		char *kv;
 
-		if (push_label_check(a->o->labels[i], err, sizeof(err))) {
+		if (push_label_check(a->c.labels[i], err, sizeof(err))) {
 			log_error("%s", err);
 			return -1;
 		}
-		kv = strdup(a->o->labels[i]);
+		kv = strdup(a->c.labels[i]);
 		if (!kv)
 			return -1;
 		a->label_copy[i] = kv;
@@ -122,7 +116,7 @@ static int read_secret(const char *path, const char *what, char *buf)
 
 static int open_push(struct agent *a)
 {
-	const struct options *o = a->o;
+	const struct agent_config *o = &a->c;
 	char bearer[SECRET_MAX], basic[SECRET_MAX], err[300];
 	struct push_client_opts po = {
 		.url = o->push_url, .tenant = o->tenant,
@@ -130,9 +124,9 @@ static int open_push(struct agent *a)
 	};
 	struct push_client *client;
 	struct spool *spool;
-	double backoff = o->every < MAX_BACKOFF_S ? o->every : MAX_BACKOFF_S;
+	double backoff = o->every_s < MAX_BACKOFF_S ? o->every_s : MAX_BACKOFF_S;
 
-	a->api = o->push_api_id;	/* checked by the option table */
+	push_api_parse(o->push_api ? o->push_api : "ingest", &a->api);	/* checked by the options */
 	if (o->auth_token_file && o->basic_auth_file) {
 		log_error("give only one of --auth-token-file and --basic-auth-file");
 		return -1;
@@ -211,38 +205,14 @@ static void ship(struct agent *a, const struct profile *p, const char *service, 
 	a->profiles++;
 }
 
-/* The cumulative kernel counters at this drain, as the interval's delta. */
-static void stats_delta(struct agent *a, struct profile_stats *st)
-{
-	struct profile_stats cur = *st;
-
-#define DELTA(f) st->f = cur.f >= a->prev.f ? cur.f - a->prev.f : 0
-	DELTA(samples);
-	DELTA(host);
-	DELTA(no_vm);
-	DELTA(bad_frame);
-	DELTA(truncated);
-	DELTA(read_fault);
-	DELTA(stack_map_full);
-	DELTA(count_map_full);
-	DELTA(sym_unknown);
-	DELTA(base_regs);
-	DELTA(base_jit);
-	DELTA(base_L);
-	DELTA(trace_pc);
-#undef DELTA
-	st->stack_lost = cur.stack_lost;	/* counted per profile already */
-	a->prev = cur;
-}
-
 static void ship_interval(struct agent *a, struct profile *p)
 {
 	char service[64];
 	uint32_t *pids;
 	size_t npids;
 
-	if (a->o->service) {
-		push_service_name(a->o->service, service, sizeof(service));
+	if (a->c.service) {
+		push_service_name(a->c.service, service, sizeof(service));
 		if (p->total)
 			ship(a, p, service, 0);
 		return;
@@ -262,45 +232,27 @@ static void ship_interval(struct agent *a, struct profile *p)
 	free(pids);
 }
 
-/* Ends the current interval at now: drain, swap in a fresh profile, ship. */
-static void cut(struct agent *a, uint64_t now_mono)
+/* A finished interval: ship it, say what it cost. */
+static int on_interval(void *ctx, struct session *sess, struct profile *p)
 {
-	struct targets *ts = a->ts;
-	struct profile *p, *fresh;
+	struct agent *a = ctx;
 	uint64_t run_ns = 0, run_cnt = 0, cpu = own_cpu_us(), before = a->profiles;
-	const struct profile_stats *st;
+	const struct profile_stats *st = &p->stats;
+	struct strbuf lost = STRBUF_INIT;
 
-	targets_drain(ts);
-	p = ts->prof;
-	fresh = profile_new(p->hz);
-	if (!fresh) {
-		log_error("out of memory: interval %llu merged into the next",
-			  (unsigned long long)a->intervals + 1);
-		return;
-	}
-	for (int i = 0; i < ts->n; i++)
-		profile_set_comm(fresh, (uint32_t)ts->t[i].pid, ts->t[i].comm);
-	p->duration_ns = now_mono - a->start_mono;
-	fresh->start_ns = p->start_ns + p->duration_ns;
-	ts->prof = fresh;
-	a->start_mono = now_mono;
-	stats_delta(a, &p->stats);
 	a->intervals++;
 	a->samples += p->total;
 	ship_interval(a, p);
-
-	st = &p->stats;
-	collector_prog_stats(a->col, &run_ns, &run_cnt);
-	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%llu bad frame, %llu read fault, %llu stack map full, %llu count map full); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",
+	session_prog_stats(sess, &run_ns, &run_cnt);
+	profile_stats_lost_list(st, &lost);
+	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%s); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",
 		    (unsigned long long)a->intervals, (double)p->duration_ns / 1e9,
 		    (unsigned long long)p->total, (unsigned long long)st->samples,
 		    (unsigned long long)(a->profiles - before),
-		    (unsigned long long)(st->bad_frame + st->read_fault + st->stack_map_full +
-					 st->count_map_full),
-		    (unsigned long long)st->bad_frame, (unsigned long long)st->read_fault,
-		    (unsigned long long)st->stack_map_full, (unsigned long long)st->count_map_full,
+		    (unsigned long long)profile_stats_lost(st), sb_str(&lost),
 		    (double)(run_ns - a->bpf_ns) / 1e6, (unsigned long long)(run_cnt - a->bpf_cnt),
 		    (double)(cpu - a->cpu_us) / 1e3);
+	sb_free(&lost);
 	if (st->stack_map_full || st->count_map_full)
 		log_warn("interval %llu: %llu samples lost to full BPF maps; raise --max-stacks/--max-counts",
 			 (unsigned long long)a->intervals,
@@ -308,16 +260,40 @@ static void cut(struct agent *a, uint64_t now_mono)
 	a->bpf_ns = run_ns;
 	a->bpf_cnt = run_cnt;
 	a->cpu_us = cpu;
-	profile_free(p);
+	return 0;
+}
+
+/* The first tick sets the overhead baseline; SIGHUP reopens the log. */
+static void on_tick(void *ctx, struct session *sess, const struct session_clock *clk)
+{
+	struct agent *a = ctx;
+
+	(void)clk;
+	if (!a->costs_taken) {
+		session_prog_stats(sess, &a->bpf_ns, &a->bpf_cnt);
+		a->cpu_us = own_cpu_us();
+		a->costs_taken = true;
+	}
+	if (reopen_log && a->c.log_file) {
+		reopen_log = 0;
+		open_log(a->c.log_file);
+	}
+}
+
+static void on_end(void *ctx, struct session *sess, enum session_end why)
+{
+	(void)ctx;
+	(void)sess;
+	if (why == SESSION_TARGETS_EXITED || why == SESSION_CHILD_EXITED)
+		log_warn("continuous: every profiled process exited");
 }
 
 static void describe(const struct agent *a)
 {
-	const struct options *o = a->o;
+	const struct agent_config *o = &a->c;
 	struct strbuf s = STRBUF_INIT;
 
-	sb_printf(&s, "continuous: %s, every %g s at %u Hz; ",
-		  o->all ? "all LuaJIT processes" : "the given processes", o->every, a->ts->prof->hz);
+	sb_printf(&s, "continuous: %s, every %g s at %u Hz; ", o->what, o->every_s, o->hz);
 	if (o->out_dir)
 		sb_printf(&s, "files in %s%s", o->out_dir, o->push_url ? ", " : "");
 	if (o->push_url)
@@ -327,121 +303,82 @@ static void describe(const struct agent *a)
 	sb_free(&s);
 }
 
-/* Samples until stopped, cutting intervals on the way. */
-static void run_loop(struct agent *a, volatile sig_atomic_t *stop)
+struct agent *agent_open(const struct agent_config *c)
 {
-	const struct options *o = a->o;
-	uint64_t every = (uint64_t)(o->every * 1e9), start = a->start_mono;
-	uint64_t next_cut = start + every, next_drain = start + DRAIN_NS;
-	struct timespec tick = { 0, TICK_NS };
-
-	for (;;) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-		if (*stop || (o->duration > 0 && (double)(now - start) / 1e9 >= o->duration))
-			break;
-		if (reopen_log && o->log_file) {
-			reopen_log = 0;
-			open_log(o->log_file);
-		}
-		if (o->all)
-			sysscan_poll(a->ts, now);
-		if (!targets_poll(a->ts, now) && !o->all) {
-			log_warn("continuous: every profiled process exited");
-			break;
-		}
-		if (now >= next_cut) {
-			cut(a, now);
-			while (next_cut <= now)
-				next_cut += every;
-			next_drain = now + DRAIN_NS;
-		} else if (now >= next_drain) {
-			targets_drain(a->ts);
-			next_drain = now + DRAIN_NS;
-		}
-		nanosleep(&tick, NULL);
-	}
-	cut(a, clock_ns(CLOCK_MONOTONIC));
-}
-
-int agent_run(const struct options *o, struct targets *ts, struct collector *col,
-	      volatile sig_atomic_t *stop)
-{
-	struct agent a = { .o = o, .ts = ts, .col = col, .gz = STRBUF_INIT };
-	struct shipper_stats ss = { 0 };
+	struct agent *a = calloc(1, sizeof(*a));
 	struct sigaction sa;
 	char err[300];
-	int rc = 1;
 
-	if (o->log_file && open_log(o->log_file))
-		return 1;
+	if (!a)
+		return NULL;
+	a->c = *c;
+	a->gz = (struct strbuf)STRBUF_INIT;
+	if (c->log_file && open_log(c->log_file))
+		goto fail;
 	log_set_timestamps(true);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
 		log_error("cannot initialise libcurl");
-		return 1;
+		goto fail;
 	}
+	a->curl_ready = true;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sighup;
 	sigaction(SIGHUP, &sa, NULL);
-	if (parse_labels(&a))
-		goto cleanup;
-	if (o->out_dir) {
-		a.files = sink_files_open(o->out_dir, o->retain_count, o->retain_bytes, err,
-					  sizeof(err));
-		if (!a.files) {
+	if (parse_labels(a))
+		goto fail;
+	if (c->out_dir) {
+		a->files = sink_files_open(c->out_dir, c->retain_count, c->retain_bytes, err,
+					   sizeof(err));
+		if (!a->files) {
 			log_error("%s", err);
-			goto cleanup;
+			goto fail;
 		}
 	}
-	if (o->push_url && open_push(&a))
-		goto cleanup;
-	describe(&a);
-	/* The first interval starts now; what was drained before is dropped
-	 * with the old stats baseline. */
-	targets_drain(ts);
-	a.prev = ts->prof->stats;
-	ts->prof->stats = (struct profile_stats){ 0 };
-	{
-		struct profile *fresh = profile_new(ts->prof->hz);
+	if (c->push_url && open_push(a))
+		goto fail;
+	describe(a);
+	return a;
+fail:
+	agent_close(a, false);
+	return NULL;
+}
 
-		if (!fresh)
-			goto cleanup;
-		for (int i = 0; i < ts->n; i++)
-			profile_set_comm(fresh, (uint32_t)ts->t[i].pid, ts->t[i].comm);
-		profile_free(ts->prof);
-		ts->prof = fresh;
-	}
-	a.start_mono = clock_ns(CLOCK_MONOTONIC);
-	ts->prof->start_ns = clock_ns(CLOCK_REALTIME);
-	collector_prog_stats(col, &a.bpf_ns, &a.bpf_cnt);
-	a.cpu_us = own_cpu_us();
-	run_loop(&a, stop);
-	rc = 0;
-cleanup:
-	if (a.shipper) {
-		shipper_stop(a.shipper, FLUSH_TIMEOUT_S, &ss);
-		a.shipper = NULL;
-	}
-	if (rc == 0) {
+void agent_consumer(struct agent *a, struct session_consumer *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ctx = a;
+	out->tick = on_tick;
+	out->ended = on_end;
+	out->finished = on_interval;
+}
+
+void agent_close(struct agent *a, bool ok)
+{
+	struct shipper_stats ss = { 0 };
+
+	if (!a)
+		return;
+	if (a->shipper)
+		shipper_stop(a->shipper, FLUSH_TIMEOUT_S, &ss);
+	if (ok) {
 		struct strbuf s = STRBUF_INIT;
 
 		sb_printf(&s, "continuous: %llu interval(s), %llu profile(s), %llu samples",
-			  (unsigned long long)a.intervals, (unsigned long long)a.profiles,
-			  (unsigned long long)a.samples);
-		if (o->push_url)
+			  (unsigned long long)a->intervals, (unsigned long long)a->profiles,
+			  (unsigned long long)a->samples);
+		if (a->c.push_url)
 			sb_printf(&s, "; push: %llu delivered, %llu refused, %llu dropped (spool full), %llu not delivered%s",
 				  (unsigned long long)ss.delivered, (unsigned long long)ss.rejected,
 				  (unsigned long long)ss.dropped, (unsigned long long)ss.queued,
-				  ss.queued && o->spool_dir ? " (kept in the spool)" : "");
+				  ss.queued && a->c.spool_dir ? " (kept in the spool)" : "");
 		log_info("%s", sb_str(&s));
 		sb_free(&s);
 	}
-	sink_files_close(a.files);
-	for (int i = 0; i < o->nlabels; i++)
-		free(a.label_copy[i]);
-	sb_free(&a.gz);
-	if (o->all)
-		sysscan_free();
-	curl_global_cleanup();
-	return rc;
+	sink_files_close(a->files);
+	for (int i = 0; i < a->c.nlabels; i++)
+		free(a->label_copy[i]);
+	sb_free(&a->gz);
+	if (a->curl_ready)
+		curl_global_cleanup();
+	free(a);
 }

@@ -1,18 +1,45 @@
-/* Continuous mode (--continuous): profile until stopped, cut the samples
- * into back-to-back intervals, one delta profile per process (or per
- * --service) each, and hand them to the sinks (rolling files, HTTP push). */
+/* Continuous mode (--continuous): the consumer of a session's interval
+ * profiles.  Each interval is cut into one delta profile per process (or
+ * per --service) and handed to the sinks (rolling files, HTTP push). */
 #ifndef LBP_AGENT_H
 #define LBP_AGENT_H
 
-#include <signal.h>
+#include <stdbool.h>
 
-struct collector;
-struct options;
-struct targets;
+struct agent;
+struct session_consumer;
 
-/* Runs until SIGINT/SIGTERM (*stop becomes non-zero), then flushes the
- * current interval.  Returns the process exit status. */
-int agent_run(const struct options *o, struct targets *ts, struct collector *col,
-	      volatile sig_atomic_t *stop);
+struct agent_config {
+	const char *what;		/* "all LuaJIT processes", for the start line */
+	double every_s;			/* interval length */
+	unsigned hz;
+	const char *log_file;		/* stderr goes there; SIGHUP reopens it */
+	/* Naming: one service per process comm unless service is given. */
+	const char *service;
+	int nlabels;
+	const char *const *labels;	/* "k=v" */
+	/* Rolling pprof files, when out_dir is given. */
+	const char *out_dir;
+	unsigned retain_count;
+	unsigned long long retain_bytes;
+	/* Pushes, when push_url is given, with a spool when spool_dir is. */
+	const char *push_url;
+	const char *push_api;		/* "ingest", "push" or "parca" */
+	const char *tenant;
+	const char *auth_token_file;
+	const char *basic_auth_file;
+	unsigned long long spool_bytes;
+	const char *spool_dir;
+};
+
+/* Opens the log, the sinks and the push client; NULL (reported) on error. */
+struct agent *agent_open(const struct agent_config *c);
+
+/* The agent as a session consumer (session_run). */
+void agent_consumer(struct agent *a, struct session_consumer *out);
+
+/* Flushes what is left to deliver (ok: the run went through, say what
+ * was shipped) and frees the agent. */
+void agent_close(struct agent *a, bool ok);
 
 #endif

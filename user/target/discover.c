@@ -139,36 +139,44 @@ static void scan_mapping(pid_t pid, struct mem_reader *mem, const struct proc_ma
 	}
 }
 
-enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
-				  int max, struct discover_report *rep)
+enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
+				     struct mem_reader *mem, struct lj_vm *vms, int max,
+				     struct discover_report *rep)
 {
-	struct proc_maps maps;
-	uint8_t *buf = NULL;
+	uint8_t *buf;
 	uint8_t head[SIG_BYTES];
-	enum discover_result res = DISCOVER_GONE;
 
 	memset(rep, 0, sizeof(*rep));
-	if (procmaps_read(pid, &maps))
-		return DISCOVER_GONE;
 	/* Fast path first: LuaJIT's allocator puts GG at a fixed offset in
 	 * its first chunk (docs/luajit-internals.md, "Finding the VM"). */
-	for (int i = 0; i < maps.n && rep->nvms < max; i++) {
-		uint64_t gg = maps.e[i].start + GG_FAST_OFFSET;
+	for (int i = 0; i < maps->n && rep->nvms < max; i++) {
+		uint64_t gg = maps->e[i].start + GG_FAST_OFFSET;
 
-		if (is_scannable(&maps.e[i]) && gg + SIG_BYTES <= maps.e[i].end &&
+		if (is_scannable(&maps->e[i]) && gg + SIG_BYTES <= maps->e[i].end &&
 		    !mem_read(mem, gg, head, sizeof(head)))
-			probe_at(pid, mem, &maps, head, gg, vms, max, rep);
+			probe_at(pid, mem, maps, head, gg, vms, max, rep);
 	}
 	/* Hosts with their own allocator (or several VMs) need the full scan. */
 	buf = malloc(SCAN_CHUNK);
 	if (!buf)
-		goto cleanup;
-	for (int i = 0; i < maps.n && rep->nvms < max; i++)
-		if (is_scannable(&maps.e[i]))
-			scan_mapping(pid, mem, &maps, &maps.e[i], buf, vms, max, rep);
-	res = rep->nvms ? DISCOVER_FOUND : rep->candidates ? DISCOVER_UNRECOGNISED : DISCOVER_NO_VM;
-cleanup:
+		return DISCOVER_GONE;
+	for (int i = 0; i < maps->n && rep->nvms < max; i++)
+		if (is_scannable(&maps->e[i]))
+			scan_mapping(pid, mem, maps, &maps->e[i], buf, vms, max, rep);
 	free(buf);
+	return rep->nvms ? DISCOVER_FOUND : rep->candidates ? DISCOVER_UNRECOGNISED : DISCOVER_NO_VM;
+}
+
+enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
+				  int max, struct discover_report *rep)
+{
+	struct proc_maps maps;
+	enum discover_result res;
+
+	memset(rep, 0, sizeof(*rep));
+	if (procmaps_read(pid, &maps))
+		return DISCOVER_GONE;
+	res = discover_vms_in(pid, &maps, mem, vms, max, rep);
 	procmaps_free(&maps);
 	return res;
 }

@@ -40,6 +40,13 @@ struct discover_report {
 enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
 				  int max, struct discover_report *rep);
 
+/* The same over given maps (tests give a recorded image and its maps;
+ * pid only names files through /proc/PID/map_files). */
+struct proc_maps;
+enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
+				     struct mem_reader *mem, struct lj_vm *vms, int max,
+				     struct discover_report *rep);
+
 /* Locates jit.zone's table (registry._LOADED["jit.zone"]); 0 when absent. */
 uint64_t discover_zone_table(struct mem_reader *mem, const struct lj_vm *vm);
 

@@ -1,0 +1,84 @@
+/* cpu-clock sampling as a kind of session work: the BPF collector walks
+ * LuaJIT stacks at the configured rate, the drain symbolizes them into the
+ * profile in progress. */
+#include "session/work.h"
+
+#include <stdlib.h>
+
+#include "sample/collector.h"
+#include "sample/drain.h"
+#include "sample/targets.h"
+#include "session/session.h"
+
+struct cpu_work {
+	struct collector *col;
+	struct drain *drain;
+};
+
+static int cpu_open(struct work *w, const struct session_config *c, struct targets *ts,
+		    char *err, size_t errlen)
+{
+	struct collector_opts co = { .hz = c->hz, .max_stacks = c->max_stacks,
+				     .max_counts = c->max_counts, .max_frames = c->max_frames };
+	struct cpu_work *cw = calloc(1, sizeof(*cw));
+
+	struct drain_opts dopts = {
+		.lua_only = c->lua_only, .keep_root = c->keep_root, .no_stitch = c->no_stitch,
+	};
+
+	if (!cw || !(cw->drain = drain_new(&dopts))) {
+		free(cw);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	w->state = cw;
+	cw->col = collector_open(&co, err, errlen);
+	if (!cw->col)
+		return -1;
+	targets_attach(ts, cw->col);
+	return 0;
+}
+
+static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
+{
+	struct cpu_work *cw = w->state;
+
+	drain_run(cw->drain, ts, cw->col, into);
+}
+
+static void cpu_cost(struct work *w, uint64_t *run_ns, uint64_t *run_cnt)
+{
+	struct cpu_work *cw = w->state;
+
+	collector_prog_stats(cw->col, run_ns, run_cnt);
+}
+
+static void cpu_close(struct work *w)
+{
+	struct cpu_work *cw = w->state;
+
+	if (!cw)
+		return;
+	collector_close(cw->col);
+	drain_free(cw->drain);
+	free(cw);
+	w->state = NULL;
+}
+
+static const struct work_kind cpu_sampling = {
+	.name = "cpu",
+	.open = cpu_open,
+	.drain = cpu_drain,
+	.cost = cpu_cost,
+	.close = cpu_close,
+};
+
+static const struct work_kind *const kinds[] = {
+	&cpu_sampling,
+	NULL,
+};
+
+const struct work_kind *const *work_kinds(void)
+{
+	return kinds;
+}
