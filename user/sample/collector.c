@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/hashfn.h"
+#include "base/hashidx.h"
 #include "base/log.h"
 #include "sampler.skel.h"
 
@@ -33,8 +34,7 @@ struct collector {
 	 * count may still arrive for them. */
 	uint64_t *seen;
 	size_t nseen;
-	uint64_t *seen_set;	/* open addressing over seen[], 0 = empty */
-	size_t set_mask;
+	struct hashidx seen_idx;	/* over seen[] */
 	struct stack_trace *grave;
 	uint64_t *grave_ids;
 	size_t ngrave;
@@ -203,17 +203,12 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	if (attach_cpus(c, o->hz, err, errlen))
 		goto fail;
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
-	c->set_mask = 1;
-	while (c->set_mask < 2ull * o->max_stacks)
-		c->set_mask <<= 1;
-	c->seen_set = calloc(c->set_mask, sizeof(*c->seen_set));
-	c->set_mask--;
 	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
 	c->grave = calloc(o->max_stacks / 2 + 1, sizeof(*c->grave));
 	c->keys = calloc(DRAIN_BATCH, sizeof(*c->keys));
 	c->vals = calloc(DRAIN_BATCH, sizeof(*c->vals));
 	c->st = calloc(1, sizeof(*c->st));
-	if (!c->seen || !c->seen_set || !c->grave_ids || !c->grave || !c->keys || !c->vals || !c->st) {
+	if (!c->seen || !c->grave_ids || !c->grave || !c->keys || !c->vals || !c->st) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -236,7 +231,7 @@ void collector_close(struct collector *c)
 	free(c->pfds);
 	sampler_bpf__destroy(c->skel);
 	free(c->seen);
-	free(c->seen_set);
+	hashidx_free(&c->seen_idx);
 	free(c->grave);
 	free(c->grave_ids);
 	free(c->keys);
@@ -263,19 +258,28 @@ int collector_del_proc(struct collector *c, pid_t pid)
 	return bpf_map__delete_elem(c->skel->maps.procs, &key, sizeof(key), 0);
 }
 
+static uint64_t seen_hash(const void *ctx, uint32_t e)
+{
+	return hash_u64(((const struct collector *)ctx)->seen[e], 0);
+}
+
+static bool seen_match(const void *ctx, uint32_t e, const void *key)
+{
+	return ((const struct collector *)ctx)->seen[e] == *(const uint64_t *)key;
+}
+
+static const struct hashidx_ops seen_ops = { seen_hash, seen_match };
+
 /* Records id as read; false when it already was. */
 static bool mark_seen(struct collector *c, uint64_t id)
 {
-	size_t j = hash_u64(id, 0) & c->set_mask;
+	size_t hint;
 
-	while (c->seen_set[j]) {
-		if (c->seen_set[j] == id)
-			return false;
-		j = (j + 1) & c->set_mask;
-	}
+	if (hashidx_find(&c->seen_idx, &seen_ops, c, hash_u64(id, 0), &id, &hint) != HASHIDX_NONE)
+		return false;
 	if (c->nseen >= c->max_stacks)
 		return false;
-	c->seen_set[j] = id;
+	hashidx_add(&c->seen_idx, hint, (uint32_t)c->nseen);
 	c->seen[c->nseen++] = id;
 	return true;
 }
@@ -312,7 +316,7 @@ static void recycle_stacks(struct collector *c)
 			break;
 	}
 	c->nseen = 0;
-	memset(c->seen_set, 0, (c->set_mask + 1) * sizeof(*c->seen_set));
+	hashidx_clear(&c->seen_idx);
 }
 
 static void deliver(struct collector *c, const struct sample_key *key, uint64_t count,

@@ -7,6 +7,8 @@
 
 #include "base/clock.h"
 #include "base/hashfn.h"
+#include "base/hashidx.h"
+#include "base/xalloc.h"
 #include "sample/collector.h"
 #include "sample/targets.h"
 #include "symbolize/symbolize.h"
@@ -35,38 +37,44 @@ struct drain_state {
 	struct drain *d;
 	struct targets *ts;
 	struct profile *prof;
-	struct stack_memo *memo;
-	size_t memo_mask, memo_used;
+	struct stack_memo *memo;	/* this pass's stacks, by hashidx */
+	uint32_t nmemo, memo_cap;
+	struct hashidx memo_idx;
 	struct frame_sym scratch[LBP_MAX_FRAMES];
 	const struct frame_sym *cut[LBP_MAX_FRAMES + 1];	/* frames + the cut's cause */
 };
 
-static struct stack_memo *memo_find(struct stack_memo *memo, size_t mask, uint64_t id)
+static uint64_t memo_hash(const void *ctx, uint32_t e)
 {
-	size_t j = hash_u64(id, 0) & mask;
-
-	while (memo[j].id && memo[j].id != id)
-		j = (j + 1) & mask;
-	return &memo[j];
+	return hash_u64(((const struct drain_state *)ctx)->memo[e].id, 0);
 }
 
-/* The memo slot for id, growing the table to stay at most half full. */
-static struct stack_memo *memo_slot(struct drain_state *ds, uint64_t id)
+static bool memo_match(const void *ctx, uint32_t e, const void *key)
 {
-	if ((ds->memo_used + 1) * 2 > ds->memo_mask + 1) {
-		size_t mask = ds->memo_mask * 2 + 1;
-		struct stack_memo *memo = calloc(mask + 1, sizeof(*memo));
+	return ((const struct drain_state *)ctx)->memo[e].id == *(const uint64_t *)key;
+}
 
-		if (!memo)
-			return NULL;
-		for (size_t i = 0; i <= ds->memo_mask; i++)
-			if (ds->memo[i].id)
-				*memo_find(memo, mask, ds->memo[i].id) = ds->memo[i];
-		free(ds->memo);
-		ds->memo = memo;
-		ds->memo_mask = mask;
+static const struct hashidx_ops memo_ops = { memo_hash, memo_match };
+
+/* The memo entry for stack id: *fresh when it was just made (id set, no
+ * frames yet).  Valid until the next call. */
+static struct stack_memo *memo_get(struct drain_state *ds, uint64_t id, bool *fresh)
+{
+	uint32_t e;
+	size_t hint;
+
+	e = hashidx_find(&ds->memo_idx, &memo_ops, ds, hash_u64(id, 0), &id, &hint);
+	*fresh = e == HASHIDX_NONE;
+	if (!*fresh)
+		return &ds->memo[e];
+	if (ds->nmemo == ds->memo_cap) {
+		ds->memo_cap = ds->memo_cap ? ds->memo_cap * 2 : 256;
+		ds->memo = xrealloc(ds->memo, ds->memo_cap * sizeof(*ds->memo));
 	}
-	return memo_find(ds->memo, ds->memo_mask, id);
+	hashidx_add(&ds->memo_idx, hint, ds->nmemo);
+	memset(&ds->memo[ds->nmemo], 0, sizeof(*ds->memo));
+	ds->memo[ds->nmemo].id = id;
+	return &ds->memo[ds->nmemo++];
 }
 
 /* [unknown: CAUSE]: a frame that stands for what could not be read, so
@@ -94,7 +102,8 @@ static const char *cut_cause(uint32_t stack_flags)
 static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t,
 					  uint64_t id, const struct stack_trace *st)
 {
-	struct stack_memo *m = memo_slot(ds, id);
+	bool fresh;
+	struct stack_memo *m = memo_get(ds, id, &fresh);
 	struct symbolizer *sym = target_vm(t, st->g, NULL, NULL);
 	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
 	/* A walk cut short keeps what it read; drain_sample adds the cause. */
@@ -106,15 +115,13 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 		n = st->nown;
 		cut = false;
 	}
-	if (!m || m->id == id)
-		return m;
+	if (!fresh)
+		return m->frames ? m : NULL;
 	m->frames = calloc(n ? n : 1, sizeof(*m->frames));
 	if (!m->frames)
 		return NULL;
-	m->id = id;
 	m->nframes = n;
 	m->cut = cut;
-	ds->memo_used++;
 	if (!sym) {
 		/* The VM is gone (or was never known): count what is lost. */
 		for (uint32_t i = 0; i < n; i++)
@@ -221,12 +228,6 @@ struct drain_state *drain_begin(struct drain *d, struct targets *ts, struct prof
 	ds->d = d;
 	ds->ts = ts;
 	ds->prof = p;
-	ds->memo_mask = 4095;
-	ds->memo = calloc(ds->memo_mask + 1, sizeof(*ds->memo));
-	if (!ds->memo) {
-		free(ds);
-		return NULL;
-	}
 	/* Drains come often (a process may exit any moment, and then its
 	 * memory is gone); prototypes are revalidated about once a second. */
 	if (now_ns >= d->next_epoch_ns) {
@@ -244,9 +245,10 @@ void drain_end(struct drain_state *ds, const uint64_t cnt[CNT__MAX])
 	if (cnt)
 		profile_stats_from_kernel(st, cnt);
 	st->sym_unknown = ds->d->vanished_unknown + targets_unknown_frames(ds->ts);
-	for (size_t i = 0; i <= ds->memo_mask; i++)
+	for (uint32_t i = 0; i < ds->nmemo; i++)
 		free(ds->memo[i].frames);
 	free(ds->memo);
+	hashidx_free(&ds->memo_idx);
 	free(ds);
 }
 
