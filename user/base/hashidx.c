@@ -44,6 +44,17 @@ uint32_t hashidx_find(struct hashidx *t, const struct hashidx_ops *ops, const vo
 	return HASHIDX_NONE;
 }
 
+uint32_t hashidx_get(const struct hashidx *t, const struct hashidx_ops *ops, const void *ctx,
+		     uint64_t h, const void *key)
+{
+	if (!t->nslots)
+		return HASHIDX_NONE;
+	for (size_t j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (ops->match(ctx, t->slots[j] - 1, key))
+			return t->slots[j] - 1;
+	return HASHIDX_NONE;
+}
+
 void hashidx_add(struct hashidx *t, size_t hint, uint32_t entry)
 {
 	t->slots[hint] = entry + 1;

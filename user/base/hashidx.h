@@ -35,6 +35,11 @@ struct hashidx_ops {
 uint32_t hashidx_find(struct hashidx *t, const struct hashidx_ops *ops, const void *ctx,
 		      uint64_t h, const void *key, size_t *hint);
 
+/* Finds the entry matching key without making room: for readers that
+ * never add (const tables).  HASHIDX_NONE when absent. */
+uint32_t hashidx_get(const struct hashidx *t, const struct hashidx_ops *ops, const void *ctx,
+		     uint64_t h, const void *key);
+
 /* Indexes entry at the hint of the hashidx_find that did not find it. */
 void hashidx_add(struct hashidx *t, size_t hint, uint32_t entry);
 

@@ -58,7 +58,16 @@ static void fill_and_check(int n, const char *what)
 	CHECK(name, found == n);
 	snprintf(name, sizeof(name), "%s: absent keys not found", what);
 	CHECK(name, misses == n);
-	snprintf(name, sizeof(name), "%s: at most half full", what);
+	found = 0;
+	for (int i = 0; i < n; i++) {
+		uint64_t other = keys[i] + 1;
+
+		found += hashidx_get(&t, &ops, keys, key_hash(keys[i]), &keys[i]) == (uint32_t)i &&
+			 hashidx_get(&t, &ops, keys, key_hash(other), &other) == HASHIDX_NONE;
+	}
+	snprintf(name, sizeof(name), "%s: get finds the same without growing", what);
+	CHECK(name, found == n);
+		snprintf(name, sizeof(name), "%s: at most half full", what);
 	CHECK(name, t.n * 2 <= t.nslots);
 
 	hashidx_clear(&t);

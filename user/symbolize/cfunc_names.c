@@ -11,6 +11,8 @@
 
 #include "base/clock.h"
 #include "base/hashfn.h"
+#include "base/hashidx.h"
+#include "base/xalloc.h"
 #include "base/log.h"
 #include "symbolize/ffnames.h"
 #include "symbolize/luanames.h"
@@ -22,7 +24,7 @@
 #define MAX_FILES	256	/* files remembered per process */
 
 struct cfunc_entry {
-	uint64_t addr;		/* 0 = empty slot */
+	uint64_t addr;
 	char *name;
 	bool from_table;	/* final: the name Lua code uses */
 	unsigned walk;		/* the table walk a fallback name was made after */
@@ -43,8 +45,9 @@ struct cfunc_names {
 	struct lua_names *ln;
 	struct proc_maps maps;
 	bool have_maps;
-	struct cfunc_entry *slots;
-	size_t nslots, n;
+	struct cfunc_entry *entries;	/* by hashidx, keyed by address */
+	uint32_t n, cap;
+	struct hashidx idx;
 	struct elf_slot files[MAX_FILES];
 	int nfiles;
 	/* Walk pacing: the next epoch a miss may walk, and the back-off. */
@@ -73,9 +76,10 @@ void cfn_free(struct cfunc_names *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nslots; i++)
-		free(c->slots[i].name);
-	free(c->slots);
+	for (uint32_t i = 0; i < c->n; i++)
+		free(c->entries[i].name);
+	free(c->entries);
+	hashidx_free(&c->idx);
 	for (int i = 0; i < c->nfiles; i++) {
 		free(c->files[i].path);
 		free(c->files[i].build_id);
@@ -169,31 +173,36 @@ const char *cfn_ffname(struct cfunc_names *c, const struct lj_layout *lay, int f
 /* ------------------------------------------------------------------------ */
 /* Cache */
 
-static struct cfunc_entry *slot_find(struct cfunc_entry *slots, size_t nslots, uint64_t addr)
+static uint64_t entry_hash(const void *ctx, uint32_t e)
 {
-	size_t j = hash_u64(addr, 0) & (nslots - 1);
-
-	while (slots[j].addr && slots[j].addr != addr)
-		j = (j + 1) & (nslots - 1);
-	return &slots[j];
+	return hash_u64(((const struct cfunc_names *)ctx)->entries[e].addr, 0);
 }
 
-static struct cfunc_entry *cache_slot(struct cfunc_names *c, uint64_t addr)
+static bool entry_match(const void *ctx, uint32_t e, const void *key)
 {
-	if ((c->n + 1) * 2 > c->nslots) {
-		size_t nslots = c->nslots ? c->nslots * 2 : 256;
-		struct cfunc_entry *slots = calloc(nslots, sizeof(*slots));
+	return ((const struct cfunc_names *)ctx)->entries[e].addr == *(const uint64_t *)key;
+}
 
-		if (!slots)
-			return NULL;
-		for (size_t i = 0; i < c->nslots; i++)
-			if (c->slots[i].addr)
-				*slot_find(slots, nslots, c->slots[i].addr) = c->slots[i];
-		free(c->slots);
-		c->slots = slots;
-		c->nslots = nslots;
+static const struct hashidx_ops entry_ops = { entry_hash, entry_match };
+
+/* The cache entry of the C function at addr; *fresh when just made. */
+static struct cfunc_entry *cache_entry(struct cfunc_names *c, uint64_t addr, bool *fresh)
+{
+	uint32_t e;
+	size_t hint;
+
+	e = hashidx_find(&c->idx, &entry_ops, c, hash_u64(addr, 0), &addr, &hint);
+	*fresh = e == HASHIDX_NONE;
+	if (!*fresh)
+		return &c->entries[e];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->entries = xrealloc(c->entries, c->cap * sizeof(*c->entries));
 	}
-	return slot_find(c->slots, c->nslots, addr);
+	hashidx_add(&c->idx, hint, c->n);
+	memset(&c->entries[c->n], 0, sizeof(*c->entries));
+	c->entries[c->n].addr = addr;
+	return &c->entries[c->n++];
 }
 
 /* ------------------------------------------------------------------------ */
@@ -320,14 +329,14 @@ static void entry_fill(struct cfunc_names *c, struct cfunc_entry *ce)
 void cfn_name(struct cfunc_names *c, struct frame_sym *f)
 {
 	struct cfunc_entry *ce;
+	bool fresh;
 
-	if (!c || !f->cfunc || !(ce = cache_slot(c, f->cfunc)))
+	if (!c || !f->cfunc)
 		return;
-	if (!ce->addr) {
-		ce->addr = f->cfunc;
-		c->n++;
+	ce = cache_entry(c, f->cfunc, &fresh);
+	if (fresh)
 		entry_fill(c, ce);
-	} else if (!ce->from_table && ce->walk != luanames_walks(c->ln)) {
+	else if (!ce->from_table && ce->walk != luanames_walks(c->ln)) {
 		entry_fill(c, ce);	/* the tables were walked again since */
 	} else if (!ce->from_table && c->epoch >= c->next_walk) {
 		entry_fill(c, ce);

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "base/hashfn.h"
+#include "base/hashidx.h"
+#include "base/xalloc.h"
 #include "target/layout.h"
 #include "target/luaobj.h"
 #include "target/memory.h"
@@ -37,17 +39,23 @@
 #define KEY_FF		(1ull << 63)	/* fast functions: ffid | KEY_FF */
 
 struct name_slot {
-	uint64_t key;		/* 0 = empty */
+	uint64_t key;
 	char *name;
 	int rank;		/* lower wins: see name_rank */
+};
+
+/* Function -> name, by hashidx over the entries. */
+struct name_map {
+	struct name_slot *e;
+	uint32_t n, cap;
+	struct hashidx idx;
 };
 
 struct lua_names {
 	struct mem_reader *mem;
 	const struct lj_layout *lay;
 	uint64_t g;
-	struct name_slot *slots;
-	size_t nslots, n;
+	struct name_map map;
 	unsigned walks;
 	/* Budget of the walk under way. */
 	unsigned tables, nodes;
@@ -66,18 +74,20 @@ struct lua_names *luanames_new(struct mem_reader *mem, const struct lj_layout *l
 	return ln;
 }
 
-static void slots_free(struct name_slot *slots, size_t nslots)
+static void map_free(struct name_map *m)
 {
-	for (size_t i = 0; i < nslots; i++)
-		free(slots[i].name);
-	free(slots);
+	for (uint32_t i = 0; i < m->n; i++)
+		free(m->e[i].name);
+	free(m->e);
+	hashidx_free(&m->idx);
+	memset(m, 0, sizeof(*m));
 }
 
 void luanames_free(struct lua_names *ln)
 {
 	if (!ln)
 		return;
-	slots_free(ln->slots, ln->nslots);
+	map_free(&ln->map);
 	free(ln);
 }
 
@@ -89,30 +99,17 @@ unsigned luanames_walks(const struct lua_names *ln)
 /* ------------------------------------------------------------------------ */
 /* The name map */
 
-static struct name_slot *map_find(struct name_slot *slots, size_t nslots, uint64_t key)
+static uint64_t slot_hash(const void *ctx, uint32_t e)
 {
-	size_t j = hash_u64(key, 0) & (nslots - 1);
-
-	while (slots[j].key && slots[j].key != key)
-		j = (j + 1) & (nslots - 1);
-	return &slots[j];
+	return hash_u64(((const struct name_map *)ctx)->e[e].key, 0);
 }
 
-static int map_grow(struct lua_names *ln)
+static bool slot_match(const void *ctx, uint32_t e, const void *key)
 {
-	size_t nslots = ln->nslots ? ln->nslots * 2 : 512;
-	struct name_slot *slots = calloc(nslots, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < ln->nslots; i++)
-		if (ln->slots[i].key)
-			*map_find(slots, nslots, ln->slots[i].key) = ln->slots[i];
-	free(ln->slots);
-	ln->slots = slots;
-	ln->nslots = nslots;
-	return 0;
+	return ((const struct name_map *)ctx)->e[e].key == *(const uint64_t *)key;
 }
+
+static const struct hashidx_ops slot_ops = { slot_hash, slot_match };
 
 /* A library's name ("ngx.say" from package.loaded.ngx or _G.ngx) before a
  * plain global's (say = ngx.say), then the fewest dots. */
@@ -132,34 +129,39 @@ static bool better_name(const char *name, int rank, const struct name_slot *have
 
 static void map_put(struct lua_names *ln, uint64_t key, const char *name, bool global)
 {
+	struct name_map *m = &ln->map;
 	struct name_slot *slot;
 	int rank = name_rank(name, global);
-	char *copy;
+	uint32_t e;
+	size_t hint;
 
-	if ((ln->n + 1) * 2 > ln->nslots && map_grow(ln))
-		return;
-	slot = map_find(ln->slots, ln->nslots, key);
-	if (slot->key && !better_name(name, rank, slot))
-		return;
-	copy = strdup(name);
-	if (!copy)
-		return;
-	if (!slot->key)
-		ln->n++;
-	free(slot->name);
-	slot->key = key;
-	slot->name = copy;
+	e = hashidx_find(&m->idx, &slot_ops, m, hash_u64(key, 0), &key, &hint);
+	if (e != HASHIDX_NONE) {
+		slot = &m->e[e];
+		if (!better_name(name, rank, slot))
+			return;
+		free(slot->name);
+	} else {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 256;
+			m->e = xrealloc(m->e, m->cap * sizeof(*m->e));
+		}
+		hashidx_add(&m->idx, hint, m->n);
+		slot = &m->e[m->n++];
+		slot->key = key;
+	}
+	slot->name = xstrdup(name);
 	slot->rank = rank;
 }
 
 static const char *map_get(const struct lua_names *ln, uint64_t key)
 {
-	const struct name_slot *slot;
+	uint32_t e;
 
-	if (!ln || !ln->nslots || !key)
+	if (!ln || !key)
 		return NULL;
-	slot = map_find(ln->slots, ln->nslots, key);
-	return slot->key ? slot->name : NULL;
+	e = hashidx_get(&ln->map.idx, &slot_ops, &ln->map, hash_u64(key, 0), &key);
+	return e == HASHIDX_NONE ? NULL : ln->map.e[e].name;
 }
 
 const char *luanames_cfunc(const struct lua_names *ln, uint64_t cfunc)
@@ -321,8 +323,7 @@ static void walk_loaded(struct lua_names *ln, uint64_t loaded)
 
 int luanames_walk(struct lua_names *ln)
 {
-	struct name_slot *old = ln->slots;
-	size_t nold = ln->nslots, oldn = ln->n;
+	struct name_map old = ln->map;
 	uint64_t reg = 0, loaded = 0;
 
 	if (mem_read(ln->mem, ln->g + ln->lay->g_registrytv, &reg, 8) ||
@@ -330,8 +331,7 @@ int luanames_walk(struct lua_names *ln)
 	    lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, reg), "_LOADED", &loaded) ||
 	    lj_tv_itype(ln->lay, loaded) != LJ_ITYPE_TAB)
 		return -1;
-	ln->slots = NULL;
-	ln->nslots = ln->n = 0;
+	memset(&ln->map, 0, sizeof(ln->map));
 	ln->tables = ln->nodes = 0;
 	ln->global = 0;
 	if (!lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, loaded), "_G", &reg) &&
@@ -339,14 +339,12 @@ int luanames_walk(struct lua_names *ln)
 		ln->global = lj_tv_gcptr(ln->lay, reg);
 	walk_loaded(ln, lj_tv_gcptr(ln->lay, loaded));
 	ln->walks++;
-	if (!ln->n && oldn) {
+	if (!ln->map.n && old.n) {
 		/* Nothing readable this time: keep what the last walk found. */
-		slots_free(ln->slots, ln->nslots);
-		ln->slots = old;
-		ln->nslots = nold;
-		ln->n = oldn;
+		map_free(&ln->map);
+		ln->map = old;
 		return -1;
 	}
-	slots_free(old, nold);
-	return (int)ln->n;
+	map_free(&old);
+	return (int)ln->map.n;
 }
