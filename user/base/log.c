@@ -35,43 +35,23 @@ static void vlog(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void log_error(const char *fmt, ...)
-{
-	va_list ap;
+/* Each level is vlog with its prefix; verbose lines only when asked. */
+#define LOG_LEVEL(name, prefix, wanted)			\
+	void name(const char *fmt, ...)			\
+	{						\
+		va_list ap;				\
+							\
+		if (!(wanted))				\
+			return;				\
+		va_start(ap, fmt);			\
+		vlog(prefix, fmt, ap);			\
+		va_end(ap);				\
+	}
 
-	va_start(ap, fmt);
-	vlog("", fmt, ap);
-	va_end(ap);
-}
-
-void log_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void log_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("", fmt, ap);
-	va_end(ap);
-}
-
-void log_verbose(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!log_is_verbose)
-		return;
-	va_start(ap, fmt);
-	vlog("", fmt, ap);
-	va_end(ap);
-}
+LOG_LEVEL(log_error, "", true)
+LOG_LEVEL(log_warn, "warning: ", true)
+LOG_LEVEL(log_info, "", true)
+LOG_LEVEL(log_verbose, "", log_is_verbose)
 
 int log_to_file(const char *path)
 {
