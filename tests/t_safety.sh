@@ -15,8 +15,9 @@
 #  - a backend that accepts and never answers: shutdown within 10 s; a
 #    second SIGINT exits at once
 #  - set-up never removes a package; the tests never use /usr/bin/luajit.
-#    LBP_TEST_HOST_PACKAGES=1 also installs libnginx-mod-http-lua and runs
-#    `make deps demo` for real (CI only: it changes the host's packages).
+#    In CI (or with LBP_TEST_HOST_PACKAGES=1) it also installs
+#    libnginx-mod-http-lua, when that removes nothing, and runs
+#    `make deps demo` for real.
 source "$(dirname "$0")/lib.sh"
 
 INGEST=$TOP/.output/ingest
@@ -300,8 +301,16 @@ checkx "\$LUAJIT runs the private .deps/luajit-deb build ($(readlink "/proc/$W/e
 	'[ "$(readlink "/proc/$W/exe")" = "$(readlink -f "$LUAJIT_EXE")" ] &&
 	[ "$(cat "/proc/$W/comm")" = luajit ]'
 check "\$LUAJIT finds its own jit/*.lua" "$LUAJIT" -e 'assert(require("jit.p"))'
-if [ "${LBP_TEST_HOST_PACKAGES:-}" = 1 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q libnginx-mod-http-lua >"$TMP/nginx.out" 2>&1
+# CI (and LBP_TEST_HOST_PACKAGES=1) installs nginx's Lua module first, as
+# a user's host has it, unless that would remove a package the machine has.
+removes=
+if [ "${CI:-}" = true ] || [ "${LBP_TEST_HOST_PACKAGES:-}" = 1 ]; then
+	removes=$(apt-get -s install libnginx-mod-http-lua 2>/dev/null | sed -n 's/^Remv \([^ ]*\).*/\1/p' | paste -sd' ' -)
+	[ -n "$removes" ] && echo "info: not installing libnginx-mod-http-lua: it would remove $removes"
+fi
+if { [ "${CI:-}" = true ] || [ "${LBP_TEST_HOST_PACKAGES:-}" = 1 ]; } && [ -z "$removes" ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-remove libnginx-mod-http-lua \
+		>"$TMP/nginx.out" 2>&1
 	(cd "$TOP" && make deps && timeout 120 make demo) >"$TMP/demo.out" 2>&1
 	rc=$?
 	check "make deps demo with nginx's Lua module installed: it works (exit $rc)" [ "$rc" -eq 0 ]
