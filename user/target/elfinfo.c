@@ -297,8 +297,11 @@ int elf_fde_range(struct elf_file *ef, uint64_t vaddr, uint64_t *lo, uint64_t *h
 	return -1;
 }
 
-static int find_in_symtab(struct elf_file *ef, const char *section, const char *name,
-			  uint64_t *vaddr)
+/* The first defined function symbol of a symbol table whose name (by
+ * name) or value (by vaddr) matches; its name into out when out is given,
+ * its value into *vaddr. */
+static int symtab_find(struct elf_file *ef, const char *section, const char *name,
+		       uint64_t *vaddr, char *out, size_t len)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(ef, section, &sh);
@@ -313,57 +316,31 @@ static int find_in_symtab(struct elf_file *ef, const char *section, const char *
 		const char *s;
 
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || (!name && sym.st_value != *vaddr))
 			continue;
 		s = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
-		if (s && !strcmp(s, name)) {
-			*vaddr = sym.st_value;
-			return 0;
-		}
+		if (!s || !*s || (name && strcmp(s, name)))
+			continue;
+		*vaddr = sym.st_value;
+		if (out)
+			snprintf(out, len, "%s", s);
+		return 0;
 	}
 	return -1;
 }
 
 int elf_symbol(struct elf_file *ef, const char *name, uint64_t *vaddr)
 {
-	if (!find_in_symtab(ef, ".dynsym", name, vaddr))
+	if (!symtab_find(ef, ".dynsym", name, vaddr, NULL, 0))
 		return 0;
-	return find_in_symtab(ef, ".symtab", name, vaddr);
-}
-
-/* The function symbol of a symbol table that starts at vaddr. */
-static int name_in_symtab(struct elf_file *ef, const char *section, uint64_t vaddr,
-			  char *name, size_t len)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(ef, section, &sh);
-	Elf_Data *data;
-	size_t n;
-
-	if (!scn || !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-		return -1;
-	n = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *s;
-
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != vaddr)
-			continue;
-		s = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
-		if (s && *s) {
-			snprintf(name, len, "%s", s);
-			return 0;
-		}
-	}
-	return -1;
+	return symtab_find(ef, ".symtab", name, vaddr, NULL, 0);
 }
 
 int elf_symbol_at(struct elf_file *ef, uint64_t vaddr, char *name, size_t len)
 {
-	if (!name_in_symtab(ef, ".symtab", vaddr, name, len))
+	if (!symtab_find(ef, ".symtab", NULL, &vaddr, name, len))
 		return 0;
-	return name_in_symtab(ef, ".dynsym", vaddr, name, len);
+	return symtab_find(ef, ".dynsym", NULL, &vaddr, name, len);
 }
 
 /* The GNU build-id note in one note-bearing section or segment's bytes. */
