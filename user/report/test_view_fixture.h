@@ -1,5 +1,6 @@
-/* The fixture profile of the jit.p report's unit tests and the helpers
- * that render it; shared by test_view_jitp.c and test_view_annotate.c.
+/* The fixture profile of the report's unit tests and the helpers that
+ * render it; shared by test_view_jitp.c, test_view_annotate.c and
+ * test_view_tree.c.
  * The goldens for the fixture were produced by the real jit/p.lua (LuaJIT
  * 2.1, Debian 12) fed the same samples through a stand-in jit.profile
  * module. */
@@ -7,6 +8,7 @@
 #define LBP_TEST_VIEW_FIXTURE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,10 @@ static inline void add(struct profile *p, uint32_t pid, int32_t vmstate, const c
 }
 
 /* 100 samples: work (2 lines) < outer < main chunk < C, helper from two
- * places, string.rep, GC, JIT compiler and one [host] sample. */
-static inline struct profile *fixture(uint32_t pid)
+ * places, string.rep and one [host] sample; with states, the samples also
+ * carry VM states (GC, JIT compiler, a trace), zones and a trace start,
+ * else all are interpreted (the call tree's view of it). */
+static inline struct profile *fixture_with(uint32_t pid, bool states)
 {
 	struct profile *p = profile_new(100);
 	struct frame_sym cf = { .kind = FRAME_C, .cfunc = 0x55b303d132c0ull };
@@ -57,15 +61,24 @@ static inline struct profile *fixture(uint32_t pid)
 	const struct frame_sym *s4[] = { rep, helper13, main21, C };
 	const struct frame_sym *s5[] = { outer8, main20, C };
 	const struct frame_sym *s6[] = { main20, C };
+#define ST(v) (states ? (v) : -1)
+#define ZN(z) (states ? (z) : NULL)
 
 	add(p, pid, -1, NULL, NULL, 40, 0, s1, 4);
-	add(p, pid, 3, NULL, "app.lua:2", 25, 0, s2, 4);
-	add(p, pid, -1, "db", NULL, 15, 0, s3, 4);
-	add(p, pid, -2, "db", NULL, 10, 0, s4, 4);
-	add(p, pid, -3, NULL, NULL, 6, 0, s5, 3);
-	add(p, pid, -5, NULL, NULL, 3, 0, s6, 2);
-	add(p, pid, -2, NULL, NULL, 1, PSAMPLE_HOST, NULL, 0);
+	add(p, pid, ST(3), NULL, ZN("app.lua:2"), 25, 0, s2, 4);
+	add(p, pid, -1, ZN("db"), NULL, 15, 0, s3, 4);
+	add(p, pid, ST(-2), ZN("db"), NULL, 10, 0, s4, 4);
+	add(p, pid, ST(-3), NULL, NULL, 6, 0, s5, 3);
+	add(p, pid, ST(-5), NULL, NULL, 3, 0, s6, 2);
+	add(p, pid, ST(-2), NULL, NULL, 1, PSAMPLE_HOST, NULL, 0);
+#undef ST
+#undef ZN
 	return p;
+}
+
+static inline struct profile *fixture(uint32_t pid)
+{
+	return fixture_with(pid, true);
 }
 
 /* In-memory source files for the annotations. */

@@ -3,58 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/test_view_fixture.h"
 #include "report/view_tree.h"
-#include "base/unit.h"
 
-static const struct frame_sym *lua_frame(struct profile *p, const char *name,
-					 const char *chunk, int firstline, int line)
+/* Samples of one thread, interpreted. */
+static void add_tree(struct profile *p, uint32_t pid, uint64_t count, uint32_t flags,
+		     const struct frame_sym **frames, uint32_t n)
 {
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = chunk,
-			       .firstline = firstline, .line = line };
-
-	return profile_frame(p, &f);
-}
-
-static void add(struct profile *p, uint32_t pid, uint64_t count, uint32_t flags,
-		const struct frame_sym **frames, uint32_t n)
-{
-	struct sample s = { .pid = pid, .tid = pid, .vmstate = -1, .flags = flags,
-			    .nframes = n, .frames = frames, .count = count };
-
-	profile_add(p, &s);
-}
-
-/* The jit.p view's fixture: 100 samples, one of them [host]. */
-static struct profile *fixture(void)
-{
-	struct profile *p = profile_new(100);
-	struct frame_sym cf = { .kind = FRAME_C, .cfunc = 0x55b303d132c0ull };
-	struct frame_sym ff = { .kind = FRAME_FF, .name = "rep", .ffid = 79,
-				.ffname = "string.rep" };
-	const struct frame_sym *C = profile_frame(p, &cf), *rep = profile_frame(p, &ff);
-	const struct frame_sym *main20 = lua_frame(p, NULL, "@/src/app.lua", 0, 20);
-	const struct frame_sym *main21 = lua_frame(p, NULL, "@/src/app.lua", 0, 21);
-	const struct frame_sym *outer8 = lua_frame(p, "outer", "@/src/app.lua", 5, 8);
-	const struct frame_sym *outer9 = lua_frame(p, "outer", "@/src/app.lua", 5, 9);
-	const struct frame_sym *work2 = lua_frame(p, "work", "@/src/app.lua", 1, 2);
-	const struct frame_sym *work3 = lua_frame(p, "work", "@/src/app.lua", 1, 3);
-	const struct frame_sym *helper12 = lua_frame(p, "helper", "@/src/lib.lua", 10, 12);
-	const struct frame_sym *helper13 = lua_frame(p, "helper", "@/src/lib.lua", 10, 13);
-	const struct frame_sym *s1[] = { work2, outer8, main20, C };
-	const struct frame_sym *s2[] = { work3, outer8, main20, C };
-	const struct frame_sym *s3[] = { helper12, outer9, main20, C };
-	const struct frame_sym *s4[] = { rep, helper13, main21, C };
-	const struct frame_sym *s5[] = { outer8, main20, C };
-	const struct frame_sym *s6[] = { main20, C };
-
-	add(p, 1, 40, 0, s1, 4);
-	add(p, 1, 25, 0, s2, 4);
-	add(p, 1, 15, 0, s3, 4);
-	add(p, 1, 10, 0, s4, 4);
-	add(p, 1, 6, 0, s5, 3);
-	add(p, 1, 3, 0, s6, 2);
-	add(p, 1, 1, PSAMPLE_HOST, NULL, 0);
-	return p;
+	add(p, pid, -1, NULL, NULL, count, flags, frames, n);
 }
 
 static const char *tree(const struct profile *p, const struct view_tree_opts *o)
@@ -74,7 +30,7 @@ static const char *tree(const struct profile *p, const struct view_tree_opts *o)
 
 static void test_fixture(void)
 {
-	struct profile *p = fixture();
+	struct profile *p = fixture_with(1, false);
 	struct view_tree_opts o;
 
 	view_tree_opts_init(&o);
@@ -152,10 +108,10 @@ static void test_self_sort(void)
 	struct view_tree_opts o;
 	char err[128];
 
-	add(p, 1, 5, 0, s1, 2);
-	add(p, 1, 45, 0, s2, 3);
-	add(p, 1, 30, 0, s3, 2);
-	add(p, 1, 20, 0, s4, 1);
+	add_tree(p, 1, 5, 0, s1, 2);
+	add_tree(p, 1, 45, 0, s2, 3);
+	add_tree(p, 1, 30, 0, s3, 2);
+	add_tree(p, 1, 20, 0, s4, 1);
 	view_tree_opts_init(&o);
 	CHECK("parse --tree", !view_tree_parse_arg(NULL, &o, err, sizeof(err)) &&
 	      o.sort == TREE_SORT_TOTAL);
@@ -189,8 +145,8 @@ static void test_recursion_truncated(void)
 	const struct frame_sym *s1[] = { f, f, f, m }, *s2[] = { f, f };
 	struct view_tree_opts o;
 
-	add(p, 1, 6, 0, s1, 4);
-	add(p, 1, 2, PSAMPLE_TRUNCATED, s2, 2);
+	add_tree(p, 1, 6, 0, s1, 4);
+	add_tree(p, 1, 2, PSAMPLE_TRUNCATED, s2, 2);
 	view_tree_opts_init(&o);
 	CHECK_STR("truncated stacks stay apart", tree(p, &o),
 		  "  total    self   samples  function\n"
@@ -221,9 +177,9 @@ static void test_sections(void)
 	view_tree_opts_init(&o);
 	CHECK_STR("tree without samples", tree(p, &o), "[No samples collected]\n");
 	profile_set_comm(p, 300, "app");
-	add(p, 300, 3, 0, sw, 1);
-	add(p, 300, 1, 0, su, 1);
-	add(p, 20, 7, 0, su, 1);
+	add_tree(p, 300, 3, 0, sw, 1);
+	add_tree(p, 300, 1, 0, su, 1);
+	add_tree(p, 20, 7, 0, su, 1);
 	CHECK_STR("tree per process", tree(p, &o),
 		  "=== PID 20 (?) ===\n"
 		  "  total    self   samples  function\n"
