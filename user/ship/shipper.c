@@ -164,7 +164,11 @@ void shipper_enqueue(struct shipper *sh, const struct push_req *r)
 	pthread_mutex_lock(&sh->lock);
 	dropped = spool_add(sh->spool, r);
 	spool_get_stats(sh->spool, &st);
-	if (dropped)
+	if (dropped == SPOOL_WRITE_FAILED)
+		log_warn("push: this profile could not be written to the spool (the reason is "
+			 "above) and was dropped; %llu profile(s) dropped so far",
+			 (unsigned long long)st.dropped);
+	else if (dropped)
 		log_warn("push: spool full (%llu bytes queued): %s; %llu profile(s) dropped so far",
 			 (unsigned long long)st.bytes,
 			 dropped < 0 ? "this profile was dropped" : "the oldest profiles were dropped",

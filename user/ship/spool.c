@@ -393,7 +393,7 @@ int spool_add(struct spool *s, const struct push_req *r)
 	if (size > s->max_bytes || !push_path_ok(r->path) || !type_ok(r->content_type)) {
 		s->st.dropped++;
 		s->st.dropped_bytes += size;
-		return -1;
+		return SPOOL_TOO_LARGE;
 	}
 	while (s->n && s->st.bytes + size > s->max_bytes) {
 		drop_oldest(s);
@@ -410,7 +410,7 @@ int spool_add(struct spool *s, const struct push_req *r)
 		free_req(copy);
 		s->st.dropped++;
 		s->st.dropped_bytes += r->body_len;
-		return -1;
+		return SPOOL_WRITE_FAILED;
 	}
 	return dropped;
 }

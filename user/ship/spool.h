@@ -23,8 +23,11 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t 
 void spool_close(struct spool *s);
 
 /* Appends a copy of r.  Returns the number of older requests dropped to
- * make room, or -1 when r itself could not be kept (too large or a write
- * error; counted as dropped). */
+ * make room, SPOOL_TOO_LARGE when r alone exceeds the spool (or is not a
+ * request it keeps), SPOOL_WRITE_FAILED when it could not be written (a
+ * full disk: logged with the reason); both count as dropped. */
+#define SPOOL_TOO_LARGE		(-1)
+#define SPOOL_WRITE_FAILED	(-2)
 int spool_add(struct spool *s, const struct push_req *r);
 
 /* A copy of the oldest request and its id; -1 when empty (or unreadable:

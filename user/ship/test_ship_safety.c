@@ -140,7 +140,7 @@ static void test_spool(void)
 	CHECK("spool: and read back whole", !spool_peek(a, &got, &id) && !strcmp(got.path, r.path));
 	push_req_free(&got);
 	bad.path[0] = '@';
-	CHECK("spool: an unsafe path is never stored", spool_add(a, &bad) == -1);
+	CHECK("spool: an unsafe path is never stored", spool_add(a, &bad) == SPOOL_TOO_LARGE);
 
 	b = spool_open(at("spool"), 1 << 22, err, sizeof(err));
 	spool_get_stats(b, &st);
@@ -157,6 +157,23 @@ static void test_spool(void)
 	CHECK("spool: ... and no one else takes them while it runs", st.queued == 0);
 	spool_close(a);
 	spool_close(b);
+	/* A write that fails (a full disk; here the directory is gone) is told
+	 * apart from a full spool. */
+	a = spool_open(at("spool2"), 1 << 22, err, sizeof(err));
+	if (a) {
+		DIR *d = opendir(at("spool2"));
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' || (de->d_name[1] && de->d_name[1] != '.'))
+				unlinkat(dirfd(d), de->d_name, 0);
+		if (d)
+			closedir(d);
+		rmdir(at("spool2"));
+		CHECK("spool: a failed write is SPOOL_WRITE_FAILED, not a full spool",
+		      spool_add(a, &r) == SPOOL_WRITE_FAILED);
+		spool_close(a);
+	}
 	chmod(at("spool"), 0777);
 	a = spool_open(at("spool"), 1 << 22, err, sizeof(err));
 	CHECK("spool: a world-writable directory is refused", !a && strstr(err, "--spool-dir") &&
