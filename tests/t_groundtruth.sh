@@ -44,9 +44,14 @@ for jit in on off; do
 	jp "recurse-$jit" deb-bin "${opt[@]}" Fi1 recurse.lua
 	check_share "recurse $tag leaf" "$TMP/recurse-$jit.txt" recurse.lua:leaf 100 $TOL
 
-	jp "coro-$jit" deb-bin "${opt[@]}" Fi1 coro.lua
-	check_share "coro $tag inside" "$TMP/coro-$jit.txt" coro.lua:inside 75 $TOL
-	check_share "coro $tag outside" "$TMP/coro-$jit.txt" coro.lua:outside 25 $TOL
+	# With the JIT on, jit.p's safe points fall unevenly around coroutine
+	# switches (it read 69/31 once on a loaded machine): its split is a
+	# truth only with -joff, where every bytecode is a safe point.
+	if [ "$jit" = off ]; then
+		jp "coro-$jit" deb-bin "${opt[@]}" Fi1 coro.lua
+		check_share "coro $tag inside" "$TMP/coro-$jit.txt" coro.lua:inside 75 $TOL
+		check_share "coro $tag outside" "$TMP/coro-$jit.txt" coro.lua:outside 25 $TOL
+	fi
 
 	jp "pcall-$jit" deb-bin "${opt[@]}" Fi1 pcall.lua
 	check_share "pcall $tag pcall'd" "$TMP/pcall-$jit.txt" pcall.lua:15 50 $TOL

@@ -59,7 +59,7 @@ wait_lua() {	# wait_lua PID: until PID runs LuaJIT, not the shell forking it
 SPIN='for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x'
 
 # --- a target that exits during the run --------------------------------------------
-start_bg "$LUAJIT" "$WL/w631.lua" 1
+start_bg "$LUAJIT" "$WL/w631.lua" 3
 wait_lua "$BGPID"
 start=$SECONDS
 prof exit -p "$BGPID" -d 120 --jp F
@@ -86,13 +86,13 @@ while os.clock() - t0 < tonumber(arg[1]) do x = after_exec(100000, x) end
 EOF
 # Into a program without LuaJIT: what was collected is reported; the run
 # ends when the process does.
-start_bg "$LUAJIT" "$TMP/exec.lua" 1 /bin/sleep sleep 2
+start_bg "$LUAJIT" "$TMP/exec.lua" 2.5 /bin/sleep sleep 2
 wait_lua "$BGPID"
 prof exec -p "$BGPID" --jp F
 reported "exec into sleep: what was collected is reported (exit 0)" "exec.lua:before_exec"
 check "exec into sleep: stderr says so" grep -q "PID $BGPID (luajit) exec'd sleep: its LuaJIT VM is gone" "$TMP/exec.err"
 # Into LuaJIT again: the new VM is found and profiled too.
-start_bg "$LUAJIT" "$TMP/exec.lua" 1 "$(readlink -f "$LUAJIT_EXE")" luajit "$TMP/after.lua" 3
+start_bg "$LUAJIT" "$TMP/exec.lua" 2.5 "$(readlink -f "$LUAJIT_EXE")" luajit "$TMP/after.lua" 3
 wait_lua "$BGPID"
 prof exec2 -p "$BGPID" --jp F
 reported "exec into luajit: the old VM's functions" "exec.lua:before_exec"
