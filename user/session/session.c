@@ -251,6 +251,9 @@ int session_run(struct session *s, const struct session_consumer *c)
 		 * looked at often, so its first samples are not lost. */
 		tick.tv_nsec = !targets_waiting(s->ts) ? TICK_NS :
 			       s->child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
+		/* A young command is drained every few ms: tick as often. */
+		if (s->child > 0 && now - start < YOUNG_NS && tick.tv_nsec > (long)YOUNG_DRAIN_NS)
+			tick.tv_nsec = (long)YOUNG_DRAIN_NS;
 		nanosleep(&tick, NULL);
 	}
 	if (rc)
