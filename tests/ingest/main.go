@@ -150,7 +150,9 @@ func summary(r *record) string {
 		if i == 5 {
 			break
 		}
-		top = append(top, fmt.Sprintf("%s:%d", n, leaf[n]))
+		// One word each: frames like "[Garbage Collector]" have spaces,
+		// and the tests read records as space-separated fields.
+		top = append(top, fmt.Sprintf("%s:%d", strings.ReplaceAll(n, " ", "_"), leaf[n]))
 	}
 	return strings.Join([]string{"ok",
 		"route=" + r.route,
