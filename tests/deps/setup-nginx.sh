@@ -9,29 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-DEPS=.deps
+. tests/deps/extract.sh
 TREE=$DEPS/nginx
 PKGS=(nginx nginx-common libnginx-mod-http-lua libnginx-mod-http-ndk lua-resty-core
       lua-resty-lrucache)
-tmp=
-trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
 
-want="${PKGS[*]}"
-if [ -f "$TREE/.stamp" ] && [ "$(head -n1 "$TREE/.stamp")" = "$want" ]; then
-	exit 0
-fi
-mkdir -p "$DEPS"
-tmp=$(mktemp -d "$DEPS/.fetch.XXXXXX")
-download() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "${PKGS[@]}"); }
-if ! download 2>/dev/null; then
-	apt-get update -qq
-	download
-fi
-mkdir "$tmp/root"
-for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$tmp/root"; done
-{ echo "$want"; for deb in "$tmp"/*.deb; do basename "$deb"; done; } > "$tmp/root/.stamp"
-rm -rf "$TREE"
-mv "$tmp/root" "$TREE"
-rm -rf "$tmp"; tmp=
+extract setup-nginx nginx "${PKGS[@]}"
 "$TREE/usr/sbin/nginx" -v 2>/dev/null || { echo "setup-nginx: nginx does not run" >&2; exit 1; }
-echo "setup-nginx: extracted ${PKGS[*]} into $TREE"

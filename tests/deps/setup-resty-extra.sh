@@ -8,26 +8,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-TREE=.deps/resty-extra
-PKGS=(lua-nginx-string lua-nginx-cookie)
-tmp=
-trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
-
-want="${PKGS[*]}"
-if [ -f "$TREE/.stamp" ] && [ "$(head -n1 "$TREE/.stamp")" = "$want" ]; then
-	exit 0
-fi
-mkdir -p .deps
-tmp=$(mktemp -d .deps/.fetch.XXXXXX)
-download() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "${PKGS[@]}"); }
-if ! download 2>/dev/null; then
-	apt-get update -qq
-	download
-fi
-mkdir "$tmp/root"
-for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$tmp/root"; done
-{ echo "$want"; for deb in "$tmp"/*.deb; do basename "$deb"; done; } > "$tmp/root/.stamp"
-rm -rf "$TREE"
-mv "$tmp/root" "$TREE"
-rm -rf "$tmp"; tmp=
-echo "setup-resty-extra: extracted ${PKGS[*]} into $TREE"
+. tests/deps/extract.sh
+extract setup-resty-extra resty-extra lua-nginx-string lua-nginx-cookie
