@@ -92,6 +92,7 @@ int main(void)
 	struct sysscan *ss;
 	struct sysscan_counts c, before;
 	pid_t zombie;
+	siginfo_t exited;
 	pid_t luajit = test_spawn_sleep(NULL), lib = test_spawn_sleep(NULL);
 	uint64_t now;
 	char path[256];
@@ -125,6 +126,9 @@ int main(void)
 	zombie = fork();
 	if (zombie == 0)
 		_exit(0);
+	/* A zombie only once it has exited: until then it is a live copy of
+	 * us, which -a would keep waiting for a VM. */
+	waitid(P_PID, (id_t)zombie, &exited, WEXITED | WNOWAIT);
 	drop_proc(NO_SUCH_PID - 1);
 	now = clock_ns(CLOCK_MONOTONIC) + 2000000000ull;
 	sysscan_poll(ss, now);
