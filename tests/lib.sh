@@ -31,6 +31,27 @@ cleanup_children() {
 trap cleanup_children EXIT
 
 # start_bg CMD...: starts a command in the background; sets BGPID.
+# wait_lua PID: until PID runs LuaJIT, not the shell still forking it
+# (-p refuses a process that maps no LuaJIT yet).
+wait_lua() {
+	local i want; want=$(readlink -f "$LUAJIT_EXE")
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && { sleep 0.3; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
+wait_for() {
+	local i
+	for i in $(seq $(($3 * 10))); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 start_bg() {
 	"$@" &
 	BGPID=$!

@@ -50,16 +50,6 @@ start_server() {
 	return 1
 }
 
-# wait_for FILE PATTERN SECONDS: until grep finds PATTERN in FILE.
-wait_for() {
-	local i
-	for i in $(seq $(($3 * 10))); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Record lines are tab-separated key=value fields; R[key] after rec().
 AWK_REC='
 function rec(   i, k) {

@@ -34,16 +34,6 @@ refused() {
 	fi
 }
 
-# wait_lua PID: until PID runs LuaJIT (not the shell that forks it).
-wait_lua() {
-	local i want; want=$(readlink -f "$LUAJIT_EXE")
-	for ((i = 0; i < 100; i++)); do
-		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && { sleep 0.3; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-
 alive() {	# alive NAME PID: the target was not disturbed
 	if kill -0 "$2" 2>/dev/null; then pass "$1: target still runs"
 	else fail "$1" "target $2 is gone"; fi

@@ -47,15 +47,6 @@ summary() {
 	tail -1 "$TMP/$LAST.err" | grep -o "[0-9]* $1" | grep -o '^[0-9]*'
 }
 
-wait_lua() {	# wait_lua PID: until PID runs LuaJIT, not the shell forking it
-	local i want; want=$(readlink -f "$LUAJIT_EXE")
-	for ((i = 0; i < 100; i++)); do
-		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$want" ] && { sleep 0.3; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-
 SPIN='for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x'
 
 # --- a target that exits during the run --------------------------------------------

@@ -263,6 +263,7 @@ while True:
 sleep 0.5
 "${AGENT[@]}" --push "http://127.0.0.1:$P_HUNG" 2>"$TMP/hung.err" &
 H=$!
+wait_for "$TMP/hung.err" "continuous:" 20	# BPF loaded: slow on a loaded host
 sleep 3
 t0=$(date +%s%N)
 kill -INT "$H"; wait "$H"; rc=$?
@@ -271,6 +272,7 @@ checkx "hung backend: SIGINT ends the agent within 10 s ($ms ms, exit $rc)" '[ "
 check "hung backend: the request in flight was aborted" grep -q "aborted at shutdown" "$TMP/hung.err"
 "${AGENT[@]}" --push "http://127.0.0.1:$P_HUNG" 2>"$TMP/hung2.err" &
 H=$!
+wait_for "$TMP/hung2.err" "continuous:" 20
 sleep 3
 kill -INT "$H"
 sleep 1

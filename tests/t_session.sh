@@ -11,16 +11,19 @@ HZ=199
 # (in the background: the rest of the file runs meanwhile)
 start_bg "$LUAJIT" "$WL/w631.lua" 60
 long_pid=$BGPID
+wait_lua "$long_pid"
 "$PROF" -p "$long_pid" -F 49 -d 11.5 >"$TMP/long.txt" 2>"$TMP/long.err" &
 long_prof=$!
 
 # --- SIGHUP (a closed SSH session) ends a one-shot run like SIGINT -------------
 start_bg "$LUAJIT" "$WL/w631.lua" 60
 pid=$BGPID
-sleep 0.5
-"$PROF" -p "$pid" -F "$HZ" --jp F -o "$TMP/hup.txt" 2>"$TMP/hup.err" &
+wait_lua "$pid"
+"$PROF" -v -p "$pid" -F "$HZ" --jp F -o "$TMP/hup.txt" 2>"$TMP/hup.err" &
 prof=$!
-sleep 4		# BPF loading takes a second or two on a loaded host
+# BPF loading takes seconds on a loaded host: signal once sampling runs.
+for _ in $(seq 300); do grep -q 'sampling at' "$TMP/hup.err" && break; sleep 0.1; done
+sleep 2
 kill -HUP "$prof"
 wait "$prof"
 rc=$?

@@ -108,6 +108,7 @@ static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errle
 		snprintf(err, errlen, "no online CPU could be sampled");
 		return -1;
 	}
+	log_verbose("sampling at %d Hz on %d CPU(s)", hz, c->nattached);
 	return 0;
 }
 
