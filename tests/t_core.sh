@@ -27,7 +27,7 @@ run_workload() {
 	# shellcheck disable=SC2086
 	start_bg "$LUAJIT" $flags "$WL/$wl.lua" 60
 	local pid=$BGPID
-	sleep 1
+	wait_lua "$pid"
 	profile_modes "$label" "$pid" "$@"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null

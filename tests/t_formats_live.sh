@@ -12,7 +12,7 @@ export PPROF_TOOLS= PPROF_BINARY_PATH=/nonexistent
 
 start_bg "$LUAJIT" "$WL/w631.lua" 60
 pid=$BGPID
-sleep 1
+wait_lua "$pid"
 waits=()
 for out in p.pb.gz p.folded p.svg p.speedscope.json; do
 	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" -o "$TMP/$out" 2>"$TMP/$out.err" &

@@ -93,7 +93,7 @@ fi
 
 start_bg "$LUAJIT" "$WL/w631.lua" 600
 W=$BGPID
-sleep 0.5
+wait_lua "$W"
 AGENT=("$PROF" --continuous -p "$W" -F 99 --every 1s)
 mkdir -m 1777 "$PUB/sticky"
 echo "s3cret-token" >"$TMP/token"

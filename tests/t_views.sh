@@ -461,7 +461,7 @@ start_bg "$LUAJIT" -joff "$VIEWS"
 JOFF_PID=$BGPID
 start_bg "$LUAJIT" "$VIEWS"
 JON_PID=$BGPID
-sleep 1
+wait_lua "$JOFF_PID"; wait_lua "$JON_PID"
 # --keep-root: jit.p's stacks hold the host's C entry frame.
 for m in "${JOFF_MODES[@]}"; do profile "joff.$m" "$JOFF_PID" "$m" --keep-root; done
 for m in "${JON_MODES[@]}" f l z; do profile "jon.$m" "$JON_PID" "$m" --keep-root; done
