@@ -11,10 +11,11 @@ log=$(mktemp /tmp/lbp-run.XXXXXX)
 
 run_one() {
 	local label=$1; shift
-	local rc
+	local rc start=$SECONDS
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	echo "time: $label $((SECONDS - start)) s"
 	local p f
 	p=$(grep -c '^PASS: ' "$log")
 	f=$(grep -c '^FAIL: ' "$log")
