@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/options.h"
+#include "cli/heap_cmd.h"
 #include "model/profile.h"
 #include "report/export.h"
 #include "report/jpmode.h"
@@ -442,6 +443,8 @@ int main(int argc, char **argv)
 	/* --jp, --tree and -f were checked by the option table. */
 	jp = o.jp_mode;
 	fmt = o.fmt;
+	if (o.heap)
+		return heap_cmd_run(&o);
 	if (check_capabilities())
 		return 1;
 	install_signals();
