@@ -1,0 +1,102 @@
+#!/bin/bash
+# --heap against heaps known by construction (tests/workloads/heap_known.lua),
+# on Debian's 2.1 and OpenResty's luajit2, GC64 and non-GC64 (when
+# tests/deps/setup-nongc64.sh built them):
+#   - the census's accounted bytes are within 5% of what the target's own
+#     collectgarbage("count") printed (it is quiescent: collected, blocked);
+#   - per kind, the census of the full heap minus that of the same program
+#     building nothing is exactly what the program built (N records, N
+#     names, 1000 cdata, 1 coroutine, 1 closed upvalue, 2 closures);
+#   - no inconsistency on a quiescent heap.
+# Then a heap that churns as fast as the VM can (heap_churn.lua): every
+# census ends in time, exits 0 and reports its inconsistencies.
+source "$(dirname "$0")/lib.sh"
+
+N=100000
+
+# wait_ready FILE: until the target printed its "ready" line (10 s at most).
+wait_ready() {
+	for _ in $(seq 100); do grep -q '^ready' "$1" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+# col FILE KIND FIELD: count (2) or bytes (3) of a kind's line; kinds of
+# two words (Lua function) are matched on the first.
+col() {
+	awk -v k="$2" -v f="$3" '$1 == k { if (k == "Lua" || k == "C") f++; print $f; exit }' "$1"
+}
+
+# census NAME LUAJIT BUILD OUT: starts heap_known.lua, runs --heap on it.
+census() {
+	local name=$1 lj=$2 build=$3 out=$4
+	start_bg "$lj" "$WL/heap_known.lua" "$build" "$N" > "$out.target"
+	if ! wait_ready "$out.target"; then
+		fail "$name: target" "never ready: $(head -c 300 "$out.target")"
+		return 1
+	fi
+	if ! timeout 30 "$PROF" --heap -p "$BGPID" > "$out" 2> "$out.err"; then
+		fail "$name: --heap" "exit $?: $(tr '\n' '|' < "$out.err")"
+		return 1
+	fi
+	kill "$BGPID"
+}
+
+# delta NAME KIND WANT A B: the count of KIND in census B minus in A is WANT.
+delta() {
+	local got=$(( $(col "$5" "$2" 2) - $(col "$4" "$2" 2) ))
+	if [ "$got" -eq "$3" ]; then pass "$1: $2 +$got"
+	else fail "$1: $2" "built $3, census found +$got"; fi
+}
+
+runtime() {
+	local name=$1 lj=$2 a=$TMP/$1.0 b=$TMP/$1.1
+	[ -x "$lj" ] || { echo "SKIP: $name: $lj not built"; return; }
+	census "$name" "$lj" 0 "$a" || return
+	census "$name" "$lj" 1 "$b" || return
+	local kb acc inc
+	kb=$(awk '/^ready/ { printf "%d", $2 * 1024 }' "$b.target")
+	acc=$(awk '$1 == "accounted" { print $2 }' "$b")
+	if [ -n "$acc" ] && near "$acc" "$kb" $(( kb / 20 )); then
+		pass "$name: accounted $acc B vs collectgarbage $kb B"
+	else
+		fail "$name: total" "accounted '$acc' vs collectgarbage $kb: $(tr '\n' '|' < "$b")"
+	fi
+	delta "$name" table $(( N + 5 )) "$a" "$b"
+	delta "$name" string $(( N + 1 )) "$a" "$b"
+	delta "$name" Lua 2 "$a" "$b"
+	delta "$name" upvalue 1 "$a" "$b"
+	delta "$name" thread 1 "$a" "$b"
+	delta "$name" cdata 1000 "$a" "$b"
+	# The 10 MiB string alone: the strings' bytes grew by at least that.
+	check "$name: big string bytes" \
+		[ $(( $(col "$b" string 3) - $(col "$a" string 3) )) -ge $(( 10 * 1048576 )) ]
+	inc=$(awk '$1 == "inconsistent" { print $2 }' "$b")
+	check "$name: quiescent heap consistent" [ "$inc" = 0 ]
+}
+
+runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
+runtime openresty-gc64 "$TOP/.deps/luajit2/usr/bin/luajit"
+runtime deb-nogc64 "$TOP/.deps/luajit-deb-nogc64/usr/bin/luajit"
+runtime openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
+
+# A mutating heap: ten censuses in a row, each in time and exiting 0.
+churn() {
+	local name=$1 lj=$2 ok=0 out=$TMP/churn.$1
+	[ -x "$lj" ] || return
+	start_bg "$lj" "$WL/heap_churn.lua" > "$out.target"
+	wait_ready "$out.target" || { fail "$name: churn target" "never ready"; return; }
+	sleep 0.5
+	for i in $(seq 10); do
+		if timeout 20 "$PROF" --heap -p "$BGPID" > "$out.$i" 2> "$out.$i.err" &&
+		   grep -q '^inconsistent' "$out.$i"; then
+			ok=$((ok + 1))
+		else
+			fail "$name: churn census $i" "$(tr '\n' '|' < "$out.$i.err")"
+		fi
+	done
+	check "$name: 10 censuses of a churning heap end, in time" [ "$ok" = 10 ]
+	echo "inconsistencies seen: $(awk '$1 == "inconsistent" { s += $2 } END { print s + 0 }' "$out".[0-9]*)"
+	kill "$BGPID"
+}
+churn deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
+churn openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
