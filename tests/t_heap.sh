@@ -7,7 +7,10 @@
 #   - per kind, the census of the full heap minus that of the same program
 #     building nothing is exactly what the program built (N records, N
 #     names, 1000 cdata, 1 coroutine, 1 closed upvalue, 2 closures);
-#   - no inconsistency on a quiescent heap.
+#   - no inconsistency on a quiescent heap;
+#   - the top reference path is the cache's records, _G.app.cache.users[*],
+#     and what _G.app.cache.users holds (folded output) is within 10% of
+#     what building it took, measured in-process.
 # Then a heap that churns as fast as the VM can (heap_churn.lua): every
 # census ends in time, exits 0 and reports its inconsistencies.
 source "$(dirname "$0")/lib.sh"
@@ -34,7 +37,8 @@ census() {
 		fail "$name: target" "never ready: $(head -c 300 "$out.target")"
 		return 1
 	fi
-	if ! timeout 30 "$PROF" --heap -p "$BGPID" > "$out" 2> "$out.err"; then
+	if ! timeout 30 "$PROF" --heap -p "$BGPID" > "$out" 2> "$out.err" ||
+	   ! timeout 30 "$PROF" --heap -p "$BGPID" -f folded > "$out.folded" 2>> "$out.err"; then
 		fail "$name: --heap" "exit $?: $(tr '\n' '|' < "$out.err")"
 		return 1
 	fi
@@ -72,6 +76,16 @@ runtime() {
 		[ $(( $(col "$b" string 3) - $(col "$a" string 3) )) -ge $(( 10 * 1048576 )) ]
 	inc=$(awk '$1 == "inconsistent" { print $2 }' "$b")
 	check "$name: quiescent heap consistent" [ "$inc" = 0 ]
+	local top held want
+	top=$(awk '/^# Top reference paths/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { print $4; exit }' "$b")
+	check "$name: top path is the cache's records ($top)" [ "$top" = "_G.app.cache.users[*]" ]
+	held=$(awk '$0 ~ /;_G;\.app;\.cache;\.users( |;)/ { s += $NF } END { print s + 0 }' "$b.folded")
+	want=$(awk '/^ready/ { printf "%d", $3 * 1024 }' "$b.target")
+	if near "$held" "$want" $(( want / 10 )); then
+		pass "$name: _G.app.cache.users holds $held B, built $want B"
+	else
+		fail "$name: cache bytes" "path holds $held B, building it took $want B"
+	fi
 }
 
 runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"

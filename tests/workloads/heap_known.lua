@@ -4,10 +4,13 @@
 --   strings   N names ("user1" ...) + one 10 MiB string
 --   Lua functions 2 (a closure over the big string, the coroutine's body)
 --   upvalues  1 (closed, holding the big string); threads 1; cdata 1000
--- then collects, prints "ready KB" (collectgarbage("count")) and blocks.
+-- then collects, prints "ready KB CACHE_KB" and blocks: KB is
+-- collectgarbage("count"), CACHE_KB what building the records took, measured
+-- in-process with the collector stopped (0 with BUILD 0).
 local ffi = require("ffi")
 ffi.cdef[[unsigned int sleep(unsigned int seconds);]]
 local build, N = tonumber(arg[1]) == 1, tonumber(arg[2]) or 100000
+local cache_kb = 0
 
 local function make_holder(s)
 	return function() return #s end
@@ -16,9 +19,13 @@ end
 if build then
 	app = { cache = { users = {} } }
 	local users = app.cache.users
+	collectgarbage("stop")
+	local before = collectgarbage("count")
 	for i = 1, N do
 		users[i] = { id = i, name = "user" .. i, score = i * 0.5 }
 	end
+	cache_kb = collectgarbage("count") - before
+	collectgarbage("restart")
 	big_holder = make_holder(string.rep("x", 10 * 1024 * 1024))
 	worker = coroutine.create(function()
 		local t = {}
@@ -32,6 +39,6 @@ if build then
 end
 collectgarbage()
 collectgarbage()
-io.write(string.format("ready %.3f\n", collectgarbage("count")))
+io.write(string.format("ready %.3f %.3f\n", collectgarbage("count"), cache_kb))
 io.flush()
 while true do ffi.C.sleep(100) end
