@@ -201,7 +201,8 @@ static void init_ctx(struct heap_snapshot *s, struct mem_reader *mem,
 int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	      struct heap_snapshot *s, char *why, size_t whylen)
 {
-	uint64_t bound, root;
+	uint64_t bound, root, mainth;
+	uint32_t i;
 	int tw = lay->gc64 ? 8 : 4;
 	size_t nroot;
 
@@ -226,6 +227,10 @@ int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	bound = s->st.gc_total / MIN_OBJ_BYTES + LIST_SLACK;
 	s->max_objs = bound;
 	walk_list(s, root, 0, bound);
+	/* The main thread ends the root list: a list cut short must not lose it. */
+	mainth = heap_ref(&s->ctx, g + lay->g_mainthref);
+	if (heap_snapshot_find(s, mainth) == HASHIDX_NONE)
+		visit(s, mainth, &i);
 	nroot = s->n;
 	walk_open_upvalues(s, nroot);
 	walk_mmudata(s, bound);
