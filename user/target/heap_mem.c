@@ -13,7 +13,7 @@
 struct page_slot {
 	uint64_t page;			/* page address, NO_PAGE if empty */
 	int bad;			/* the page could not be read */
-	uint8_t bytes[PAGE];
+	uint8_t *bytes;			/* PAGE bytes, allocated on first use */
 };
 
 struct heap_mem {
@@ -29,7 +29,7 @@ struct heap_mem *heap_mem_open(struct mem_reader *m)
 	if (!h)
 		return NULL;
 	h->m = m;
-	h->slots = malloc(sizeof(*h->slots) * NSLOTS);
+	h->slots = calloc(NSLOTS, sizeof(*h->slots));
 	if (!h->slots) {
 		free(h);
 		return NULL;
@@ -43,6 +43,8 @@ void heap_mem_close(struct heap_mem *h)
 {
 	if (!h)
 		return;
+	for (unsigned i = 0; i < NSLOTS; i++)
+		free(h->slots[i].bytes);
 	free(h->slots);
 	free(h);
 }
@@ -55,6 +57,11 @@ static const struct page_slot *page_get(struct heap_mem *h, uint64_t page)
 
 	if (s->page == page)
 		return s;
+	if (!s->bytes && !(s->bytes = malloc(PAGE))) {
+		s->page = NO_PAGE;
+		s->bad = 1;
+		return s;
+	}
 	s->page = page;
 	s->bad = mem_read(h->m, page, s->bytes, PAGE) != 0;
 	h->pages_read++;
