@@ -11,6 +11,9 @@
 #   - the top reference path is the cache's records, _G.app.cache.users[*],
 #     and what _G.app.cache.users holds (folded output) is within 10% of
 #     what building it took, measured in-process.
+# Growth: a leak at a known rate (heap_leak.lua: 100 records a second,
+# each of a size it measures in-process); --heap -d 4 must name the
+# leaking path first and give its rate within 20%.
 # Then a heap that churns as fast as the VM can (heap_churn.lua): every
 # census ends in time, exits 0 and reports its inconsistencies.
 source "$(dirname "$0")/lib.sh"
@@ -92,6 +95,32 @@ runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 runtime openresty-gc64 "$TOP/.deps/luajit2/usr/bin/luajit"
 runtime deb-nogc64 "$TOP/.deps/luajit-deb-nogc64/usr/bin/luajit"
 runtime openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
+
+growth() {
+	local name=$1 lj=$2 out=$TMP/leak.$1 rate=100 per top got want
+	[ -x "$lj" ] || return
+	start_bg "$lj" "$WL/heap_leak.lua" "$rate" > "$out.target"
+	wait_ready "$out.target" || { fail "$name: leak target" "never ready"; return; }
+	if ! timeout 30 "$PROF" --heap -d 4 -p "$BGPID" > "$out" 2> "$out.err"; then
+		fail "$name: --heap -d" "$(tr '\n' '|' < "$out.err")"
+		kill "$BGPID"
+		return
+	fi
+	kill "$BGPID"
+	per=$(awk '/^ready/ { print $2 }' "$out.target")
+	top=$(awk '/^# Paths that grew most/ { on = 1; next } on && $1 ~ /^\+/ { print $4; exit }' "$out")
+	check "$name: the leak is the top growth ($top)" eval '[[ $top == _G.sessions\[\*\]* ]]'
+	got=$(awk '/^# Paths that grew most/ { on = 1; next } /^$/ { on = 0 }
+		on && index($4, "_G.sessions[*]") == 1 { s += $2 } END { printf "%d", s + 0 }' "$out")
+	want=$(awk -v r="$rate" -v p="$per" 'BEGIN { printf "%d", r * p }')
+	if near "$got" "$want" $(( want / 5 )); then
+		pass "$name: leak rate $got B/s, built $want B/s"
+	else
+		fail "$name: leak rate" "measured $got B/s, built $want B/s: $(sed -n '/# Paths that grew/,/^$/p' "$out" | tr '\n' '|')"
+	fi
+}
+growth deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
+growth openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
 
 # A mutating heap: ten censuses in a row, each in time and exiting 0.
 churn() {

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "model/heap_census.h"
+#include "model/heap_growth.h"
 #include "target/heap_walk.h"
 
 /* src/lj_gc.h GCSpause ... GCSfinalize */
@@ -50,4 +51,22 @@ void heap_text_census(FILE *f, pid_t pid, const char *runtime, const struct heap
 		", lists cut %" PRIu64 "; gc.total moved by %" PRId64 " during the walk)\n",
 		"inconsistent", bad, st->bad_links, st->repeats, st->truncated,
 		(int64_t)(st->gc_total_end - st->gc_total));
+}
+
+void heap_text_growth(FILE *f, const struct heap_growth *g, int n)
+{
+	double secs = g->secs > 0 ? g->secs : 1;
+
+	fprintf(f, "# Growth over %.1f s: gc.total %+" PRId64 " B (%+.0f B/s)\n", g->secs,
+		g->dtotal, (double)g->dtotal / secs);
+	fprintf(f, "%-14s %10s %14s %12s\n", "kind", "objects", "bytes", "B/s");
+	for (int k = 0; k < HK_NKINDS; k++)
+		fprintf(f, "%-14s %+10" PRId64 " %+14" PRId64 " %+12.0f\n",
+			heap_kind_name((enum heap_kind)k), g->kind_dcount[k], g->kind_dbytes[k],
+			(double)g->kind_dbytes[k] / secs);
+	fprintf(f, "\n# Paths that grew most\n%14s %12s %10s  %s\n", "bytes", "B/s", "objects",
+		"path");
+	for (int i = 0; i < n && (size_t)i < g->n && g->rows[i].dbytes > 0; i++)
+		fprintf(f, "%+14" PRId64 " %+12.0f %+10" PRId64 "  %s\n", g->rows[i].dbytes,
+			(double)g->rows[i].dbytes / secs, g->rows[i].dcount, g->rows[i].name);
 }

@@ -12,4 +12,9 @@ struct heap_walk_stats;
 void heap_text_census(FILE *f, pid_t pid, const char *runtime, const struct heap_census *c,
 		      const struct heap_walk_stats *st);
 
+/* What grew between two censuses: per kind, then the n paths that grew
+ * most, with their rate over the interval. */
+struct heap_growth;
+void heap_text_growth(FILE *f, const struct heap_growth *g, int n);
+
 #endif
