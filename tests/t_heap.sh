@@ -45,7 +45,7 @@ census() {
 		fail "$name: --heap" "exit $?: $(tr '\n' '|' < "$out.err")"
 		return 1
 	fi
-	kill "$BGPID"
+	BGPID_KEEP=$BGPID
 }
 
 # delta NAME KIND WANT A B: the count of KIND in census B minus in A is WANT.
@@ -59,6 +59,7 @@ runtime() {
 	local name=$1 lj=$2 a=$TMP/$1.0 b=$TMP/$1.1
 	[ -x "$lj" ] || { echo "SKIP: $name: $lj not built"; return; }
 	census "$name" "$lj" 0 "$a" || return
+	kill "$BGPID_KEEP"
 	census "$name" "$lj" 1 "$b" || return
 	local kb acc inc
 	kb=$(awk '/^ready/ { printf "%d", $2 * 1024 }' "$b.target")
@@ -82,6 +83,14 @@ runtime() {
 	local top held want
 	top=$(awk '/^# Top reference paths/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { print $4; exit }' "$b")
 	check "$name: top path is the cache's records ($top)" [ "$top" = "_G.app.cache.users[*]" ]
+	# pprof: go tool pprof reads it as a heap profile, the records first.
+	if timeout 60 "$PROF" --heap -p "$BGPID_KEEP" -o "$b.pb.gz" 2>> "$b.err" &&
+	   go tool pprof -top -sample_index=inuse_objects "$b.pb.gz" > "$b.pprof" 2>&1; then
+		check "$name: pprof inuse_objects: $N records on their path" \
+			grep -qE "^ *$N .* _G\.app\.cache\.users\[\*\]$" "$b.pprof"
+	else
+		fail "$name: pprof" "$(head -c 300 "$b.pprof" "$b.err" 2>/dev/null | tr '\n' '|')"
+	fi
 	held=$(awk '$0 ~ /;_G;\.app;\.cache;\.users( |;)/ { s += $NF } END { print s + 0 }' "$b.folded")
 	want=$(awk '/^ready/ { printf "%d", $3 * 1024 }' "$b.target")
 	if near "$held" "$want" $(( want / 10 )); then
@@ -89,6 +98,7 @@ runtime() {
 	else
 		fail "$name: cache bytes" "path holds $held B, building it took $want B"
 	fi
+	kill "$BGPID_KEEP"
 }
 
 runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"

@@ -14,6 +14,7 @@
 #include "model/heap_paths.h"
 #include "report/export.h"
 #include "report/heap_paths_out.h"
+#include "report/heap_pprof.h"
 #include "report/heap_text.h"
 #include "report/output.h"
 #include "target/discover.h"
@@ -41,6 +42,15 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
 {
 	char prefix[64];
 
+	if (fmt == FMT_PPROF) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (heap_pprof_write(f, hp, (uint64_t)now.tv_sec * 1000000000ull +
+					    (uint64_t)now.tv_nsec))
+			log_error("PID %d: cannot write the pprof profile", (int)pid);
+		return;
+	}
 	if (fmt == FMT_FOLDED) {
 		snprintf(prefix, sizeof(prefix), "heap of PID %d", (int)pid);
 		if (g)
@@ -144,8 +154,8 @@ int heap_cmd_run(const struct options *o)
 	char err[256];
 	int rc = 0;
 
-	if (o->fmt != FMT_TEXT && o->fmt != FMT_FOLDED) {
-		log_error("--heap writes text or folded, not %s", out_format_name(o->fmt));
+	if (o->fmt != FMT_TEXT && o->fmt != FMT_FOLDED && o->fmt != FMT_PPROF) {
+		log_error("--heap writes text, folded or pprof, not %s", out_format_name(o->fmt));
 		return 2;
 	}
 	if (output_open(&out, o->output, err, sizeof(err))) {

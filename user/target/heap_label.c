@@ -107,4 +107,9 @@ void heap_edge_label(const struct heap_ctx *c, const struct heap_edge *e, char *
 	case HE_CONST: snprintf(buf, len, "[constant]"); break;
 	default: buf[0] = '\0'; break;
 	}
+	/* Names come from target memory: keep them printable ASCII (and so
+	 * valid UTF-8, as pprof's strings must be). */
+	for (char *p = buf; *p; p++)
+		if (!isprint((unsigned char)*p))
+			*p = '?';
 }
