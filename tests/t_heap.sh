@@ -153,3 +153,18 @@ churn() {
 }
 churn deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 churn openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
+
+# Bad input: one line, the usage or runtime status.
+bad() {
+	local name=$1 want=$2; shift 2
+	"$PROF" "$@" > "$TMP/bad.out" 2> "$TMP/bad.err"
+	local rc=$? lines
+	lines=$(wc -l < "$TMP/bad.err")
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ]; then pass "bad input: $name (exit $rc)"
+	else fail "bad input: $name" "exit $rc (want $want), $lines lines: $(cat "$TMP/bad.err")"; fi
+}
+bad "--heap without -p" 2 --heap
+bad "--heap -a" 2 --heap -a
+bad "--heap -f svg" 2 --heap -p $$ -f svg
+bad "--heap on a process without LuaJIT" 1 --heap -p $$
+bad "--heap on no process" 1 --heap -p 3999999

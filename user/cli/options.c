@@ -304,7 +304,8 @@ const struct opt_row options_rows[] = {
 	  .at = AT(max_frames), .min = 1, .max = 256 },
 	{ N("heap"), 0, NONE, NULL, set_flag,
 	  "census of the Lua heap of -p PID (objects, bytes and\n"
-	  "reference paths, read from outside; no BPF)", .at = AT(heap) },
+	  "reference paths, read from outside; no BPF); with -d,\n"
+	  "two censuses DUR apart and what grew", .at = AT(heap) },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
 
