@@ -59,11 +59,16 @@ static void refs_tab(const struct heap_ctx *c, const struct heap_obj *o, heap_ed
 	const struct lj_layout *lay = c->lay;
 	uint64_t asize = heap_mem_uint(c->mem, o->addr + lay->tab_asize, 4);
 	uint64_t hmask = heap_mem_uint(c->mem, o->addr + lay->tab_hmask, 4);
-	uint8_t *arr, *nodes = NULL;
+	uint8_t *arr = NULL, *nodes = NULL;
 	unsigned used = 0;
 
 	emit(fn, ud, heap_ref(c, o->addr + lay->tab_meta), HE_META, 0, 0);
-	arr = read_vec(c, heap_ref(c, o->addr + lay->tab_array), asize * 8);
+	/* The table may have changed since the walk sized it: read no more
+	 * than the parts it had then (separate, or colocated in the header). */
+	if (asize * 8 <= o->bytes_a + (o->bytes - lay->sizeof_tab))
+		arr = read_vec(c, heap_ref(c, o->addr + lay->tab_array), asize * 8);
+	if ((hmask + 1) * lay->node_size != o->bytes_h)
+		hmask = 0;
 	for (uint64_t i = 0; arr && i < asize; i++)
 		emit(fn, ud, heap_tv_gcobj(c, tv_at(arr, i * 8)), HE_ANY, 0, 0);
 	free(arr);
