@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memcpy(&off, data + at, 2);
 		memcpy(&v, data + at + 2, 4);
-		off %= HI_SIZE - 4;
+		off %= HI_SIZE - 8;
 		/* A value near the image's base makes a pointer that lands in it. */
 		if (v & 0x80000000u)
 			hi_put(&im, off, im.base + (v & 0x7ff8), im.lay->gc64 ? 8 : 4);

@@ -136,6 +136,18 @@ int main(void)
 	const struct lj_layout *gc64 = layout_at(0), *gc32 = layout_at(3);
 
 	CHECK("layouts for the test", gc64 && gc64->gc64 && gc32 && !gc32->gc64);
+	/* Every 2.1 layout but Tarantool's has the heap block, of its width. */
+	for (int i = 0; i < layout_count(); i++) {
+		const struct lj_layout *l = layout_at(i);
+		char name[160];
+
+		if (l->refusal || l->tarantool)
+			continue;
+		snprintf(name, sizeof(name), "heap fields of %s", l->name);
+		CHECK(name, l->g_strtab && l->g_ctype_state > l->g_cur_L &&
+			    l->sizeof_tab == (l->gc64 ? 64 : 32) &&
+			    l->sizeof_upval == (l->gc64 ? 48 : 24) && l->g_tmpbuf > l->g_mainthref);
+	}
 	intact(gc64, "GC64");
 	intact(gc32, "non-GC64");
 	corruptions(gc64, "GC64");
