@@ -87,6 +87,14 @@ runtime() {
 	# pprof: go tool pprof reads it as a heap profile, the records first
 	# (on one build of each width: go's start-up is slow).
 	if [ "$name" = deb-gc64 ] || [ "$name" = openresty-nogc64 ]; then
+	# SVG: well-formed, the cache's records a frame of it.
+	if timeout 60 "$PROF" --heap -p "$BGPID_KEEP" -o "$b.svg" 2>> "$b.err" &&
+	   xmllint --noout "$b.svg" 2>> "$b.err"; then
+		check "$name: svg has the records' frame" \
+			grep -q '<title>_G\.app\.cache\.users\[\*\]' "$b.svg"
+	else
+		fail "$name: svg" "$(head -c 300 "$b.err" | tr '\n' '|')"
+	fi
 	if timeout 60 "$PROF" --heap -p "$BGPID_KEEP" -o "$b.pb.gz" 2>> "$b.err" &&
 	   go tool pprof -top -sample_index=inuse_objects "$b.pb.gz" > "$b.pprof" 2>&1; then
 		check "$name: pprof inuse_objects: $N records on their path" \
@@ -174,6 +182,6 @@ bad() {
 }
 bad "--heap without -p" 2 --heap
 bad "--heap -a" 2 --heap -a
-bad "--heap -f svg" 2 --heap -p $$ -f svg
+bad "--heap -f speedscope" 2 --heap -p $$ -f speedscope
 bad "--heap on a process without LuaJIT" 1 --heap -p $$
 bad "--heap on no process" 1 --heap -p 3999999

@@ -15,6 +15,7 @@
 #include "report/export.h"
 #include "report/heap_paths_out.h"
 #include "report/heap_pprof.h"
+#include "report/heap_svg.h"
 #include "report/heap_text.h"
 #include "report/output.h"
 #include "target/discover.h"
@@ -49,6 +50,12 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
 		if (heap_pprof_write(f, hp, (uint64_t)now.tv_sec * 1000000000ull +
 					    (uint64_t)now.tv_nsec))
 			log_error("PID %d: cannot write the pprof profile", (int)pid);
+		return;
+	}
+	if (fmt == FMT_SVG) {
+		snprintf(prefix, sizeof(prefix), "Lua heap of PID %d", (int)pid);
+		if (heap_svg_write(f, hp, prefix))
+			log_error("PID %d: cannot write the SVG", (int)pid);
 		return;
 	}
 	if (fmt == FMT_FOLDED) {
@@ -154,8 +161,8 @@ int heap_cmd_run(const struct options *o)
 	char err[256];
 	int rc = 0;
 
-	if (o->fmt != FMT_TEXT && o->fmt != FMT_FOLDED && o->fmt != FMT_PPROF) {
-		log_error("--heap writes text, folded or pprof, not %s", out_format_name(o->fmt));
+	if (o->fmt == FMT_SPEEDSCOPE) {
+		log_error("--heap writes text, folded, svg or pprof, not %s", out_format_name(o->fmt));
 		return 2;
 	}
 	if (output_open(&out, o->output, err, sizeof(err))) {
