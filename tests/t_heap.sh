@@ -171,6 +171,29 @@ churn() {
 churn deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 churn openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
 
+# GC pressure by stack (the CPU profiler's VM states, --jp vF): the time
+# in the collector is all under the function that allocates
+# (heap_gc.lua: churn allocates, light does not).
+gc_pressure() {
+	local out=$TMP/gc share
+	start_bg "$LUAJIT_EXE" "$WL/heap_gc.lua" > "$out.target"
+	wait_ready "$out.target" || { fail "gc pressure: target" "never ready"; return; }
+	if ! timeout 30 "$PROF" -p "$BGPID" -d 2 -F 499 --jp vF > "$out" 2> "$out.err"; then
+		fail "gc pressure: run" "$(tr '\n' '|' < "$out.err")"
+		kill "$BGPID"
+		return
+	fi
+	kill "$BGPID"
+	share=$(awk '/^ ?[0-9]+%  Garbage Collector/ { on = 1; next } /^ ?[0-9]+%/ { on = 0 }
+		on && /heap_gc.lua:churn/ { sub(/^ *-- */, ""); sub(/%.*/, ""); print; exit }' "$out")
+	if [ -n "$share" ] && [ "$share" -ge 95 ]; then
+		pass "gc pressure: the collector's time is under churn ($share%)"
+	else
+		fail "gc pressure" "churn has '${share}'% of the GC time: $(tr '\n' '|' < "$out")"
+	fi
+}
+gc_pressure
+
 # Bad input: one line, the usage or runtime status.
 bad() {
 	local name=$1 want=$2; shift 2
