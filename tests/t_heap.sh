@@ -171,6 +171,34 @@ churn() {
 churn deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 churn openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
 
+# Continuous mode: with --heap, a heap profile per interval next to the
+# CPU one (files here; pushes take the same path), idle target or not; the
+# leak shows as _G.sessions[*] growing from file to file.
+continuous() {
+	local out=$TMP/cont first last a b
+	mkdir -p "$out/dir"
+	start_bg "$LUAJIT_EXE" "$WL/heap_leak.lua" 200 > "$out/target"
+	wait_ready "$out/target" || { fail "continuous: target" "never ready"; return; }
+	timeout 30 "$PROF" --continuous --heap --every 1 -d 3.5 -p "$BGPID" --out-dir "$out/dir" \
+		> "$out/log" 2>&1
+	kill "$BGPID"
+	first=$(ls "$out/dir"/*-heap.pb.gz 2>/dev/null | head -1)
+	last=$(ls "$out/dir"/*-heap.pb.gz 2>/dev/null | tail -1)
+	check "continuous: a heap profile per interval ($(ls "$out/dir" | grep -c heap))" \
+		[ "$(ls "$out/dir" | grep -c -- '-heap\.pb\.gz$')" -ge 3 ]
+	[ -n "$first" ] || return
+	a=$(go tool pprof -top -sample_index=inuse_space -unit=byte "$first" 2>/dev/null |
+		awk '$NF == "_G.sessions[*]" { sub(/B$/, "", $4); print $4; exit }')
+	b=$(go tool pprof -top -sample_index=inuse_space -unit=byte "$last" 2>/dev/null |
+		awk '$NF == "_G.sessions[*]" { sub(/B$/, "", $4); print $4; exit }')
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ]; then
+		pass "continuous: the leak grows from the first heap profile to the last ($a -> $b B)"
+	else
+		fail "continuous: growth" "_G.sessions[*] held '$a' then '$b' B"
+	fi
+}
+continuous
+
 # GC pressure by stack (the CPU profiler's VM states, --jp vF): the time
 # in the collector is all under the function that allocates
 # (heap_gc.lua: churn allocates, light does not).
@@ -204,7 +232,7 @@ bad() {
 	else fail "bad input: $name" "exit $rc (want $want), $lines lines: $(cat "$TMP/bad.err")"; fi
 }
 bad "--heap without -p" 2 --heap
-bad "--heap -a" 2 --heap -a
+bad "--heap -- COMMAND" 2 --heap -- true
 bad "--heap -f speedscope" 2 --heap -p $$ -f speedscope
 bad "--heap on a process without LuaJIT" 1 --heap -p $$
 bad "--heap on no process" 1 --heap -p 3999999
