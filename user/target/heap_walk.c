@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hashfn.h"
 #include "base/xalloc.h"
 #include "target/heap_mem.h"
 #include "target/layout.h"
@@ -18,11 +17,22 @@
 
 /* -- The object store ------------------------------------------------------ */
 
+/* Addresses are 8-byte aligned and close together: a full 64-bit mix
+ * (MurmurHash3's finalizer) spreads them over every bit the index uses. */
+static uint64_t addr_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	a *= 0xc4ceb9fe1a85ec53ull;
+	return a ^ (a >> 33);
+}
+
 static uint64_t obj_hash(const void *ctx, uint32_t e)
 {
 	const struct heap_snapshot *s = ctx;
 
-	return hash_u64(s->objs[e].addr, 0);
+	return addr_hash(s->objs[e].addr);
 }
 
 static bool obj_match(const void *ctx, uint32_t e, const void *key)
@@ -36,7 +46,7 @@ static const struct hashidx_ops obj_ops = { obj_hash, obj_match };
 
 uint32_t heap_snapshot_find(const struct heap_snapshot *snap, uint64_t addr)
 {
-	return hashidx_get(&snap->idx, &obj_ops, snap, hash_u64(addr, 0), &addr);
+	return hashidx_get(&snap->idx, &obj_ops, snap, addr_hash(addr), &addr);
 }
 
 void heap_snapshot_free(struct heap_snapshot *snap)
@@ -81,7 +91,7 @@ static enum visit visit(struct heap_snapshot *s, uint64_t addr, uint32_t *out)
 		s->st.bad_links++;
 		return VISIT_BAD;
 	}
-	if (hashidx_find(&s->idx, &obj_ops, s, hash_u64(addr, 0), &addr, &hint) !=
+	if (hashidx_find(&s->idx, &obj_ops, s, addr_hash(addr), &addr, &hint) !=
 	    HASHIDX_NONE) {
 		s->st.repeats++;
 		return VISIT_SEEN;
