@@ -1,7 +1,8 @@
 /* A small LuaJIT heap built byte by byte for a layout, for the heap
  * walker's unit test (test_heap.c) and fuzzer (tests/fuzz/fuzz_heap.c).
  * The main thread is GG_State's lua_State; its stack holds T2; _G is
- * { app = T1, hello = cfunc }, T1 = { "hello", T2, 42 }, T2 = {};
+ * { app = T1, hello = cfunc }, T1 = { "hello", T2, 42 }, T2 = { nil, nil }
+ * (its array colocated after its header);
  * a C function with the upvalue "hello", a 100-byte userdata and a
  * vector cdata (32 bytes + 16 extra) nothing reaches.  Root list:
  * T1 T2 G cfunc udata cdata L; string chains: [0] app hello, [1] flag. */
@@ -109,7 +110,11 @@ static inline void heap_image_build(struct heap_image *im, const struct lj_layou
 	hi_put(im, HI_ARRAY, hi_tv(im, HI_HELLO, 4), 8);
 	hi_put(im, HI_ARRAY + 8, hi_tv(im, HI_T2, 11), 8);
 	hi_put(im, HI_ARRAY + 16, num42, 8);
-	hi_tab(im, HI_T2, HI_G, 0, 0, 0, HI_NILNODE);
+	/* T2's two array slots are colocated after its header (colo 2). */
+	hi_tab(im, HI_T2, HI_G, 2, HI_T2 + lay->sizeof_tab, 0, HI_NILNODE);
+	im->b[HI_T2 + lay->tab_colo] = 2;
+	hi_put(im, HI_T2 + lay->sizeof_tab, nil, 8);
+	hi_put(im, HI_T2 + lay->sizeof_tab + 8, nil, 8);
 	hi_tab(im, HI_G, HI_CFUNC, 0, 0, 1, HI_NODES);
 	hi_put(im, HI_NODES, hi_tv(im, HI_T1, 11), 8);
 	hi_put(im, HI_NODES + lay->node_key, hi_tv(im, HI_APP, 4), 8);
