@@ -95,6 +95,8 @@ static int census_vm(FILE *f, enum out_format fmt, pid_t pid, struct mem_reader 
 		log_error("PID %d: %s", (int)pid, why);
 		return -1;
 	}
+	log_verbose("PID %d: %zu objects walked, %llu pages read", (int)pid, snap.n,
+		    (unsigned long long)snap.st.pages_read);
 	if (heap_paths_build(&snap, &hp)) {
 		log_error("PID %d: out of memory for the reference paths", (int)pid);
 		heap_snapshot_free(&snap);
