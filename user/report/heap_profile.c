@@ -1,4 +1,4 @@
-/* One process's heap as pprof (see heap_profile.h). */
+/* One VM's heap as pprof (see heap_profile.h). */
 #define _GNU_SOURCE
 #include "report/heap_profile.h"
 
@@ -11,7 +11,6 @@
 #include "report/heap_pprof.h"
 #include "target/discover.h"
 #include "target/heap_walk.h"
-#include "target/memory.h"
 
 /* Renders the paths through a memory stream into gz. */
 static int encode(const struct heap_paths *hp, struct strbuf *gz)
@@ -36,32 +35,23 @@ static int encode(const struct heap_paths *hp, struct strbuf *gz)
 	return rc;
 }
 
-int heap_profile_pprof(pid_t pid, struct strbuf *gz, char *why, size_t whylen)
+int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
+		       char *why, size_t whylen)
 {
-	struct lj_vm vm;
-	struct discover_report rep;
 	struct heap_snapshot snap;
 	struct heap_paths hp;
-	struct mem_reader *mem = mem_open_pid(pid);
 	int rc = -1;
 
-	if (!mem) {
-		snprintf(why, whylen, "out of memory");
+	if (heap_walk(mem, vm->layout, vm->g, &snap, why, whylen))
 		return -1;
+	if (heap_paths_build(&snap, &hp)) {
+		snprintf(why, whylen, "out of memory");
+	} else {
+		rc = encode(&hp, gz);
+		if (rc)
+			snprintf(why, whylen, "cannot encode the profile");
+		heap_paths_free(&hp);
 	}
-	if (discover_vms(pid, mem, &vm, 1, &rep) != DISCOVER_FOUND) {
-		snprintf(why, whylen, "no LuaJIT VM found");
-	} else if (!heap_walk(mem, vm.layout, vm.g, &snap, why, whylen)) {
-		if (heap_paths_build(&snap, &hp)) {
-			snprintf(why, whylen, "out of memory");
-		} else {
-			rc = encode(&hp, gz);
-			if (rc)
-				snprintf(why, whylen, "cannot encode the profile");
-			heap_paths_free(&hp);
-		}
-		heap_snapshot_free(&snap);
-	}
-	mem_close(mem);
+	heap_snapshot_free(&snap);
 	return rc;
 }

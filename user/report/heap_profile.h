@@ -5,12 +5,15 @@
 #define LBP_HEAP_PROFILE_H
 
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "base/strbuf.h"
 
-/* Walks the heap of pid's first VM into gz (replacing its content).
- * 0, or -1 with why (no VM, unreadable, out of memory). */
-int heap_profile_pprof(pid_t pid, struct strbuf *gz, char *why, size_t whylen);
+struct lj_vm;
+struct mem_reader;
+
+/* Walks the heap of the VM (found in a process whose memory mem reads)
+ * into gz, replacing its content.  0, or -1 with why. */
+int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
+		       char *why, size_t whylen);
 
 #endif

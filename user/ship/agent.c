@@ -231,8 +231,11 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 			.from_ns = at, .until_ns = at, .hz = p->hz,
 		};
 		pid_t pid = target_pid(t);
+		struct mem_reader *mem = NULL;
+		const struct lj_vm *vm = target_vm_at(t, 0, &mem);
 
-		if (target_exited(t) || !target_nvms(t))
+		/* The first VM: a host with several ships its main one. */
+		if (target_exited(t) || !vm || !mem)
 			continue;
 		push_service_name(a->c.service ? a->c.service : target_comm(t), service,
 				  sizeof(service));
@@ -242,7 +245,7 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 		memcpy(labels, a->labels, (size_t)a->nlabels * sizeof(*labels));
 		labels[m.nlabels].name = "pid";
 		labels[m.nlabels++].value = pidstr;
-		if (heap_profile_pprof(pid, &a->gz, why, sizeof(why)))
+		if (heap_profile_pprof(mem, vm, &a->gz, why, sizeof(why)))
 			log_verbose("PID %d: no heap profile: %s", (int)pid, why);
 		else
 			deliver(a, &m, stem, at);
