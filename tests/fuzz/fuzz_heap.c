@@ -7,6 +7,9 @@
  *              into the image, at most 64 of them: pointers bent into
  *              cycles, into the void or onto the wrong type, sizes and
  *              counts made wild.
+ * An input that parses as a process snapshot (snapfmt.h: the seed corpus of
+ * real processes) is walked instead, from its own global_State with its
+ * own layout: real headers among missing memory.
  * Every walk must end, within its bounds, without a sanitizer report. */
 #include <stdint.h>
 #include <string.h>
@@ -16,24 +19,48 @@
 #include "target/heap_walk.h"
 #include "target/memory.h"
 #include "target/test_heap_image.h"
+#include "snapfmt.h"
 
 #define MAX_PATCHES	64
 
 static struct heap_image im;
+static struct snapshot snap;
+
+/* Walks, counts and names the heap behind mem. */
+static void walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g)
+{
+	struct heap_snapshot s;
+	struct heap_census c;
+	struct heap_paths hp;
+	char why[128], name[512];
+
+	if (heap_walk(mem, lay, g, &s, why, sizeof(why)))
+		return;
+	heap_census_count(&s, &c);
+	if (!heap_paths_build(&s, &hp)) {
+		for (size_t i = 0; i < hp.n; i++)
+			heap_path_name(&hp, (uint32_t)i, ";", name, sizeof(name));
+		heap_paths_free(&hp);
+	}
+	heap_snapshot_free(&s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mem_region r;
 	struct mem_reader *mem;
-	struct heap_snapshot s;
-	struct heap_census c;
-	struct heap_paths hp;
 	size_t len = HI_SIZE;
-	char why[128];
 	int n = 0;
 
 	if (!size)
 		return 0;
+	if (!snap_parse(data, size, &snap)) {
+		mem = mem_open_image(snap.regions, (size_t)snap.nregions);
+		if (mem)
+			walk(mem, layout_at((snap.layout & 0x7f) % layout_count()), snap.g);
+		mem_close(mem);
+		return 0;
+	}
 	heap_image_build(&im, layout_at(data[0] & 1 ? 3 : 0));
 	if (data[0] >> 1)
 		len = (size_t)(data[0] >> 1) * 64 + (HI_SIZE - 8192);
@@ -54,17 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mem = mem_open_image(&r, 1);
 	if (!mem)
 		return 0;
-	if (!heap_walk(mem, im.lay, im.base + HI_GG + im.lay->sizeof_L, &s, why, sizeof(why))) {
-		heap_census_count(&s, &c);
-		if (!heap_paths_build(&s, &hp)) {
-			char name[512];
-
-			for (size_t i = 0; i < hp.n; i++)
-				heap_path_name(&hp, (uint32_t)i, ";", name, sizeof(name));
-			heap_paths_free(&hp);
-		}
-		heap_snapshot_free(&s);
-	}
+	walk(mem, im.lay, im.base + HI_GG + im.lay->sizeof_L);
 	mem_close(mem);
 	return 0;
 }
