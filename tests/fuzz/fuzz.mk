@@ -17,7 +17,7 @@ FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
 # with -Werror by the main build; here clang compiles them quietly.
 FUZZ_UNITS  := $(filter-out cli/main sample/collector sample/vmwatch,$(patsubst user/%.c,%,$(USER_SRCS)))
 FUZZ_LIB    := $(FUZZ_DIR)/libuser.a
-FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm
+FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm $(FUZZ_DIR)/fuzz_heap
 
 $(FUZZ_DIR)/obj/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(@D)

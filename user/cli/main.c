@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/options.h"
+#include "cli/heap_cmd.h"
 #include "model/profile.h"
 #include "report/export.h"
 #include "report/jpmode.h"
@@ -361,6 +362,7 @@ static void agent_config_from(const struct options *o, struct agent_config *c)
 		.nlabels = o->nlabels, .tenant = o->tenant,
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
+		.heap = o->heap,
 	};
 }
 
@@ -442,6 +444,8 @@ int main(int argc, char **argv)
 	/* --jp, --tree and -f were checked by the option table. */
 	jp = o.jp_mode;
 	fmt = o.fmt;
+	if (o.heap && !o.continuous)
+		return heap_cmd_run(&o);
 	if (check_capabilities())
 		return 1;
 	install_signals();

@@ -302,6 +302,11 @@ const struct opt_row options_rows[] = {
 	{ N("max-frames"), 0, REQ, "N", set_count,
 	  "Lua frames walked per sample (default and max 256)",
 	  .at = AT(max_frames), .min = 1, .max = 256 },
+	{ N("heap"), 0, NONE, NULL, set_flag,
+	  "census of the Lua heap of -p PID (objects, bytes and\n"
+	  "reference paths, read from outside; no BPF); with -d,\n"
+	  "two censuses DUR apart and what grew; with --continuous,\n"
+	  "a heap profile per process and interval as well", .at = AT(heap) },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
 
@@ -450,6 +455,10 @@ static int check_combination(const struct options *o, const bool *given)
 				  "(use -d to end it)");
 		else
 			log_error("--%s needs --continuous", options_rows[i].name);
+		return -1;
+	}
+	if (o->heap && !o->continuous && !o->npids) {
+		log_error("--heap needs -p PID (or --continuous, for a heap profile per interval)");
 		return -1;
 	}
 	if (o->auth_token_file && o->basic_auth_file) {

@@ -43,6 +43,7 @@ struct options {
 	char **command;		/* -- COMMAND ARGS, NULL-terminated */
 
 	/* System-wide and continuous profiling. */
+	bool heap;		/* --heap: a heap census instead of a CPU profile */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

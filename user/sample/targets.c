@@ -128,6 +128,12 @@ struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_read
 	return NULL;
 }
 
+const struct lj_vm *target_vm_at(const struct target *t, int i, struct mem_reader **mem)
+{
+	*mem = t->mem;
+	return i >= 0 && i < t->nvms ? &t->vms[i] : NULL;
+}
+
 void target_rescan_soon(struct target *t)
 {
 	t->scans = 0;

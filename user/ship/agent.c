@@ -26,6 +26,8 @@
 #include "model/profile.h"
 #include "model/profile_split.h"
 #include "report/export.h"
+#include "report/heap_profile.h"
+#include "sample/targets.h"
 #include "session/session.h"
 #include "ship/push.h"
 #include "ship/shipper.h"
@@ -166,6 +168,25 @@ static int open_push(struct agent *a)
 	return 0;
 }
 
+/* Hands the encoded profile in a->gz to the sinks. */
+static void deliver(struct agent *a, const struct push_meta *m, const char *stem,
+		    uint64_t start_ns)
+{
+	struct push_req req;
+
+	if (a->files)
+		sink_files_write(a->files, start_ns, stem, a->gz.buf, a->gz.len);
+	if (a->shipper) {
+		if (push_build(a->api, m, a->gz.buf, a->gz.len, &req)) {
+			log_error("cannot build the request for %s", m->service);
+			return;
+		}
+		shipper_enqueue(a->shipper, &req);
+		push_req_free(&req);
+	}
+	a->profiles++;
+}
+
 /* Encodes one profile and hands it to the sinks. */
 static void ship(struct agent *a, const struct profile *p, const char *service, uint32_t pid)
 {
@@ -176,7 +197,6 @@ static void ship(struct agent *a, const struct profile *p, const char *service, 
 		.service = service, .labels = labels, .nlabels = a->nlabels,
 		.from_ns = p->start_ns, .until_ns = p->start_ns + p->duration_ns, .hz = p->hz,
 	};
-	struct push_req req;
 
 	sb_reset(&a->gz);
 	if (pprof_encode(p, &eo, &a->gz)) {
@@ -192,17 +212,44 @@ static void ship(struct agent *a, const struct profile *p, const char *service, 
 	} else {
 		snprintf(stem, sizeof(stem), "%s", service);
 	}
-	if (a->files)
-		sink_files_write(a->files, p->start_ns, stem, a->gz.buf, a->gz.len);
-	if (a->shipper) {
-		if (push_build(a->api, &m, a->gz.buf, a->gz.len, &req)) {
-			log_error("cannot build the request for %s", service);
-			return;
-		}
-		shipper_enqueue(a->shipper, &req);
-		push_req_free(&req);
+	deliver(a, &m, stem, p->start_ns);
+}
+
+/* --heap: each target's heap as it is at the interval's end, idle or not,
+ * as service "<service>.heap" with a pid label. */
+static void ship_heaps(struct agent *a, struct session *sess, const struct profile *p)
+{
+	struct targets *ts = session_targets(sess);
+	uint64_t at = p->start_ns + p->duration_ns;
+
+	for (int i = 0; ts && i < targets_count(ts); i++) {
+		struct target *t = targets_at(ts, i);
+		char service[64], heap_service[80], stem[128], pidstr[16], why[160];
+		struct push_label labels[34];
+		struct push_meta m = {
+			.service = heap_service, .labels = labels, .nlabels = a->nlabels,
+			.from_ns = at, .until_ns = at, .hz = p->hz,
+		};
+		pid_t pid = target_pid(t);
+		struct mem_reader *mem = NULL;
+		const struct lj_vm *vm = target_vm_at(t, 0, &mem);
+
+		/* The first VM: a host with several ships its main one. */
+		if (target_exited(t) || !vm || !mem)
+			continue;
+		push_service_name(a->c.service ? a->c.service : target_comm(t), service,
+				  sizeof(service));
+		snprintf(heap_service, sizeof(heap_service), "%s.heap", service);
+		snprintf(stem, sizeof(stem), "%s-%d-heap", service, (int)pid);
+		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+		memcpy(labels, a->labels, (size_t)a->nlabels * sizeof(*labels));
+		labels[m.nlabels].name = "pid";
+		labels[m.nlabels++].value = pidstr;
+		if (heap_profile_pprof(mem, vm, &a->gz, why, sizeof(why)))
+			log_verbose("PID %d: no heap profile: %s", (int)pid, why);
+		else
+			deliver(a, &m, stem, at);
 	}
-	a->profiles++;
 }
 
 static void ship_interval(struct agent *a, struct profile *p)
@@ -243,6 +290,8 @@ static int on_interval(void *ctx, struct session *sess, struct profile *p)
 	a->intervals++;
 	a->samples += p->total;
 	ship_interval(a, p);
+	if (a->c.heap)
+		ship_heaps(a, sess, p);
 	session_prog_stats(sess, &run_ns, &run_cnt);
 	profile_stats_lost_list(st, &lost);
 	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%s); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",

@@ -30,6 +30,8 @@ struct agent_config {
 	const char *basic_auth_file;
 	unsigned long long spool_bytes;
 	const char *spool_dir;
+	/* --heap: also a heap profile of each process, each interval. */
+	bool heap;
 };
 
 /* Opens the log, the sinks and the push client; NULL (reported) on error. */

@@ -14,6 +14,41 @@
  * machine-code offset that maps a trace address to its snapshot. */
 #define SNAPSHOT_2020	.snap_mcofs = 6, .snap_nent = 10
 
+/* -- Heap census fields ------------------------------------------------------
+ * For the heap walker (user/target/heap_*.c), from src/lj_obj.h, lj_jit.h
+ * and lj_ctype.h of 2.1 (2022 to 2026) and OpenResty's luajit2, checked
+ * with gdb `ptype /o` on -g builds.  The string table (StrInternState)
+ * has the same place in every 2.1 with string ids; ctype_state follows
+ * jit_base, so it is given per row (HEAP_CTS). */
+#define HEAP_GC64                                                            \
+	.g_gc_total = 16, .g_gc_state = 33, .g_gc_mmudata = 80,              \
+	.g_strtab = 152, .g_strmask = 160, .g_tmpbuf = 200,                                \
+	.L_top = 40, .L_openupval = 64, .L_env = 72, .L_status = 11,         \
+	.sizeof_tab = 64, .tab_colo = 11, .tab_meta = 32,                    \
+	.sizeof_udata = 48, .ud_len = 24, .ud_env = 16,                      \
+	.sizeof_upval = 48, .uv_closed = 10, .uv_tv = 16, .uv_v = 32,        \
+	.fn_nupvalues = 11, .fn_env = 16, .fn_uvptr = 40, .fn_upvalue = 48,  \
+	.sizeof_fnl0 = 40, .sizeof_fnc0 = 48, .pt_sizept = 56,               \
+	.sizeof_cdata = 16, .sizeof_ctype = 24, .ctype_size = 4,             \
+	.sizeof_trace = HEAP_TRACE64, .tr_nins = 12, .tr_nk = 40, .sizeof_snap = 12
+
+#define HEAP_GC32                                                            \
+	.g_gc_total = 16, .g_gc_state = 25, .g_gc_mmudata = 52,              \
+	.g_strtab = 104, .g_strmask = 112, .g_tmpbuf = 144,                                \
+	.L_top = 24, .L_openupval = 40, .L_env = 44, .L_status = 7,          \
+	.sizeof_tab = 32, .tab_colo = 7, .tab_meta = 16,                     \
+	.sizeof_udata = 24, .ud_len = 12, .ud_env = 8,                       \
+	.sizeof_upval = 24, .uv_closed = 6, .uv_tv = 8, .uv_v = 16,          \
+	.fn_nupvalues = 7, .fn_env = 8, .fn_uvptr = 20, .fn_upvalue = 32,    \
+	.sizeof_fnl0 = 20, .sizeof_fnc0 = 32, .pt_sizept = 32,               \
+	.sizeof_cdata = 8, .sizeof_ctype = 16, .ctype_size = 4,              \
+	.sizeof_trace = HEAP_TRACE32, .tr_nins = 8, .tr_nk = 24, .sizeof_snap = 12
+
+#define HEAP_TRACE64	120
+#define HEAP_TRACE32	96
+#define HEAP_CTS(cur_L, width)	.g_ctype_state = (cur_L) + 2 * (width)
+/* -- End of heap census fields ---------------------------------------------- */
+
 /* Fields that do not differ between families of one pointer width. */
 #define GC64_COMMON                                                          \
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
@@ -31,7 +66,8 @@
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
 	.tr_nsnapmap = 44, .cframe_pc = 24, \
-	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020
+	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
+	HEAP_GC64
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -49,7 +85,8 @@
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
 	.tr_nsnapmap = 28, .cframe_pc = 28, \
-	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020
+	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
+	HEAP_GC32
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */
@@ -58,6 +95,7 @@
 static const struct lj_layout layouts[] = {
 	{
 		.name = "upstream 2.1 GC64", GC64_COMMON, .sizeof_L = 96,
+		HEAP_CTS(368, 8),
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
 		.g_trace = 1112, .g_sizetrace = 1124, .g2disp = 3968,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
@@ -65,6 +103,7 @@ static const struct lj_layout layouts[] = {
 	{
 		.name = "OpenResty 2.1 GC64", GC64_COMMON, .openresty = true,
 		.sizeof_L = 112,
+		HEAP_CTS(368, 8),
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
 		.g_trace = 1120, .g_sizetrace = 1132, .g2disp = 4008,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
@@ -72,12 +111,14 @@ static const struct lj_layout layouts[] = {
 	{
 		.name = "upstream 2.1 GC64 (2025+, vmthref)", GC64_COMMON,
 		.vmthref = true, .sizeof_L = 96,
+		HEAP_CTS(376, 8),
 		.g_bc_cfunc_int = 368, .g_cur_L = 376, .g_jit_base = 384,
 		.g_trace = 1128, .g_sizetrace = 1140, .g2disp = 4000,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
 	},
 	{
 		.name = "upstream 2.1 non-GC64", GC32_COMMON, .sizeof_L = 64,
+		HEAP_CTS(288, 4),
 		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
 		.g_trace = 848, .g_sizetrace = 860, .g2disp = 3176,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
@@ -85,6 +126,7 @@ static const struct lj_layout layouts[] = {
 	{
 		.name = "OpenResty 2.1 non-GC64", GC32_COMMON, .openresty = true,
 		.sizeof_L = 80,
+		HEAP_CTS(288, 4),
 		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
 		.g_trace = 856, .g_sizetrace = 868, .g2disp = 3216,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
@@ -92,6 +134,7 @@ static const struct lj_layout layouts[] = {
 	{
 		.name = "upstream 2.1 non-GC64 (2025+, vmthref)", GC32_COMMON,
 		.vmthref = true, .sizeof_L = 64,
+		HEAP_CTS(296, 4),
 		.g_bc_cfunc_int = 288, .g_cur_L = 296, .g_jit_base = 300,
 		.g_trace = 864, .g_sizetrace = 876, .g2disp = 3208,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,

@@ -58,6 +58,25 @@ struct lj_layout {
 	/* Bytecode numbering below BC_FUNCF is shared by every variant except
 	 * that vmthref builds insert BNOT..BSAR at 89..95. */
 	uint8_t bc_max;
+
+	/* -- Heap census (user/target/heap_*.c) ------------------------------
+	 * Everything the heap walker reads; g_strtab == 0 means the census
+	 * does not know this variant.  Sizes are those the GC's free
+	 * functions pass to lj_mem_free (src/lj_tab.c lj_tab_free, ...). */
+	uint16_t g_gc_total, g_gc_state, g_gc_mmudata;
+	uint16_t g_strtab, g_strmask;	/* StrInternState.tab (a pointer), .mask */
+	uint16_t g_tmpbuf;		/* SBuf: w, e, b are pointers; size e - b */
+	uint16_t g_ctype_state;		/* CTState *, 0 without FFI */
+	uint16_t L_top, L_openupval, L_env, L_status;
+	uint16_t sizeof_tab, tab_colo, tab_meta;	/* GCudata.metatable is at tab_meta too */
+	uint16_t sizeof_udata, ud_len, ud_env;
+	uint16_t sizeof_upval, uv_closed, uv_tv, uv_v;
+	uint16_t fn_nupvalues, fn_env, fn_uvptr, fn_upvalue;	/* GCfuncL.uvptr, GCfuncC.upvalue */
+	uint16_t sizeof_fnl0, sizeof_fnc0;	/* sizeLfunc(0), sizeCfunc(0) */
+	uint16_t pt_sizept;
+	uint16_t sizeof_cdata, sizeof_ctype, ctype_size;	/* CType: info at 0 */
+	uint16_t sizeof_trace, tr_nins, tr_nk, sizeof_snap;	/* IRIns 8, SnapEntry 4 */
+	/* -- End of heap census fields -------------------------------------- */
 };
 
 /* Why a candidate failed validation, for -v. */

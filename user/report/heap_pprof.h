@@ -1,0 +1,16 @@
+/* Reference paths as a pprof heap profile: one frame per path element
+ * (named by the path up to it), root at the bottom; sample values inuse_objects (count) and inuse_space
+ * (bytes), as Go's heap profiles name them, so `go tool pprof`, Pyroscope
+ * and Parca show it as a heap profile.  gzip-compressed protobuf. */
+#ifndef LBP_HEAP_PPROF_H
+#define LBP_HEAP_PPROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct heap_paths;
+
+/* Writes the profile; time_ns is when the heap was read.  0, or -1. */
+int heap_pprof_write(FILE *f, const struct heap_paths *hp, uint64_t time_ns);
+
+#endif

@@ -1,0 +1,30 @@
+/* A page cache over a memory reader for the heap walker: a heap of a
+ * million objects read one header at a time would cost a million system
+ * calls; objects allocated together share pages, so whole pages are read
+ * once and served from here.  The target keeps running: a page is a
+ * snapshot of the moment it was read, and the walker validates what it
+ * decodes instead of trusting it. */
+#ifndef LBP_HEAP_MEM_H
+#define LBP_HEAP_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mem_reader;
+struct heap_mem;
+
+struct heap_mem *heap_mem_open(struct mem_reader *m);
+void heap_mem_close(struct heap_mem *h);
+
+/* Reads len bytes at addr; 0, or -1 when any byte is unreadable. */
+int heap_mem_read(struct heap_mem *h, uint64_t addr, void *buf, size_t len);
+
+/* Reads an unsigned little-endian value of 1, 2, 4 or 8 bytes; 0 when
+ * unreadable (callers treat 0 as "no object" or "empty"). */
+uint64_t heap_mem_uint(struct heap_mem *h, uint64_t addr, int width);
+
+/* Pages read from the target, and reads refused (unmapped). */
+uint64_t heap_mem_pages_read(const struct heap_mem *h);
+uint64_t heap_mem_faults(const struct heap_mem *h);
+
+#endif
