@@ -23,8 +23,10 @@
 #include "report/export.h"
 #include "report/jpmode.h"
 #include "report/output.h"
+#include "report/view_jit.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
+#include "sample/jitwatch.h"
 #include "sample/targets.h"
 #include "session/session.h"
 #include "ship/agent.h"
@@ -265,7 +267,11 @@ struct oneshot {
 	uint64_t next_progress;
 	pid_t child;
 	int rc;
+	struct jitwatch *jw;	/* --jit */
 };
+
+/* Exit status when --fail-if-interpreted finds hot code interpreted. */
+#define EXIT_JIT_GATE	3
 
 static void oneshot_tick(void *ctx, struct session *s, const struct session_clock *c)
 {
@@ -273,7 +279,8 @@ static void oneshot_tick(void *ctx, struct session *s, const struct session_cloc
 	const struct profile_stats *st = &c->prof->stats;
 	uint64_t start = c->now_ns - (uint64_t)(c->elapsed_s * 1e9);
 
-	(void)s;
+	if (os->jw)
+		jitwatch_poll(os->jw, session_targets(s));
 	if (os->progress == PROGRESS_NONE)
 		return;
 	if (!os->next_progress)
@@ -308,6 +315,24 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 		fputc('\n', stderr);
 }
 
+/* --jit: the JIT health report into out (the text report, or stderr
+ * beside another format); the gate's verdict on stderr.  Returns 0, 1
+ * when writing failed, or EXIT_JIT_GATE. */
+static int jit_report(struct oneshot *os, struct session *s, const struct profile *p, FILE *out)
+{
+	const struct jw_result *r = jitwatch_finish(os->jw, session_targets(s));
+	struct view_jit_opts vo;
+	int rc;
+
+	view_jit_opts_init(&vo);
+	vo.hot_pct = os->o->jit_hot;
+	vo.fail_interp_pct = os->o->fail_interp;
+	rc = view_jit_write(out, stderr, p, r, &vo);
+	if (rc < 0)
+		return 1;
+	return rc ? EXIT_JIT_GATE : 0;
+}
+
 /* Renders the whole run.  A failed write is reported by output_commit,
  * which knows its errno.  A reader that stops early (| head) is not an
  * error: say so, keep the summary and exit 0. */
@@ -317,12 +342,15 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	const struct options *o = os->o;
 	char err[256];
 	bool pipe_closed = false;
+	int jit_rc = 0;
 
 	if (render(os->out->f, p, o, os->jp, os->fmt, s) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
 		return os->rc = 1;
 	}
+	if (os->jw)
+		jit_rc = jit_report(os, s, p, os->fmt == FMT_TEXT ? os->out->f : stderr);
 	if (output_commit(os->out, err, sizeof(err))) {
 		if (errno != EPIPE) {
 			log_error("%s", err);
@@ -333,7 +361,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
 	print_summary(p, o->hz);
-	return os->rc = 0;
+	return os->rc = jit_rc;
 }
 
 static void session_config_from(const struct options *o, volatile sig_atomic_t *stop,
@@ -463,6 +491,7 @@ int main(int argc, char **argv)
 	} else {
 		struct oneshot os = {
 			.o = &o, .jp = &jp, .fmt = fmt, .out = &out, .child = cmd.pid, .rc = 1,
+			.jw = o.jit ? jitwatch_new() : NULL,
 		};
 		struct session_consumer sc = {
 			.ctx = &os, .tick = oneshot_tick, .ended = oneshot_ended,
@@ -476,6 +505,7 @@ int main(int argc, char **argv)
 				      PROGRESS_LOG : PROGRESS_NONE;
 		session_run(sess, &sc);
 		rc = os.rc;
+		jitwatch_free(os.jw);
 	}
 cleanup:
 	if (cmd.go_fd >= 0)

@@ -13,6 +13,7 @@
 
 struct collector;
 struct lj_layout;
+struct lj_vm;
 struct mem_reader;
 struct symbolizer;
 struct target;
@@ -85,6 +86,12 @@ int target_nvms(const struct target *t);
  * no longer, known), memory and layout. */
 struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_reader **mem,
 			     const struct lj_layout **layout);
+
+/* The i-th VM of t (0 <= i < target_nvms): its discovery record and
+ * symbolizer; NULL when out of range.  For readers of the VM's own state
+ * (the JIT report). */
+const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
+				 struct mem_reader **mem);
 
 /* A VM was just created in the process: rescan it soon. */
 void target_rescan_soon(struct target *t);
