@@ -131,13 +131,9 @@ struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_read
 const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
 				 struct mem_reader **mem)
 {
-	if (i < 0 || i >= t->nvms)
-		return NULL;
-	if (sym)
-		*sym = t->sym[i];
-	if (mem)
-		*mem = t->mem;
-	return &t->vms[i];
+	*sym = i >= 0 && i < t->nvms ? t->sym[i] : NULL;
+	*mem = t->mem;
+	return i >= 0 && i < t->nvms ? &t->vms[i] : NULL;
 }
 
 void target_rescan_soon(struct target *t)

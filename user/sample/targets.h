@@ -88,8 +88,7 @@ struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_read
 			     const struct lj_layout **layout);
 
 /* The i-th VM of t (0 <= i < target_nvms): its discovery record and
- * symbolizer; NULL when out of range.  For readers of the VM's own state
- * (the JIT report). */
+ * symbolizer and memory (none may be NULL); NULL when out of range. */
 const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
 				 struct mem_reader **mem);
 
