@@ -11,7 +11,8 @@
 # - stitch:  a C function (os.clock): a "stitch" trace;
 # - leave:   inner loops leaving the root trace: those reasons and lines;
 # - healthy: one loop trace, no abort at all, and the gate passes.
-# Each report is compared with -jv's root aborts (side-trace aborts never
+# Each report is compared with the target's own -jv log (-jv=FILE), root
+# aborts only (side-trace aborts never
 # reach the penalty cache the report reads: src/lj_trace.c trace_abort).
 # The message argument and the "at" line are only known for aborts the
 # polls saw last: they may print as "?" and be absent, never different.
@@ -105,11 +106,9 @@ check_traces() {
 run_case() {
 	local v=$1 mode=$2 dir="$TMP/$1-$2" rc pid counts
 	mkdir -p "$dir"
-	# The reference, alongside: -jv prints every trace event.
-	eval "$(variant_cmd "$v" -jv "$SCRIPT" "$mode" 0.6)" >"$dir/ref" 2>&1 &
-	local refpid=$!
-	CHILDREN+=("$refpid")
-	start_bg eval "exec $(variant_cmd "$v" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+	# The reference is the target's own -jv log: the JIT's choices vary from
+	# run to run (its penalties have random bits), so it must be this run's.
+	start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
 	pid=$BGPID
 	# Profile once the first count is out; stop the target after.
 	for _ in $(seq 100); do
@@ -120,7 +119,7 @@ run_case() {
 		2>"$dir/err"
 	rc=$?
 	touch "$dir/stop"
-	wait "$pid" "$refpid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 	grep -q "==== JIT health" "$dir/out" ||
 		{ fail "$v $mode: report" "no JIT section: $(tr '\n' '|' < "$dir/err")"; return; }
 	check_aborts "$v $mode" "$dir/ref" "$dir/out"
