@@ -87,7 +87,7 @@ static bool capture_detail(struct symbolizer *sym, const struct lj_layout *lay,
 		if (js->errinfo_kind != JERRINFO_INT)
 			return false;
 		arg = js->errinfo_int;
-		snprintf(name, sizeof(name), "%d", arg);
+		traceerr_bcname(lay, (unsigned)arg, name, sizeof(name));
 	} else if (kind == TRACEERR_ARG_FUNC) {
 		if (js->errinfo_kind != JERRINFO_FUNC ||
 		    sym_func_ffname(sym, js->errinfo_func, name, sizeof(name)))

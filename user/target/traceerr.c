@@ -61,6 +61,49 @@ static const char *const te_msgs[] = { TRACEERR_TABLE(X_MSG) };
 
 const unsigned traceerr_nyi_bytecode = TE_NYI_BYTECODE;
 
+/* Opcode names in src/lj_bc.h order up to JMP (alike everywhere), then
+ * the tail of the classic numbering and of 2025+ upstream's, which adds
+ * the bit operations before FUNCF. */
+static const char bc_head[] =
+	"ISLT ISGE ISLE ISGT ISEQV ISNEV ISEQS ISNES ISEQN ISNEN ISEQP ISNEP ISTC "
+	"ISFC IST ISF ISTYPE ISNUM MOV NOT UNM LEN ADDVN SUBVN MULVN DIVVN MODVN "
+	"ADDNV SUBNV MULNV DIVNV MODNV ADDVV SUBVV MULVV DIVVV MODVV POW CAT KSTR "
+	"KCDATA KSHORT KNUM KPRI KNIL UGET USETV USETS USETN USETP UCLO FNEW TNEW "
+	"TDUP GGET GSET TGETV TGETS TGETB TGETR TSETV TSETS TSETB TSETM TSETR "
+	"CALLM CALL CALLMT CALLT ITERC ITERN VARG ISNEXT RETM RET RET0 RET1 FORI "
+	"JFORI FORL IFORL JFORL ITERL IITERL JITERL LOOP ILOOP JLOOP JMP ";
+static const char bc_bitops[] = "BNOT BAND BOR BXOR BSHL BSHR BSAR ";
+static const char bc_tail[] = "FUNCF IFUNCF JFUNCF FUNCV IFUNCV JFUNCV FUNCC FUNCCW ";
+
+/* The n-th space-separated word of list into buf; n is decremented by the
+ * words passed, so lists can be chained.  1 when found. */
+static int nth_word(const char *list, unsigned *n, char *buf, size_t len)
+{
+	for (const char *p = list; *p; (*n)--) {
+		size_t w = strcspn(p, " ");
+
+		if (*n == 0) {
+			snprintf(buf, len, "%.*s", (int)w, p);
+			return 1;
+		}
+		p += w + 1;
+	}
+	return 0;
+}
+
+char *traceerr_bcname(const struct lj_layout *lay, unsigned op, char *buf, size_t len)
+{
+	unsigned n = op;
+	char name[16] = "";
+
+	if (!nth_word(bc_head, &n, name, sizeof(name)) &&
+	    !(lay && lay->vmthref && nth_word(bc_bitops, &n, name, sizeof(name))))
+		nth_word(bc_tail, &n, name, sizeof(name));
+	/* jit/v.lua cuts the name out of vmdef.bcnames: six columns, padded. */
+	snprintf(buf, len, "%-6s", name[0] ? name : "?");
+	return buf;
+}
+
 /* 2025+ upstream (vmthref in the layout table) prints the opcode name. */
 static int names_bytecode(const struct lj_layout *lay)
 {

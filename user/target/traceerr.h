@@ -29,6 +29,10 @@ const char *traceerr_name(unsigned code);
 char *traceerr_text(const struct lj_layout *lay, unsigned code, int arg_int,
 		    const char *arg_str, char *buf, size_t len);
 
+/* The opcode's name as 2025+ upstream's jit/v.lua prints it in "NYI:
+ * bytecode %s": six columns, space-padded ("FNEW  "); "?" when unknown. */
+char *traceerr_bcname(const struct lj_layout *lay, unsigned op, char *buf, size_t len);
+
 /* The code of "blacklisted" and of "NYI: bytecode", for callers that
  * treat them specially. */
 extern const unsigned traceerr_nyi_bytecode;
