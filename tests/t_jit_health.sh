@@ -16,6 +16,7 @@
 # reach the penalty cache the report reads: src/lj_trace.c trace_abort).
 # The message argument and the "at" line are only known for aborts the
 # polls saw last: they may print as "?" and be absent, never different.
+# pprof labels fnew's samples with the abort (jit_abort).
 # --fail-if-interpreted 20 exits 3 on fnew and 0 on healthy, and
 # the target's trace count (jit.util.traceinfo) is the same before and
 # after the profile.
@@ -103,6 +104,20 @@ check_traces() {
 	fi
 }
 
+# pprof_labels FILE KEY: "samples<TAB>value" per value of string label KEY.
+pprof_labels() {
+	NODE_PATH=$TOP/tests/node/node_modules node -e '
+		const zlib = require("zlib"), fs = require("fs");
+		const { Profile } = require("pprof-format");
+		const p = Profile.decode(zlib.gunzipSync(fs.readFileSync(process.argv[1])));
+		const str = (i) => p.stringTable.strings[Number(i)], m = new Map();
+		for (const s of p.sample)
+			for (const l of s.label)
+				if (str(l.key) === process.argv[2])
+					m.set(str(l.str), (m.get(str(l.str)) || 0) + Number(s.value[0]));
+		for (const [k, v] of m) console.log(v + "\t" + k);' "$1" "$2"
+}
+
 run_case() {
 	local v=$1 mode=$2 dir="$TMP/$1-$2" rc pid counts
 	mkdir -p "$dir"
@@ -118,6 +133,8 @@ run_case() {
 	"$PROF" -p "$pid" -d 1.0 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$dir/out" \
 		2>"$dir/err"
 	rc=$?
+	# fnew: pprof carries the abort as a label (the report goes to stderr).
+	[ "$mode" = fnew ] && "$PROF" -p "$pid" -d 0.8 --jit -o "$dir/out.pb.gz" 2>"$dir/pb.err"
 	touch "$dir/stop"
 	wait "$pid" 2>/dev/null
 	grep -q "==== JIT health" "$dir/out" ||
@@ -139,7 +156,10 @@ run_case() {
 			fail "$v fnew: argument" "no abort with argument and line: $(grep abort "$dir/out" | tr '\n' '|')"
 		check "$v fnew: FORL blacklisted" grep -q "^    blacklisted FORL at $CHUNK:$FORL_LINE$" "$dir/out"
 		check "$v fnew: gate exits 3 ($rc)" test "$rc" = 3
-		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err" ;;
+		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
+		check "$v fnew: pprof jit_abort label" grep -q "^[0-9][0-9]*	$CHUNK:[0-9]* -- NYI: bytecode" \
+			<(pprof_labels "$dir/out.pb.gz" jit_abort)
+		check "$v fnew: JIT report on stderr beside pprof" grep -q "==== JIT health" "$dir/pb.err" ;;
 	healthy)
 		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
 		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"

@@ -168,7 +168,8 @@ static void print_summary(const struct profile *p, unsigned hz)
 }
 
 static int render(FILE *out, const struct profile *p, const struct options *o,
-		  const struct jp_mode *jp, enum out_format fmt, struct session *sess)
+		  const struct jp_mode *jp, enum out_format fmt, struct session *sess,
+		  const struct jw_result *jit)
 {
 	char title[128];
 	struct export_opts eo = {
@@ -179,6 +180,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.zone_frames = o->zone_frames,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
+		.jit = jit,
 	};
 	struct view_jitp_opts vo = {
 		.open_source = session_open_source, .ctx = sess, .per_thread = o->per_thread,
@@ -318,9 +320,9 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 /* --jit: the JIT health report into out (the text report, or stderr
  * beside another format); the gate's verdict on stderr.  Returns 0, 1
  * when writing failed, or EXIT_JIT_GATE. */
-static int jit_report(struct oneshot *os, struct session *s, const struct profile *p, FILE *out)
+static int jit_report(struct oneshot *os, const struct jw_result *r, const struct profile *p,
+		      FILE *out)
 {
-	const struct jw_result *r = jitwatch_finish(os->jw, session_targets(s));
 	struct view_jit_opts vo;
 	int rc;
 
@@ -343,14 +345,16 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	char err[256];
 	bool pipe_closed = false;
 	int jit_rc = 0;
+	/* Read while the targets live: traces and blacklists die with them. */
+	const struct jw_result *jit = os->jw ? jitwatch_finish(os->jw, session_targets(s)) : NULL;
 
-	if (render(os->out->f, p, o, os->jp, os->fmt, s) && !ferror(os->out->f)) {
+	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
 		return os->rc = 1;
 	}
 	if (os->jw)
-		jit_rc = jit_report(os, s, p, os->fmt == FMT_TEXT ? os->out->f : stderr);
+		jit_rc = jit_report(os, jit, p, os->fmt == FMT_TEXT ? os->out->f : stderr);
 	if (output_commit(os->out, err, sizeof(err))) {
 		if (errno != EPIPE) {
 			log_error("%s", err);

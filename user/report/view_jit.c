@@ -3,6 +3,7 @@
  * with what sample/jitwatch read from the JIT itself. */
 #include "report/view_jit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,25 +50,40 @@ static enum jclass classify(int32_t vmstate)
 	}
 }
 
-/* The function of the sample: its topmost Lua frame, keyed "chunk:line
- * of definition" as jit.p's 'f' mode prints an unnamed function. */
-static char *sample_key(const struct sample *s)
+int view_jit_key(const struct sample *s, char *buf, size_t len)
 {
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		struct frame_sym f;
 		struct strbuf sb = STRBUF_INIT;
-		char *k;
 
 		if (s->frames[i]->kind != FRAME_LUA)
 			continue;
 		f = *s->frames[i];
 		f.name = NULL;
 		frame_put(&sb, &f, 'f', true);
-		k = xstrdup(sb_str(&sb));
+		snprintf(buf, len, "%s", sb_str(&sb));
 		sb_free(&sb);
-		return k;
+		return 0;
 	}
-	return NULL;
+	return -1;
+}
+
+const struct jw_abort *view_jit_abort_of(const struct jw_result *r, const char *key)
+{
+	const struct jw_abort *best = NULL;
+
+	for (size_t i = 0; r && i < r->naborts; i++)
+		if (!strcmp(r->aborts[i].func, key) &&
+		    (!best || r->aborts[i].have_detail > best->have_detail))
+			best = &r->aborts[i];
+	return best;
+}
+
+static char *sample_key(const struct sample *s)
+{
+	char buf[JW_LOC];
+
+	return view_jit_key(s, buf, sizeof(buf)) ? NULL : xstrdup(buf);
 }
 
 static int one_cmp(const void *a, const void *b)

@@ -19,6 +19,13 @@ struct view_jit_opts {
 
 void view_jit_opts_init(struct view_jit_opts *o);
 
+/* The function a sample is charged to: its topmost Lua frame as
+ * "chunk:first line" (jit.p's 'f' form, unnamed); -1 when it ran no Lua. */
+int view_jit_key(const struct sample *s, char *buf, size_t len);
+
+/* An abort of the function key, one with its argument first; NULL. */
+const struct jw_abort *view_jit_abort_of(const struct jw_result *r, const char *key);
+
 /* Writes the report to out, and the gate's verdict (one line per hot
  * function over the limit, with its abort reasons) to gate_out.  Returns
  * -1 when writing failed, 1 when the gate failed, else 0. */
