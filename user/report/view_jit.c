@@ -137,12 +137,38 @@ static double pct(uint64_t a, uint64_t b)
 
 /* ==== Per function: traces, aborts, blacklisted bytecode ==== */
 
+/* A program's processes (nginx workers) compile the same code alike: an
+ * entry equal to an earlier one of another process is printed once. */
+static bool same_abort(const struct jw_abort *a, const struct jw_abort *b)
+{
+	return !strcmp(a->func, b->func) && !strcmp(a->start, b->start) &&
+	       !strcmp(a->text, b->text) && !strcmp(a->at, b->at) &&
+	       a->blacklisted == b->blacklisted;
+}
+
+static bool same_trace(const struct jw_trace *a, const struct jw_trace *b)
+{
+	return a->traceno == b->traceno && a->link == b->link && a->root == b->root &&
+	       a->linktype == b->linktype && !strcmp(a->start, b->start);
+}
+
+static bool same_black(const struct jw_black *a, const struct jw_black *b)
+{
+	return a->op == b->op && !strcmp(a->where, b->where);
+}
+
+#define SEEN_BEFORE(arr, i, same) ({                                          \
+	bool seen_ = false;                                                   \
+	for (size_t j_ = 0; j_ < (i) && !seen_; j_++)                         \
+		seen_ = same(&(arr)[j_], &(arr)[i]);                          \
+	seen_; })
+
 static void put_aborts(FILE *out, const struct jw_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->naborts; i++) {
 		const struct jw_abort *a = &r->aborts[i];
 
-		if (strcmp(a->func, key))
+		if (strcmp(a->func, key) || SEEN_BEFORE(r->aborts, i, same_abort))
 			continue;
 		fprintf(out, "    abort    %s -- %s", a->start, a->text);
 		if (a->at[0])
@@ -157,7 +183,7 @@ static void put_traces(FILE *out, const struct jw_result *r, const char *key)
 		const struct jw_trace *t = &r->traces[i];
 		char link[32] = "";
 
-		if (strcmp(t->func, key))
+		if (strcmp(t->func, key) || SEEN_BEFORE(r->traces, i, same_trace))
 			continue;
 		if (t->link && t->link != t->traceno)
 			snprintf(link, sizeof(link), " -> %u", t->link);
@@ -174,7 +200,7 @@ static void put_blacks(FILE *out, const struct jw_result *r, const char *key)
 	for (size_t i = 0; i < r->nblacks; i++) {
 		const struct jw_black *b = &r->blacks[i];
 
-		if (!strcmp(b->func, key))
+		if (!strcmp(b->func, key) && !SEEN_BEFORE(r->blacks, i, same_black))
 			fprintf(out, "    blacklisted %s at %s\n", b->op, b->where);
 	}
 }
