@@ -16,7 +16,8 @@
 # reach the penalty cache the report reads: src/lj_trace.c trace_abort).
 # The message argument and the "at" line are only known for aborts the
 # polls saw last: they may print as "?" and be absent, never different.
-# pprof labels fnew's samples with the abort (jit_abort).
+# pprof labels fnew's samples with the abort (jit_abort), and the SVG
+# puts it in the function's tooltip.
 # --fail-if-interpreted 20 exits 3 on fnew and 0 on healthy, and
 # the target's trace count (jit.util.traceinfo) is the same before and
 # after the profile.
@@ -135,6 +136,9 @@ run_case() {
 	rc=$?
 	# fnew: pprof carries the abort as a label (the report goes to stderr).
 	[ "$mode" = fnew ] && "$PROF" -p "$pid" -d 0.8 --jit -o "$dir/out.pb.gz" 2>"$dir/pb.err"
+	# ... and the SVG's tooltips (once, on the first build).
+	[ "$mode" = fnew ] && [ "$v" = deb-bin ] &&
+		"$PROF" -p "$pid" -d 0.6 --jit -o "$dir/out.svg" 2>/dev/null
 	touch "$dir/stop"
 	wait "$pid" 2>/dev/null
 	grep -q "==== JIT health" "$dir/out" ||
@@ -159,7 +163,9 @@ run_case() {
 		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
 		check "$v fnew: pprof jit_abort label" grep -q "^[0-9][0-9]*	$CHUNK:[0-9]* -- NYI: bytecode" \
 			<(pprof_labels "$dir/out.pb.gz" jit_abort)
-		check "$v fnew: JIT report on stderr beside pprof" grep -q "==== JIT health" "$dir/pb.err" ;;
+		check "$v fnew: JIT report on stderr beside pprof" grep -q "==== JIT health" "$dir/pb.err"
+		[ "$v" = deb-bin ] && check "$v fnew: SVG tooltip names the abort" \
+			grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg" ;;
 	healthy)
 		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
 		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"

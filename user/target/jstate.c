@@ -63,38 +63,47 @@ static void decode_errinfo(const struct lj_layout *lay, uint64_t tv, struct jsta
 	}
 }
 
+/* Every field read lies in jit_State (J->trace too: g_trace is inside
+ * it), so one read of its first few KB serves them all. */
+#define J_READ_MAX	4096
+
 int jstate_read(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 		struct jstate *out)
 {
-	uint8_t pen[JPENALTY_SLOTS * 16];
-	uint64_t J, tv = 0;
+	uint8_t b[J_READ_MAX];
+	uint64_t J, tv;
 	int ref = lay->gc64 ? 8 : 4;
-	size_t plen;
+	size_t plen, len;
+	unsigned trace_at, size_at;
 
 	memset(out, 0, sizeof(*out));
-	if (!jstate_supported(lay) || lay->penalty_size > 16)
+	if (!jstate_supported(lay) || lay->penalty_size > 16 || lay->g_trace < lay->g_J)
 		return -1;
 	J = g + lay->g_J;
 	plen = (size_t)lay->penalty_size * JPENALTY_SLOTS;
+	trace_at = lay->g_trace - lay->g_J;
+	size_at = lay->g_sizetrace - lay->g_J;
+	len = lay->J_errinfo + 8u;
+	if (lay->J_penalty + plen > len || lay->J_penaltyslot + 4u > len || len > J_READ_MAX ||
+	    mem_read(mem, J, b, len))
+		return -1;
 	/* Native pointers: J->pc, J->pt and J->trace are 8 bytes on x86-64
 	 * whatever the GCRef width; cur.startpt/startpc are GCRef/MRef. */
-	if (mem_read(mem, J + lay->J_state, &out->state, 4) ||
-	    mem_read(mem, J + lay->J_pc, &out->pc, 8) ||
-	    mem_read(mem, J + lay->J_pt, &out->pt, 8) ||
-	    layout_read_ref(mem, lay, J + lay->tr_startpt, &out->cur_startpt) ||
-	    layout_read_ref(mem, lay, J + lay->tr_startpc, &out->cur_startpc) ||
-	    mem_read(mem, J + lay->J_errinfo, &tv, 8) ||
-	    mem_read(mem, g + lay->g_trace, &out->traces, 8) ||
-	    mem_read(mem, g + lay->g_sizetrace, &out->sizetrace, 4) ||
-	    mem_read(mem, J + lay->J_penalty, pen, plen) ||
-	    mem_read(mem, J + lay->J_penaltyslot, &out->penaltyslot, 4))
-		return -1;
+	out->state = (uint32_t)ld(b + lay->J_state, 4);
+	out->pc = ld(b + lay->J_pc, 8);
+	out->pt = ld(b + lay->J_pt, 8);
+	out->cur_startpt = ld(b + lay->tr_startpt, ref);
+	out->cur_startpc = ld(b + lay->tr_startpc, ref);
+	tv = ld(b + lay->J_errinfo, 8);
+	out->traces = ld(b + trace_at, 8);
+	out->sizetrace = (uint32_t)ld(b + size_at, 4);
+	out->penaltyslot = (uint32_t)ld(b + lay->J_penaltyslot, 4);
 	if (out->sizetrace > MAX_SIZETRACE || out->penaltyslot >= JPENALTY_SLOTS ||
 	    out->state > 16)
 		return -1;
 	decode_errinfo(lay, tv, out);
 	for (int i = 0; i < JPENALTY_SLOTS; i++) {
-		const uint8_t *p = pen + (size_t)i * lay->penalty_size;
+		const uint8_t *p = b + lay->J_penalty + (size_t)i * lay->penalty_size;
 
 		out->penalty[i].pc = ld(p, ref);
 		out->penalty[i].val = (uint16_t)ld(p + lay->penalty_val, 2);
