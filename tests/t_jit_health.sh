@@ -1,7 +1,7 @@
 #!/bin/bash
 # --jit, the JIT health report (issue 16), against `luajit -jv` on the same
 # workloads (tests/workloads/jit_health.lua), on Debian's upstream 2.1 and
-# OpenResty's luajit2:
+# OpenResty's luajit2 (and fnew on OpenResty's non-GC64 build):
 # - fnew:    closure creation (FNEW, NYI bytecode) in the hot loop: every
 #            root abort -jv prints, with its reason and "at" line, and the
 #            loop's FORL blacklisted after the repeated aborts;
@@ -135,10 +135,13 @@ run_case() {
 		2>"$dir/err"
 	rc=$?
 	# fnew: pprof carries the abort as a label (the report goes to stderr).
-	[ "$mode" = fnew ] && "$PROF" -p "$pid" -d 0.8 --jit -o "$dir/out.pb.gz" 2>"$dir/pb.err"
+	if [ "$mode" = fnew ]; then
+		"$PROF" -p "$pid" -d 0.8 --jit -o "$dir/out.pb.gz" 2>"$dir/pb.err"
+	fi
 	# ... and the SVG's tooltips (once, on the first build).
-	[ "$mode" = fnew ] && [ "$v" = deb-bin ] &&
+	if [ "$mode" = fnew ] && [ "$v" = deb-bin ]; then
 		"$PROF" -p "$pid" -d 0.6 --jit -o "$dir/out.svg" 2>/dev/null
+	fi
 	touch "$dir/stop"
 	wait "$pid" 2>/dev/null
 	grep -q "==== JIT health" "$dir/out" ||
@@ -164,8 +167,10 @@ run_case() {
 		check "$v fnew: pprof jit_abort label" grep -q "^[0-9][0-9]*	$CHUNK:[0-9]* -- NYI: bytecode" \
 			<(pprof_labels "$dir/out.pb.gz" jit_abort)
 		check "$v fnew: JIT report on stderr beside pprof" grep -q "==== JIT health" "$dir/pb.err"
-		[ "$v" = deb-bin ] && check "$v fnew: SVG tooltip names the abort" \
-			grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg" ;;
+		if [ "$v" = deb-bin ]; then
+			check "$v fnew: SVG tooltip names the abort" \
+				grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg"
+		fi ;;
 	healthy)
 		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
 		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"
@@ -181,4 +186,9 @@ for v in deb-bin or-bin; do
 	for mode in $MODES; do
 		run_case "$v" "$mode"
 	done
+done
+# Non-GC64 (32-bit GCRefs, its own jit_State offsets): the closure case on
+# OpenResty's build, the one with every message detail.
+for v in "${NOGC64_VARIANTS[@]}"; do
+	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; fi
 done
