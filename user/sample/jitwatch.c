@@ -26,6 +26,7 @@
 
 struct jitwatch {
 	struct jw_result r;
+	bool final;		/* the last poll: every slot's start is looked at */
 	size_t cap_aborts, cap_traces, cap_blacks;
 };
 
@@ -109,6 +110,10 @@ static void poll_slot(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 	uint8_t op;
 	bool changed = a->reason != p->reason || a->val != p->val;
 
+	/* Blacklisting leaves the slot as it was (src/lj_trace.c penalty_pc):
+	 * the start instruction itself is looked at on changes and at the end. */
+	if (!changed && a->start[0] && !jw->final)
+		return;
 	if (mem_read(mem, p->pc, &ins, 4))
 		return;
 	op = (uint8_t)ins;
@@ -262,6 +267,7 @@ static void finish_vm(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 
 const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
 {
+	jw->final = true;
 	jitwatch_poll(jw, ts);
 	for (int i = 0; i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
