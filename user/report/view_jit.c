@@ -263,6 +263,10 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 		fprintf(out, "(no function reaches %g%% of the samples)\n", o->hot_pct);
 	fprintf(out, "(%llu polls of the JIT state%s)\n", (unsigned long long)r->polls,
 		r->read_failures ? ", some unreadable" : "");
+	if (r->exited)
+		fprintf(out, "(%u process%s exited before the end: %s traces and blacklisted "
+			"bytecode are not known)\n", r->exited, r->exited == 1 ? "" : "es",
+			r->exited == 1 ? "its" : "their");
 	for (size_t i = 0; i < nrows; i++)
 		free(rows[i].key);
 	free(rows);

@@ -272,8 +272,10 @@ const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
 	for (int i = 0; i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
 
-		if (target_exited(t))
+		if (target_exited(t)) {
+			jw->r.exited++;
 			continue;
+		}
 		for (int v = 0; v < target_nvms(t); v++) {
 			struct symbolizer *sym = NULL;
 			struct mem_reader *mem = NULL;

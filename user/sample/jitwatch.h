@@ -57,6 +57,7 @@ struct jw_result {
 	struct jw_black *blacks;
 	size_t nblacks;
 	uint64_t polls, read_failures;
+	uint32_t exited;	/* targets gone before the end: no traces, blacklists */
 	char refusal[200];	/* a VM whose JIT state cannot be read: why */
 };
 
