@@ -1,7 +1,8 @@
 #!/bin/bash
 # --jit, the JIT health report (issue 16), against `luajit -jv` on the same
 # workloads (tests/workloads/jit_health.lua), on Debian's upstream 2.1 and
-# OpenResty's luajit2 (and fnew on OpenResty's non-GC64 build):
+# OpenResty's luajit2 (and fnew on OpenResty's non-GC64 build and on
+# Tarantool's fork):
 # - fnew:    closure creation (FNEW, NYI bytecode) in the hot loop: every
 #            root abort -jv prints, with its reason and "at" line, and the
 #            loop's FORL blacklisted after the repeated aborts;
@@ -124,7 +125,12 @@ run_case() {
 	mkdir -p "$dir"
 	# The reference is the target's own -jv log: the JIT's choices vary from
 	# run to run (its penalties have random bits), so it must be this run's.
-	start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+	if [ "$v" = tarantool ]; then	# no -jv option: jit.v started by -e
+		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
+			'$SCRIPT' $mode 20 0.5 '$dir/stop' >'$dir/counts'"
+	else
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+	fi
 	pid=$BGPID
 	# Profile once the first count is out; stop the target after.
 	for _ in $(seq 100); do
@@ -192,3 +198,9 @@ done
 for v in "${NOGC64_VARIANTS[@]}"; do
 	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; fi
 done
+# Tarantool's fork of 2.1.0-beta3 (its own jit_State offsets).
+if command -v tarantool >/dev/null; then
+	run_case tarantool fnew
+else
+	fail "tarantool" "not installed (tests/deps/apt.runtimes)"
+fi

@@ -152,6 +152,14 @@ static const struct lj_layout layouts[] = {
 		.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,
 		.tr_nsnapmap = 28, .cframe_pc = 28, .cframe_L = 24, .cframe_prev = 32,
 		.cframe_size = 80, .snap_mcofs = 0, .snap_nent = 8,
+		/* JIT health: the same DWARF (ptype /o struct jit_State, GCtrace,
+		 * HotPenalty); the penalty cache sits 8 bytes further than in
+		 * 2.1 non-GC64, and its traceerr table is 2.1's. */
+		.g_J = 448, .J_pc = 112, .J_pt = 128, .J_state = 212, .J_penalty = 1800,
+		.J_penaltyslot = 2312, .J_errinfo = 2544, .penalty_size = 8,
+		.penalty_val = 4, .penalty_reason = 6, .tr_nins = 8, .tr_startins = 56,
+		.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,
+		.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92, .bc_ifuncf = 90,
 	},
 	/* LuaJIT 2.0 is recognised only to be refused by name: its
 	 * global_State has no cur_L (only jit_L, set while a trace runs), so

@@ -1,7 +1,8 @@
 /* The table of trace abort messages, in src/lj_traceerr.h order (the
  * TraceError code is the index).  Checked against the jit/vmdef.lua
- * traceerr table of Debian's 2.1 (2022), OpenResty's luajit2 (2024) and
- * LuaJIT 2.1 head (2026): the only difference is that head names the
+ * traceerr table of Debian's 2.1 (2022), OpenResty's luajit2 (2024),
+ * Tarantool 2.6's fork (the copy inside its binary) and LuaJIT 2.1 head
+ * (2026): the only difference is that head names the
  * bytecode of "NYI: bytecode" instead of printing its number. */
 #include "target/traceerr.h"
 
