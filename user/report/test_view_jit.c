@@ -3,7 +3,7 @@
  * helper (lib.lua:10) 25%, 10 of them in C; outer 6% in the GC; the main
  * chunk 3% in the JIT compiler; one [host] sample. */
 #include "report/view_jit.h"
-#include "test_view_fixture.h"
+#include "report/test_view_fixture.h"
 
 static char *render(const struct profile *p, const struct jw_result *r,
 		    const struct view_jit_opts *o, char **gate, int *rc)
