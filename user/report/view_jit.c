@@ -261,8 +261,8 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 	}
 	if (!listed)
 		fprintf(out, "(no function reaches %g%% of the samples)\n", o->hot_pct);
-	fprintf(out, "(%llu polls of the JIT state%s)\n", (unsigned long long)r->polls,
-		r->read_failures ? ", some unreadable" : "");
+	fprintf(out, "(%llu polls of the JIT state, %llu unreadable)\n",
+		(unsigned long long)r->polls, (unsigned long long)r->read_failures);
 	if (r->exited)
 		fprintf(out, "(%u process%s exited before the end: %s traces and blacklisted "
 			"bytecode are not known)\n", r->exited, r->exited == 1 ? "" : "es",
