@@ -1,11 +1,16 @@
 /* libFuzzer target: what the loader reads from a VM before any sample
  * arrives, on a memory image: GG_State validation against every layout,
  * the jit.zone lookup through the registry, trace start lookups and the
- * GCstr/table readers.  Input: a snapshot (snapfmt.h). */
+ * GCstr/table readers, and the JIT-state readers of --jit (jit_State,
+ * traces, blacklisted bytecode, abort messages).  Input: a snapshot (snapfmt.h). */
 #include <stdint.h>
 #include <string.h>
 
 #include "target/discover.h"
+#include "target/jblack.h"
+#include "target/jstate.h"
+#include "target/jtrace.h"
+#include "target/traceerr.h"
 #include "target/layout.h"
 #include "target/luaobj.h"
 #include "target/memory.h"
@@ -13,6 +18,39 @@
 #include "symbolize/symbolize.h"
 
 static struct snapshot snap;
+
+/* What --jit reads (sample/jitwatch.c): the penalty cache, the traces,
+ * prototypes found from PCs and their blacklisted bytecode. */
+static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struct lj_layout *lay,
+		     uint64_t g)
+{
+	struct jstate js;
+	struct jtrace tr;
+	struct jblack_ins bl[8];
+	char buf[256], name[16];
+
+	if (!jstate_supported(lay) || jstate_read(mem, lay, g, &js))
+		return;
+	for (int i = 0; i < JPENALTY_SLOTS; i++) {
+		uint64_t pt;
+
+		if (!js.penalty[i].pc)
+			continue;
+		traceerr_text(lay, js.penalty[i].reason, js.errinfo_int,
+			      traceerr_bcname(lay, (unsigned)js.errinfo_int & 0xff, name,
+					      sizeof(name)), buf, sizeof(buf));
+		pt = jblack_proto_of(mem, lay, js.penalty[i].pc, 4096);
+		if (pt) {
+			jblack_scan(mem, lay, pt, bl, 8);
+			sym_pc_location(sym, pt, js.penalty[i].pc, 'l', buf, sizeof(buf));
+		}
+	}
+	sym_func_ffname(sym, js.errinfo_func, buf, sizeof(buf));
+	sym_pc_location(sym, js.pt, js.pc, 'f', buf, sizeof(buf));
+	for (unsigned n = 1; n < js.sizetrace && n < 64; n++)
+		if (!jtrace_read(mem, lay, &js, n, &tr))
+			sym_pc_location(sym, tr.startpt, tr.startpc, 'l', buf, sizeof(buf));
+}
 
 /* Reads through a VM the way the loader does once a layout is known. */
 static void walk_vm(struct mem_reader *mem, const struct lj_layout *lay, uint64_t gg, uint64_t g)
@@ -34,6 +72,7 @@ static void walk_vm(struct mem_reader *mem, const struct lj_layout *lay, uint64_
 	sym = sym_new(mem, lay, NULL);
 	for (int t = -1; t < 4; t++)
 		sym_trace_start(sym, g, t, buf, sizeof(buf));
+	walk_jit(mem, sym, lay, g);
 	sym_free(sym);
 }
 

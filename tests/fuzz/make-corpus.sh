@@ -26,6 +26,16 @@ take() {	# take NAME VARIANT FLAGS WORKLOAD [ARGS]
 	wait "$pid" 2>/dev/null
 }
 
+take_jit() {	# take_jit NAME VARIANT MODE: jit_health.lua takes its mode first
+	local name=$1 v=$2 mode=$3
+	variant_exec "$v" "$WL/jit_health.lua" "$mode" 60 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 1.5
+	"$SNAP" -p "$pid" -d 1.5 -o "$OUT/$name.snap" || rm -f "$OUT/$name.snap"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 for v in "${VARIANTS[@]}"; do
 	for wl in w631 pcall coro cfuncs zones vmstates demo; do
 		take "$wl-$v" "$v" "" "$wl"
@@ -34,5 +44,7 @@ for v in "${VARIANTS[@]}"; do
 	take "churn-$v" "$v" "" churn
 	take "cfuncs-joff-$v" "$v" -joff cfuncs
 	take "pcall-joff-$v" "$v" -joff pcall
+	take_jit "jit-fnew-$v" "$v" fnew
+	take_jit "jit-leave-$v" "$v" leave
 done
 ls -la "$OUT"

@@ -19,6 +19,9 @@
 
 #include "sample/collector.h"
 #include "target/discover.h"
+#include "target/jblack.h"
+#include "target/jstate.h"
+#include "target/jtrace.h"
 #include "model/frame_fmt.h"
 #include "target/layout.h"
 #include "recmem.h"
@@ -185,6 +188,31 @@ static int by_addr(const void *a, const void *b)
 
 /* Coalesces records into at most SNAP_MAX_REGIONS regions, widening the gap
  * that may be bridged (with live bytes) until they fit. */
+/* What --jit reads (sample/jitwatch.c), so that fuzz_vm's seeds hold a
+ * real jit_State, its traces and the prototypes of its aborts. */
+static void record_jit(struct mem_reader *mem, struct symbolizer *sym,
+		       const struct lj_layout *lay, uint64_t g)
+{
+	struct jblack_ins bl[8];
+	struct jstate js;
+	struct jtrace tr;
+	char buf[256];
+
+	if (!jstate_supported(lay) || jstate_read(mem, lay, g, &js))
+		return;
+	for (int i = 0; i < JPENALTY_SLOTS; i++) {
+		uint64_t pt = js.penalty[i].pc ?
+			      jblack_proto_of(mem, lay, js.penalty[i].pc, 4096) : 0;
+
+		if (pt && jblack_scan(mem, lay, pt, bl, 8) >= 0)
+			sym_pc_location(sym, pt, js.penalty[i].pc, 'l', buf, sizeof(buf));
+	}
+	sym_pc_location(sym, js.pt, js.pc, 'l', buf, sizeof(buf));
+	for (unsigned n = 1; n < js.sizetrace && n < 64; n++)
+		if (!jtrace_read(mem, lay, &js, n, &tr))
+			sym_pc_location(sym, tr.startpt, tr.startpc, 'l', buf, sizeof(buf));
+}
+
 static int build_regions(struct mem_reader *mem, struct mem_record *r, size_t n,
 			 struct snapshot *s)
 {
@@ -317,6 +345,7 @@ int main(int argc, char **argv)
 		if (snap.stacks[i].vmstate > 0)
 			sym_trace_start(sym, vms[0].g, snap.stacks[i].vmstate, buf, sizeof(buf));
 	}
+	record_jit(mem, sym, vms[0].layout, vms[0].g);
 	recmem_stop(mem, &recs, &nrecs);
 	nw = debug_windows(mem, vms[0].layout, &snap, windows);
 	for (size_t i = 0; i < nrecs; i++)

@@ -24,8 +24,10 @@
 #include "report/export.h"
 #include "report/jpmode.h"
 #include "report/output.h"
+#include "report/view_jit.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
+#include "sample/jitwatch.h"
 #include "sample/targets.h"
 #include "session/session.h"
 #include "ship/agent.h"
@@ -167,7 +169,8 @@ static void print_summary(const struct profile *p, unsigned hz)
 }
 
 static int render(FILE *out, const struct profile *p, const struct options *o,
-		  const struct jp_mode *jp, enum out_format fmt, struct session *sess)
+		  const struct jp_mode *jp, enum out_format fmt, struct session *sess,
+		  const struct jw_result *jit)
 {
 	char title[128];
 	struct export_opts eo = {
@@ -178,6 +181,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.zone_frames = o->zone_frames,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
+		.jit = jit,
 	};
 	struct view_jitp_opts vo = {
 		.open_source = session_open_source, .ctx = sess, .per_thread = o->per_thread,
@@ -266,7 +270,11 @@ struct oneshot {
 	uint64_t next_progress;
 	pid_t child;
 	int rc;
+	struct jitwatch *jw;	/* --jit */
 };
+
+/* Exit status when --fail-if-interpreted finds hot code interpreted. */
+#define EXIT_JIT_GATE	3
 
 static void oneshot_tick(void *ctx, struct session *s, const struct session_clock *c)
 {
@@ -274,7 +282,8 @@ static void oneshot_tick(void *ctx, struct session *s, const struct session_cloc
 	const struct profile_stats *st = &c->prof->stats;
 	uint64_t start = c->now_ns - (uint64_t)(c->elapsed_s * 1e9);
 
-	(void)s;
+	if (os->jw)
+		jitwatch_poll(os->jw, session_targets(s));
 	if (os->progress == PROGRESS_NONE)
 		return;
 	if (!os->next_progress)
@@ -309,6 +318,24 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 		fputc('\n', stderr);
 }
 
+/* --jit: the JIT health report into out (the text report, or stderr
+ * beside another format); the gate's verdict on stderr.  Returns 0, 1
+ * when writing failed, or EXIT_JIT_GATE. */
+static int jit_report(struct oneshot *os, const struct jw_result *r, const struct profile *p,
+		      FILE *out)
+{
+	struct view_jit_opts vo;
+	int rc;
+
+	view_jit_opts_init(&vo);
+	vo.hot_pct = os->o->jit_hot;
+	vo.fail_interp_pct = os->o->fail_interp;
+	rc = view_jit_write(out, stderr, p, r, &vo);
+	if (rc < 0)
+		return 1;
+	return rc ? EXIT_JIT_GATE : 0;
+}
+
 /* Renders the whole run.  A failed write is reported by output_commit,
  * which knows its errno.  A reader that stops early (| head) is not an
  * error: say so, keep the summary and exit 0. */
@@ -318,12 +345,17 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	const struct options *o = os->o;
 	char err[256];
 	bool pipe_closed = false;
+	int jit_rc = 0;
+	/* Read while the targets live: traces and blacklists die with them. */
+	const struct jw_result *jit = os->jw ? jitwatch_finish(os->jw, session_targets(s)) : NULL;
 
-	if (render(os->out->f, p, o, os->jp, os->fmt, s) && !ferror(os->out->f)) {
+	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
 		return os->rc = 1;
 	}
+	if (os->jw)
+		jit_rc = jit_report(os, jit, p, os->fmt == FMT_TEXT ? os->out->f : stderr);
 	if (output_commit(os->out, err, sizeof(err))) {
 		if (errno != EPIPE) {
 			log_error("%s", err);
@@ -334,7 +366,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
 	print_summary(p, o->hz);
-	return os->rc = 0;
+	return os->rc = jit_rc;
 }
 
 static void session_config_from(const struct options *o, volatile sig_atomic_t *stop,
@@ -467,6 +499,7 @@ int main(int argc, char **argv)
 	} else {
 		struct oneshot os = {
 			.o = &o, .jp = &jp, .fmt = fmt, .out = &out, .child = cmd.pid, .rc = 1,
+			.jw = o.jit ? jitwatch_new() : NULL,
 		};
 		struct session_consumer sc = {
 			.ctx = &os, .tick = oneshot_tick, .ended = oneshot_ended,
@@ -480,6 +513,7 @@ int main(int argc, char **argv)
 				      PROGRESS_LOG : PROGRESS_NONE;
 		session_run(sess, &sc);
 		rc = os.rc;
+		jitwatch_free(os.jw);
 	}
 cleanup:
 	if (cmd.go_fd >= 0)

@@ -35,6 +35,22 @@ static int set_flag(struct options *o, const struct opt_row *r, const char *arg,
 	return 0;
 }
 
+/* A share in percent, 0..100, into a double. */
+static int set_percent(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		       size_t len)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (!*arg || *end || !(v >= 0 && v <= 100)) {
+		snprintf(err, len, "invalid %s '%s': expected a percentage from 0 to 100",
+			 r->display, arg);
+		return -1;
+	}
+	*FIELD(o, r, double) = v;
+	return 0;
+}
+
 /* A name or path: anything but empty. */
 static int set_string(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		      size_t len)
@@ -276,6 +292,17 @@ const struct opt_row options_rows[] = {
 	  .at = AT(tree_depth), .min = 1, .max = 1000 },
 	{ N("focus"), 0, REQ, "NAME", set_string, "keep only stacks through function NAME",
 	  .at = AT(focus) },
+	{ N("jit"), 0, NONE, NULL, set_flag,
+	  "add the JIT health report: per hot function its compiled,\n"
+	  "interpreted and JIT-compiler shares, traces, trace aborts\n"
+	  "(luajit -jv's text) and blacklisted loops", .at = AT(jit) },
+	{ N("jit-hot"), 0, REQ, "PCT", set_percent,
+	  "--jit: a function is hot from PCT% of the samples (default 1)",
+	  .at = AT(jit_hot) },
+	{ N("fail-if-interpreted"), 0, REQ, "PCT", set_percent,
+	  "--jit: exit 3 when a hot function runs interpreted more\n"
+	  "than PCT% of its samples, naming it and its abort reasons",
+	  .at = AT(fail_interp) },
 	{ N("lua-only"), 0, NONE, NULL, set_flag,
 	  "drop samples where the thread ran no Lua ([host])", .at = AT(lua_only) },
 	{ N("keep-root"), 0, NONE, NULL, set_flag,
@@ -375,6 +402,8 @@ static void set_defaults(struct options *o)
 	o->push_api = "ingest";
 	o->push_api_id = PUSH_API_INGEST;
 	o->spool_bytes = 64ull << 20;
+	o->jit_hot = 1.0;
+	o->fail_interp = -1;
 }
 
 /* getopt_long's tables: a row's long option returns 256 + its index, its
@@ -459,6 +488,14 @@ static int check_combination(const struct options *o, const bool *given)
 	}
 	if (o->heap && !o->continuous && !o->npids) {
 		log_error("--heap needs -p PID (or --continuous, for a heap profile per interval)");
+		return -1;
+	}
+	if ((o->fail_interp >= 0 || o->jit_hot != 1.0) && !o->jit) {
+		log_error("--fail-if-interpreted and --jit-hot need --jit");
+		return -1;
+	}
+	if (o->jit && o->continuous) {
+		log_error("--jit makes one report at the end: it cannot go with --continuous");
 		return -1;
 	}
 	if (o->auth_token_file && o->basic_auth_file) {

@@ -41,6 +41,9 @@ struct options {
 	const char *focus;
 	uint32_t max_stacks, max_counts, max_frames;
 	char **command;		/* -- COMMAND ARGS, NULL-terminated */
+	bool jit;		/* --jit: the JIT health report */
+	double jit_hot;		/* --jit-hot: share of samples that makes code hot */
+	double fail_interp;	/* --fail-if-interpreted: < 0 off */
 
 	/* System-wide and continuous profiling. */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */

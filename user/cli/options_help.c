@@ -75,6 +75,7 @@ void options_usage(FILE *f)
 	      "  sudo luabpfprof -p 1234 -d 5                 top Lua functions, like luajit -jp\n"
 	      "  sudo luabpfprof -p 1234 -d 5 --jp Fl         chunk:function, then hot lines\n"
 	      "  sudo luabpfprof -p 1234 -d 10 --jp v         VM states: compiled, interpreted, C, GC, JIT\n"
+	      "  sudo luabpfprof -p 1234 -d 10 --jit          which hot code is not compiled, and why\n"
 	      "  sudo luabpfprof -p 1234 -d 10 -o prof.svg    interactive flame graph\n"
 	      "  sudo luabpfprof -p 1234 -d 2m -o prof.pb.gz  pprof, for go tool pprof\n"
 	      "  sudo luabpfprof --tree -- luajit app.lua     launch and profile until it exits\n"

@@ -572,8 +572,25 @@ static void more_tests(void)
 	host_facts();
 }
 
+static void jit_flags(void)	/* --jit and its gate */
+{
+	CHECK("--jit defaults", parse("-p", "1", "--jit", NULL) == OPTIONS_OK && opts.jit &&
+	      opts.fail_interp < 0 && opts.jit_hot == 1.0);
+	CHECK("--jit --fail-if-interpreted 12.5 --jit-hot 4",
+	      parse("-p", "1", "--jit", "--fail-if-interpreted", "12.5", "--jit-hot", "4",
+		    NULL) == OPTIONS_OK && opts.fail_interp == 12.5 && opts.jit_hot == 4);
+	refused("--fail-if-interpreted without --jit", "need --jit",
+		parse("-p", "1", "--fail-if-interpreted", "5", NULL));
+	refused("--fail-if-interpreted 101", "--fail-if-interpreted",
+		parse("-p", "1", "--jit", "--fail-if-interpreted", "101", NULL));
+	refused("--jit-hot -1", "--jit-hot", parse("-p", "1", "--jit", "--jit-hot", "-1", NULL));
+	refused("--jit with --continuous", "--continuous",
+		parse("-a", "--continuous", "--out-dir", "/tmp", "--jit", NULL));
+}
+
 int main(void)
 {
+	jit_flags();
 	numeric_flags();
 	values_parsed();
 	other_errors();

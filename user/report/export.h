@@ -22,6 +22,8 @@ enum out_format out_format_from_path(const char *path);
 
 const char *out_format_name(enum out_format fmt);
 
+struct jw_result;
+
 struct export_opts {
 	char scope;		/* frame labels: 'F' (default, also for 0), 'f', 'l' */
 	bool pathstrip;		/* keep only the file name of "@path" chunks */
@@ -31,6 +33,9 @@ struct export_opts {
 	bool per_process;	/* a pid frame under comm (folded, SVG), one speedscope
 				 * profile per pid; else a program's processes merge */
 	const char *title;	/* SVG title, speedscope name; NULL for a default */
+	/* --jit: pprof labels each sample with the latest trace abort seen
+	 * for its function (jit_abort); NULL for none. */
+	const struct jw_result *jit;
 };
 
 /* Each returns 0, or -1 with errno set (EINVAL for bad options, the write

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "report/export_stack.h"
+#include "report/view_jit.h"
 #include "model/frame_fmt.h"
 #include "base/pbwriter.h"
 
@@ -220,6 +221,23 @@ static void put_label_num(struct pprof_builder *b, const char *key, int64_t valu
 	pb_bytes(&b->msg, SAMPLE_LABEL, b->sub.buf, b->sub.len);
 }
 
+/* --jit: "start -- message [at line]" of the latest abort seen for the
+ * sample's function. */
+static void put_jit_label(struct pprof_builder *b, const struct sample *s)
+{
+	const struct jw_abort *a;
+	char key[JW_LOC];
+
+	if (!b->o.jit || view_jit_key(s, key, sizeof(key)))
+		return;
+	a = view_jit_abort_of(b->o.jit, key);
+	if (!a)
+		return;
+	sb_reset(&b->text);
+	sb_printf(&b->text, "%s -- %s%s%s", a->start, a->text, a->at[0] ? " at " : "", a->at);
+	put_label_str(b, "jit_abort", sb_str(&b->text));
+}
+
 static void put_sample(struct pprof_builder *b, const struct sample *s,
 		       struct xstack *st, uint64_t period)
 {
@@ -250,6 +268,7 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 			put_label_str(b, "trace_start", s->trace_start);
 		if (s->zone)
 			put_label_str(b, "zone", s->zone);
+		put_jit_label(b, s);
 	}
 	pb_bytes(&b->samples_pb, PROFILE_SAMPLE, b->msg.buf, b->msg.len);
 	free(ids);

@@ -13,6 +13,7 @@
 
 #include "model/frame_fmt.h"
 #include "report/export_stack.h"
+#include "report/view_jit.h"
 #include "report/svg_script.h"
 #include "base/hashfn.h"
 #include "base/xalloc.h"
@@ -71,6 +72,7 @@ struct node {
 	uint64_t self[NVM];	/* samples ending here, by VM state */
 	uint64_t start;		/* first sample offset in the layout */
 	uint32_t first_child, nchildren;	/* range in the children array */
+	const struct frame_sym *lua;	/* a Lua function's frame (--jit tooltips) */
 };
 
 struct flame {
@@ -202,6 +204,8 @@ static void flame_merge(struct flame *fl)
 			svg_label(&label, &st.f[k], p, s, &fl->o);
 			cur = node_child(fl, cur, sb_str(&label), label.len,
 					 node_kind_of(&st.f[k]));
+			if (st.f[k].kind == XF_FRAME && st.f[k].sym->kind == FRAME_LUA)
+				fl->nodes[cur].lua = st.f[k].sym;
 			node_count(&fl->nodes[cur], s, k + 1 == st.n);
 		}
 	}
@@ -373,6 +377,26 @@ static int node_y(const struct flame *fl, const struct node *nd)
 	return fl->height - BOTTOM_PAD - (int)(nd->depth + 1) * FRAME_HEIGHT;
 }
 
+/* --jit: the function's trace abort in the tooltip. */
+static void put_jit_abort(struct strbuf *sb, const struct flame *fl, const struct node *nd)
+{
+	const struct frame_sym *f = nd->lua;
+	const struct sample one = { .nframes = 1, .frames = &f };
+	const struct jw_abort *a;
+	char key[JW_LOC];
+	struct strbuf t = STRBUF_INIT;
+
+	if (!fl->o.jit || !nd->lua || view_jit_key(&one, key, sizeof(key)))
+		return;
+	a = view_jit_abort_of(fl->o.jit, key);
+	if (!a)
+		return;
+	sb_printf(&t, "\ntrace abort: %s -- %s%s%s%s", a->start, a->text, a->at[0] ? " at " : "",
+		  a->at, a->blacklisted ? " (blacklisted)" : "");
+	put_xml_text(sb, sb_str(&t), t.len, 0);
+	sb_free(&t);
+}
+
 static void put_node(struct strbuf *sb, const struct flame *fl, const struct node *nd)
 {
 	const char *label = fl->labels.keys[nd->label];
@@ -400,6 +424,7 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 			  100.0 * (double)nd->vm[i] / (double)nd->total);
 		sep = ", ";
 	}
+	put_jit_abort(sb, fl, nd);
 	if (cc == CC_UNKNOWN)
 		shade = 0;
 	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "

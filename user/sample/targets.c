@@ -128,8 +128,10 @@ struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_read
 	return NULL;
 }
 
-const struct lj_vm *target_vm_at(const struct target *t, int i, struct mem_reader **mem)
+const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
+				 struct mem_reader **mem)
 {
+	*sym = i >= 0 && i < t->nvms ? t->sym[i] : NULL;
 	*mem = t->mem;
 	return i >= 0 && i < t->nvms ? &t->vms[i] : NULL;
 }

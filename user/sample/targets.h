@@ -87,9 +87,10 @@ int target_nvms(const struct target *t);
 struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_reader **mem,
 			     const struct lj_layout **layout);
 
-/* The i-th VM found in the process (0 <= i < target_nvms): its VM record
- * and the process's memory reader (for the heap profile of --heap). */
-const struct lj_vm *target_vm_at(const struct target *t, int i, struct mem_reader **mem);
+/* The i-th VM of t (0 <= i < target_nvms): its discovery record and
+ * symbolizer and memory (none may be NULL); NULL when out of range. */
+const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
+				 struct mem_reader **mem);
 
 /* A VM was just created in the process: rescan it soon. */
 void target_rescan_soon(struct target *t);

@@ -232,7 +232,8 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 		};
 		pid_t pid = target_pid(t);
 		struct mem_reader *mem = NULL;
-		const struct lj_vm *vm = target_vm_at(t, 0, &mem);
+		struct symbolizer *sym;
+		const struct lj_vm *vm = target_vm_at(t, 0, &sym, &mem);
 
 		/* The first VM: a host with several ships its main one. */
 		if (target_exited(t) || !vm || !mem)

@@ -50,6 +50,16 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
  * -1 when the trace is gone. */
 int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);
 
+/* Where the instruction at pc of prototype pt is, formatted as frame_put
+ * letter fmt gives it ('l': "chunk:line", 'f': the function); -1 when pt
+ * is not a valid prototype. */
+int sym_pc_location(struct symbolizer *s, uint64_t pt, uint64_t pc, char fmt, char *buf,
+		    size_t len);
+
+/* The name of the fast function fn as jit/v.lua prints it (its vmdef.lua
+ * name, else "[builtin#N]"); -1 when fn is not a fast function. */
+int sym_func_ffname(struct symbolizer *s, uint64_t fn, char *buf, size_t len);
+
 /* Frames that failed validation since the symbolizer was created. */
 uint64_t sym_unknown_count(const struct symbolizer *s);
 

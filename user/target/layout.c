@@ -49,6 +49,29 @@
 #define HEAP_CTS(cur_L, width)	.g_ctype_state = (cur_L) + 2 * (width)
 /* -- End of heap census fields ---------------------------------------------- */
 
+/* ---- JIT health (--jit) ----------------------------------------------
+ * jit_State and GCtrace fields (src/lj_jit.h), measured with offsetof()
+ * against LuaJIT 2.1 head and OpenResty's luajit2 (2024), both widths.
+ * J->errinfo moved in 2023 (mcmin/mcmax added before it): JIT_ERRINFO_OLD
+ * is OpenResty's and Debian's 2022 snapshot, JIT_ERRINFO_NEW upstream's. */
+#define JIT_GC64                                                             \
+	.J_pc = 136, .J_pt = 152, .J_state = 236, .J_penalty = 1824,         \
+	.J_penaltyslot = 2848, .penalty_size = 16, .penalty_val = 8,         \
+	.penalty_reason = 10, .tr_startins = 80,                             \
+	.tr_nchild = 100, .tr_traceno = 104, .tr_link = 106, .tr_root = 108, \
+	.tr_nextroot = 110, .tr_nextside = 112, .tr_linktype = 116
+#define JIT_GC32                                                             \
+	.J_pc = 112, .J_pt = 128, .J_state = 212, .J_penalty = 1792,         \
+	.J_penaltyslot = 2304, .penalty_size = 8, .penalty_val = 4,          \
+	.penalty_reason = 6, .tr_startins = 56,                              \
+	.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,     \
+	.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92
+#define JIT_ERRINFO_OLD_GC64	.J_errinfo = 3088
+#define JIT_ERRINFO_NEW_GC64	.J_errinfo = 3104
+#define JIT_ERRINFO_OLD_GC32	.J_errinfo = 2536
+#define JIT_ERRINFO_NEW_GC32	.J_errinfo = 2552
+/* ---- end of JIT health ---------------------------------------------- */
+
 /* Fields that do not differ between families of one pointer width. */
 #define GC64_COMMON                                                          \
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
@@ -99,6 +122,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
 		.g_trace = 1112, .g_sizetrace = 1124, .g2disp = 3968,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+		/* JIT health */ JIT_GC64, JIT_ERRINFO_OLD_GC64, .g_J = 728, .bc_ifuncf = 90,
 	},
 	{
 		.name = "OpenResty 2.1 GC64", GC64_COMMON, .openresty = true,
@@ -107,6 +131,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
 		.g_trace = 1120, .g_sizetrace = 1132, .g2disp = 4008,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+		/* JIT health */ JIT_GC64, JIT_ERRINFO_OLD_GC64, .g_J = 736, .bc_ifuncf = 90,
 	},
 	{
 		.name = "upstream 2.1 GC64 (2025+, vmthref)", GC64_COMMON,
@@ -115,6 +140,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 368, .g_cur_L = 376, .g_jit_base = 384,
 		.g_trace = 1128, .g_sizetrace = 1140, .g2disp = 4000,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
+		/* JIT health */ JIT_GC64, JIT_ERRINFO_NEW_GC64, .g_J = 744, .bc_ifuncf = 97,
 	},
 	{
 		.name = "upstream 2.1 non-GC64", GC32_COMMON, .sizeof_L = 64,
@@ -122,6 +148,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
 		.g_trace = 848, .g_sizetrace = 860, .g2disp = 3176,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+		/* JIT health */ JIT_GC32, JIT_ERRINFO_OLD_GC32, .g_J = 488, .bc_ifuncf = 90,
 	},
 	{
 		.name = "OpenResty 2.1 non-GC64", GC32_COMMON, .openresty = true,
@@ -130,6 +157,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
 		.g_trace = 856, .g_sizetrace = 868, .g2disp = 3216,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
+		/* JIT health */ JIT_GC32, JIT_ERRINFO_OLD_GC32, .g_J = 496, .bc_ifuncf = 90,
 	},
 	{
 		.name = "upstream 2.1 non-GC64 (2025+, vmthref)", GC32_COMMON,
@@ -138,6 +166,7 @@ static const struct lj_layout layouts[] = {
 		.g_bc_cfunc_int = 288, .g_cur_L = 296, .g_jit_base = 300,
 		.g_trace = 864, .g_sizetrace = 876, .g2disp = 3208,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
+		/* JIT health */ JIT_GC32, JIT_ERRINFO_NEW_GC32, .g_J = 504, .bc_ifuncf = 97,
 	},
 	/* Tarantool 2.6 (Debian's tarantool) links its fork of 2.1.0-beta3
 	 * statically, non-GC64: the string table and Bloom filter still
@@ -166,6 +195,14 @@ static const struct lj_layout layouts[] = {
 		.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,
 		.tr_nsnapmap = 28, .cframe_pc = 28, .cframe_L = 24, .cframe_prev = 32,
 		.cframe_size = 80, .snap_mcofs = 0, .snap_nent = 8,
+		/* JIT health: the same DWARF (ptype /o struct jit_State, GCtrace,
+		 * HotPenalty); the penalty cache sits 8 bytes further than in
+		 * 2.1 non-GC64, and its traceerr table is 2.1's. */
+		.g_J = 448, .J_pc = 112, .J_pt = 128, .J_state = 212, .J_penalty = 1800,
+		.J_penaltyslot = 2312, .J_errinfo = 2544, .penalty_size = 8,
+		.penalty_val = 4, .penalty_reason = 6, .tr_nins = 8, .tr_startins = 56,
+		.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,
+		.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92, .bc_ifuncf = 90,
 	},
 	/* LuaJIT 2.0 is recognised only to be refused by name: its
 	 * global_State has no cur_L (only jit_L, set while a trace runs), so

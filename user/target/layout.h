@@ -77,6 +77,22 @@ struct lj_layout {
 	uint16_t sizeof_cdata, sizeof_ctype, ctype_size;	/* CType: info at 0 */
 	uint16_t sizeof_trace, tr_nins, tr_nk, sizeof_snap;	/* IRIns 8, SnapEntry 4 */
 	/* -- End of heap census fields -------------------------------------- */
+
+	/* ---- JIT health (--jit): the trace compiler's own records ----------
+	 * jit_State follows global_State in GG_State (src/lj_dispatch.h); its
+	 * fields are given relative to J, J itself relative to g. */
+	uint16_t g_J;			/* &GG->J - &GG->g */
+	uint16_t J_pc, J_pt;		/* last recorded PC and prototype */
+	uint16_t J_state;		/* TraceState: 0 = idle */
+	uint16_t J_penalty, J_penaltyslot;	/* HotPenalty[64], round-robin index */
+	uint16_t J_errinfo;		/* TValue: argument of the last trace error */
+	uint8_t penalty_size, penalty_val, penalty_reason;	/* HotPenalty */
+	/* GCtrace (J->cur is one too, at J + 0); tr_nins is the heap's */
+	uint16_t tr_startins, tr_nchild, tr_traceno, tr_link, tr_root;
+	uint16_t tr_nextroot, tr_nextside, tr_linktype;
+	/* Blacklisted opcodes written by src/lj_trace.c blacklist_pc */
+	uint8_t bc_ifuncf;		/* BC_IFUNCF; BC_IFUNCV is 3 above */
+	/* ---- end of JIT health ---------------------------------------------- */
 };
 
 /* Why a candidate failed validation, for -v. */

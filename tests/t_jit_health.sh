@@ -1,0 +1,206 @@
+#!/bin/bash
+# --jit, the JIT health report (issue 16), against `luajit -jv` on the same
+# workloads (tests/workloads/jit_health.lua), on Debian's upstream 2.1 and
+# OpenResty's luajit2 (and fnew on OpenResty's non-GC64 build and on
+# Tarantool's fork):
+# - fnew:    closure creation (FNEW, NYI bytecode) in the hot loop: every
+#            root abort -jv prints, with its reason and "at" line, and the
+#            loop's FORL blacklisted after the repeated aborts;
+# - nyiff:   a builtin called with a variable number of arguments (CALLM),
+#            which 2.1 neither compiles nor stitches: its trace returns to
+#            the interpreter ("return" link) and no abort is invented;
+# - stitch:  a C function (os.clock): a "stitch" trace;
+# - leave:   inner loops leaving the root trace: those reasons and lines;
+# - healthy: one loop trace, no abort at all, and the gate passes.
+# Each report is compared with the target's own -jv log (-jv=FILE), root
+# aborts only (side-trace aborts never
+# reach the penalty cache the report reads: src/lj_trace.c trace_abort).
+# The message argument and the "at" line are only known for aborts the
+# polls saw last: they may print as "?" and be absent, never different.
+# pprof labels fnew's samples with the abort (jit_abort), and the SVG
+# puts it in the function's tooltip.
+# --fail-if-interpreted 20 exits 3 on fnew and 0 on healthy, and
+# the target's trace count (jit.util.traceinfo) is the same before and
+# after the profile.
+set -u
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/variants.sh"
+trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+
+SCRIPT=$WL/jit_health.lua
+CHUNK=jit_health.lua
+MODES="fnew nyiff stitch leave healthy"
+# fnew's closure line, and its loop's FORL just above.
+CLOSURE_LINE=$(grep -n 'local f = function() return i end' "$SCRIPT" | cut -d: -f1)
+FORL_LINE=$((CLOSURE_LINE - 1))
+
+# root_aborts REF: "LINE<TAB>REASON<TAB>AT" for each root abort in work()
+# (start line below 60: the driver runs with the JIT off).
+root_aborts() {
+	sed -n 's/^\[TRACE --- '"$CHUNK"':\([0-9]*\) -- \(.*\) at '"$CHUNK"':\([0-9]*\)\]$/\1\t\2\t\3/p' "$1" |
+		awk -F'\t' '$1 < 60' | sort -u
+}
+
+# our_aborts OUT: "LINE<TAB>TEXT<TAB>AT" for each abort line of the report.
+our_aborts() {
+	sed -n 's/^    abort    '"$CHUNK"':\([0-9]*\) -- \(.*\)$/\1\t\2/p' "$1" |
+		sed 's/  \[start blacklisted\]$//' |
+		awk -F'\t' '{ at = ""; t = $2
+			if (match(t, / at '"$CHUNK"':[0-9]+$/)) {
+				at = substr(t, RSTART + 4 + length("'"$CHUNK"'") + 1); t = substr(t, 1, RSTART - 1) }
+			print $1 "\t" t "\t" at }' | sort -u
+}
+
+# root_traces REF: "LINE<TAB>LINK" of root traces in work(), links named as
+# jit.util.traceinfo names them.
+root_traces() {
+	sed -n 's/^\[TRACE *[0-9]* '"$CHUNK"':\([0-9]*\) \(.*\)\]$/\1 \2/p' "$1" |
+		awk '$1 < 60 {
+			l = $2
+			if ($2 == "->") l = "root"
+			else if ($2 == "--") l = "interpreter"
+			print $1 "\t" l }' | sort -u
+}
+
+# check_aborts LABEL REF OUT: -jv's root aborts are in the report, with a
+# reason -jv gave for that start ("?" for an argument not seen) and its
+# "at" line when known; and the report has no other abort.
+check_aborts() {
+	local label=$1 ref=$2 out=$3 line reason at ok missing="" invented="" exact=0
+	while IFS=$'\t' read -r line reason at; do
+		ok=0
+		while IFS=$'\t' read -r rline rreason rat; do
+			[ "$rline" = "$line" ] || continue
+			if [ "$reason" = "$rreason" ] || [ "$reason" = "$(echo "$rreason" | sed 's/ [0-9][0-9]*$/ ?/; s/ [A-Za-z_.]*$/ ?/')" ]; then
+				if [ -z "$at" ] || [ "$at" = "$rat" ]; then
+					ok=1
+					[ "$reason" = "$rreason" ] && [ -n "$at" ] && exact=$((exact + 1))
+				fi
+			fi
+		done < <(root_aborts "$ref")
+		[ "$ok" = 1 ] || invented="$invented $line:$reason${at:+ at $at}"
+	done < <(our_aborts "$out")
+	while IFS=$'\t' read -r rline _ _; do
+		grep -q "^$rline	" <(our_aborts "$out") || missing="$missing $rline"
+	done < <(root_aborts "$ref")
+	if [ -z "$missing" ] && [ -z "$invented" ]; then
+		pass "$label: aborts as -jv ($(root_aborts "$ref" | cut -f1 | sort -u | tr '\n' ' ')lines, $exact with argument and line)"
+	else
+		fail "$label" "missing start lines:${missing:- none}; not in -jv:${invented:- none}; ref: $(root_aborts "$ref" | tr '\t\n' ' |'); ours: $(our_aborts "$out" | tr '\t\n' ' |')"
+	fi
+	EXACT=$exact
+}
+
+# check_traces LABEL REF OUT [SKIPLINE]: -jv's root traces are in the
+# report (SKIPLINE: one in a function too small to pass --jit-hot surely).
+check_traces() {
+	local label=$1 ref=$2 out=$3 skip=${4:-0} line link missing=""
+	while IFS=$'\t' read -r line link; do
+		[ "$line" = "$skip" ] && continue
+		grep -Eq "^    trace +[0-9]+ $CHUNK:$line $link( |$)" "$out" || missing="$missing $line:$link"
+	done < <(root_traces "$ref")
+	if [ -z "$missing" ]; then
+		pass "$label: root traces as -jv ($(root_traces "$ref" | tr '\t\n' ' ,'))"
+	else
+		fail "$label" "traces missing:$missing; report: $(grep '^    trace' "$out" | tr '\n' '|')"
+	fi
+}
+
+# pprof_labels FILE KEY: "samples<TAB>value" per value of string label KEY.
+pprof_labels() {
+	NODE_PATH=$TOP/tests/node/node_modules node -e '
+		const zlib = require("zlib"), fs = require("fs");
+		const { Profile } = require("pprof-format");
+		const p = Profile.decode(zlib.gunzipSync(fs.readFileSync(process.argv[1])));
+		const str = (i) => p.stringTable.strings[Number(i)], m = new Map();
+		for (const s of p.sample)
+			for (const l of s.label)
+				if (str(l.key) === process.argv[2])
+					m.set(str(l.str), (m.get(str(l.str)) || 0) + Number(s.value[0]));
+		for (const [k, v] of m) console.log(v + "\t" + k);' "$1" "$2"
+}
+
+run_case() {
+	local v=$1 mode=$2 dir="$TMP/$1-$2" rc pid counts
+	mkdir -p "$dir"
+	# The reference is the target's own -jv log: the JIT's choices vary from
+	# run to run (its penalties have random bits), so it must be this run's.
+	if [ "$v" = tarantool ]; then	# no -jv option: jit.v started by -e
+		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
+			'$SCRIPT' $mode 20 0.5 '$dir/stop' >'$dir/counts'"
+	else
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+	fi
+	pid=$BGPID
+	# Profile once the first count is out; stop the target after.
+	for _ in $(seq 100); do
+		grep -q '^traces' "$dir/counts" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$PROF" -p "$pid" -d 1.0 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$dir/out" \
+		2>"$dir/err"
+	rc=$?
+	# fnew: pprof carries the abort as a label (the report goes to stderr).
+	if [ "$mode" = fnew ]; then
+		"$PROF" -p "$pid" -d 0.8 --jit -o "$dir/out.pb.gz" 2>"$dir/pb.err"
+	fi
+	# ... and the SVG's tooltips (once, on the first build).
+	if [ "$mode" = fnew ] && [ "$v" = deb-bin ]; then
+		"$PROF" -p "$pid" -d 0.6 --jit -o "$dir/out.svg" 2>/dev/null
+	fi
+	touch "$dir/stop"
+	wait "$pid" 2>/dev/null
+	grep -q "==== JIT health" "$dir/out" ||
+		{ fail "$v $mode: report" "no JIT section: $(tr '\n' '|' < "$dir/err")"; return; }
+	check_aborts "$v $mode" "$dir/ref" "$dir/out"
+	# fnew's closure is a function of its own, near 5% of the samples.
+	check_traces "$v $mode" "$dir/ref" "$dir/out" "$([ "$mode" = fnew ] && echo "$CLOSURE_LINE")"
+	counts=$(awk '/^traces /{print $2}' "$dir/counts" | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	set -- $counts
+	if [ $# -eq 2 ] && [ "$1" = "$2" ]; then
+		pass "$v $mode: trace count unchanged by profiling ($1)"
+	else
+		fail "$v $mode: trace count" "before/after: '$counts'"
+	fi
+	case $mode in
+	fnew)
+		[ "$EXACT" -ge 1 ] && pass "$v fnew: a message with its argument and line" ||
+			fail "$v fnew: argument" "no abort with argument and line: $(grep abort "$dir/out" | tr '\n' '|')"
+		check "$v fnew: FORL blacklisted" grep -q "^    blacklisted FORL at $CHUNK:$FORL_LINE$" "$dir/out"
+		check "$v fnew: gate exits 3 ($rc)" test "$rc" = 3
+		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
+		check "$v fnew: pprof jit_abort label" grep -q "^[0-9][0-9]*	$CHUNK:[0-9]* -- NYI: bytecode" \
+			<(pprof_labels "$dir/out.pb.gz" jit_abort)
+		check "$v fnew: JIT report on stderr beside pprof" grep -q "==== JIT health" "$dir/pb.err"
+		if [ "$v" = deb-bin ]; then
+			check "$v fnew: SVG tooltip names the abort" \
+				grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg"
+		fi ;;
+	healthy)
+		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
+		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"
+		check "$v healthy: gate exits 0 ($rc)" test "$rc" = 0 ;;
+	esac
+}
+
+for v in deb-bin or-bin; do
+	if ! variant_cmd "$v" "$SCRIPT" >/dev/null 2>&1; then
+		echo "SKIP: $v not built"
+		continue
+	fi
+	for mode in $MODES; do
+		run_case "$v" "$mode"
+	done
+done
+# Non-GC64 (32-bit GCRefs, its own jit_State offsets): the closure case on
+# OpenResty's build, the one with every message detail.
+for v in "${NOGC64_VARIANTS[@]}"; do
+	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; fi
+done
+# Tarantool's fork of 2.1.0-beta3 (its own jit_State offsets).
+if command -v tarantool >/dev/null; then
+	run_case tarantool fnew
+else
+	fail "tarantool" "not installed (tests/deps/apt.runtimes)"
+fi

@@ -1,0 +1,289 @@
+/* Gathering the JIT's records of every profiled VM (src/lj_jit.h
+ * jit_State, src/lj_trace.c penalty_pc and blacklist_pc). */
+#include "sample/jitwatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "sample/targets.h"
+#include "symbolize/symbolize.h"
+#include "target/discover.h"
+#include "target/jblack.h"
+#include "target/jstate.h"
+#include "target/jtrace.h"
+#include "target/layout.h"
+#include "target/memory.h"
+#include "target/traceerr.h"
+
+#define PROTO_MAX_BACK	(1u << 20)	/* instructions walked back to a header */
+#define MAX_BLACK	64		/* blacklisted instructions per prototype */
+/* Compiled forms of loop headers: a slot whose start is one of these has
+ * been compiled since it aborted (src/lj_bc.h JFORL, JITERL, JLOOP). */
+#define JBC_JFORL	81
+#define JBC_JITERL	84
+
+struct jitwatch {
+	struct jw_result r;
+	bool final;		/* the last poll: every slot's start is looked at */
+	size_t cap_aborts, cap_traces, cap_blacks;
+};
+
+struct jitwatch *jitwatch_new(void)
+{
+	return xcalloc(1, sizeof(struct jitwatch));
+}
+
+void jitwatch_free(struct jitwatch *jw)
+{
+	if (!jw)
+		return;
+	free(jw->r.aborts);
+	free(jw->r.traces);
+	free(jw->r.blacks);
+	free(jw);
+}
+
+/* ==== Aborts: the penalty cache and the latest abort ==== */
+
+static struct jw_abort *abort_find(struct jitwatch *jw, uint32_t pid, uint64_t g, uint64_t pc)
+{
+	for (size_t i = 0; i < jw->r.naborts; i++) {
+		struct jw_abort *a = &jw->r.aborts[i];
+
+		if (a->pid == pid && a->g == g && a->startpc == pc)
+			return a;
+	}
+	if (jw->r.naborts == jw->cap_aborts) {
+		jw->cap_aborts = jw->cap_aborts ? 2 * jw->cap_aborts : 16;
+		jw->r.aborts = xrealloc(jw->r.aborts, jw->cap_aborts * sizeof(*jw->r.aborts));
+	}
+	memset(&jw->r.aborts[jw->r.naborts], 0, sizeof(struct jw_abort));
+	jw->r.aborts[jw->r.naborts].pid = pid;
+	jw->r.aborts[jw->r.naborts].g = g;
+	jw->r.aborts[jw->r.naborts].startpc = pc;
+	jw->r.aborts[jw->r.naborts].reason = 0xff;
+	return &jw->r.aborts[jw->r.naborts++];
+}
+
+static bool is_compiled_op(uint8_t op)
+{
+	return op == JBC_JFORL || op == JBC_JITERL || op == JBC_JLOOP;
+}
+
+/* The message with its argument from J->errinfo, when js's latest abort is
+ * this slot's (same start, compiler idle, start not compiled since). */
+static bool capture_detail(struct symbolizer *sym, const struct lj_layout *lay,
+			   const struct jstate *js, const struct jpenalty *p, uint8_t op,
+			   struct jw_abort *a)
+{
+	enum traceerr_arg kind = traceerr_arg(lay, p->reason);
+	char name[128] = "";
+	int arg = -1;
+
+	if (js->state != 0 || js->cur_startpc != p->pc || is_compiled_op(op))
+		return false;
+	if (kind == TRACEERR_ARG_INT || kind == TRACEERR_ARG_BCNAME) {
+		if (js->errinfo_kind != JERRINFO_INT)
+			return false;
+		arg = js->errinfo_int;
+		traceerr_bcname(lay, (unsigned)arg, name, sizeof(name));
+	} else if (kind == TRACEERR_ARG_FUNC) {
+		if (js->errinfo_kind != JERRINFO_FUNC ||
+		    sym_func_ffname(sym, js->errinfo_func, name, sizeof(name)))
+			return false;
+	}
+	traceerr_text(lay, p->reason, arg, name, a->text, sizeof(a->text));
+	if (sym_pc_location(sym, js->pt, js->pc, 'l', a->at, sizeof(a->at)))
+		a->at[0] = 0;
+	return true;
+}
+
+static void poll_slot(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		      const struct lj_vm *vm, uint32_t pid, const struct jstate *js,
+		      const struct jpenalty *p)
+{
+	struct jw_abort *a = abort_find(jw, pid, vm->g, p->pc);
+	const struct lj_layout *lay = vm->layout;
+	uint32_t ins = 0;
+	uint8_t op;
+	bool changed = a->reason != p->reason || a->val != p->val;
+
+	/* Blacklisting leaves the slot as it was (src/lj_trace.c penalty_pc):
+	 * the start instruction itself is looked at on changes and at the end. */
+	if (!changed && a->start[0] && !jw->final)
+		return;
+	if (mem_read(mem, p->pc, &ins, 4))
+		return;
+	op = (uint8_t)ins;
+	a->blacklisted = jblack_name(lay, op) != NULL;
+	if (!changed && a->start[0])
+		return;
+	a->changes += changed;
+	a->val = p->val;
+	if (a->reason != p->reason || !a->have_detail) {
+		a->reason = p->reason;
+		a->have_detail = false;
+		traceerr_text(lay, p->reason, -1, NULL, a->text, sizeof(a->text));
+		a->at[0] = 0;
+	}
+	if (capture_detail(sym, lay, js, p, op, a))
+		a->have_detail = true;
+	if (!a->start[0]) {
+		uint64_t pt = jblack_proto_of(mem, lay, p->pc, PROTO_MAX_BACK);
+
+		if (!pt || sym_pc_location(sym, pt, p->pc, 'l', a->start, sizeof(a->start)) ||
+		    sym_pc_location(sym, pt, p->pc, 'f', a->func, sizeof(a->func)))
+			a->start[0] = a->func[0] = 0;
+	}
+}
+
+static void poll_vm(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		    const struct lj_vm *vm, uint32_t pid)
+{
+	struct jstate js;
+
+	if (!jstate_supported(vm->layout)) {
+		if (!jw->r.refusal[0])
+			snprintf(jw->r.refusal, sizeof(jw->r.refusal),
+				 "--jit: the JIT state of %s is not known (no jit_State offsets "
+				 "in the layout table), PID %u",
+				 vm->layout->name, pid);
+		return;
+	}
+	if (jstate_read(mem, vm->layout, vm->g, &js)) {
+		jw->r.read_failures++;
+		return;
+	}
+	for (int i = 0; i < JPENALTY_SLOTS; i++)
+		if (js.penalty[i].pc)
+			poll_slot(jw, mem, sym, vm, pid, &js, &js.penalty[i]);
+}
+
+void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
+{
+	jw->r.polls++;
+	for (int i = 0; i < targets_count(ts); i++) {
+		struct target *t = targets_at(ts, i);
+
+		if (target_exited(t))
+			continue;
+		for (int v = 0; v < target_nvms(t); v++) {
+			struct symbolizer *sym = NULL;
+			struct mem_reader *mem = NULL;
+			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
+
+			if (vm && sym && mem)
+				poll_vm(jw, mem, sym, vm, (uint32_t)target_pid(t));
+		}
+	}
+}
+
+/* ==== Traces and blacklisted bytecode, at the end ==== */
+
+static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid, uint64_t g,
+		      const struct jtrace *tr)
+{
+	struct jw_trace *o;
+
+	if (jw->r.ntraces == jw->cap_traces) {
+		jw->cap_traces = jw->cap_traces ? 2 * jw->cap_traces : 16;
+		jw->r.traces = xrealloc(jw->r.traces, jw->cap_traces * sizeof(*jw->r.traces));
+	}
+	o = &jw->r.traces[jw->r.ntraces++];
+	memset(o, 0, sizeof(*o));
+	*o = (struct jw_trace){ .pid = pid, .g = g, .traceno = tr->traceno, .link = tr->link,
+				.root = tr->root, .linktype = tr->linktype };
+	if (sym_pc_location(sym, tr->startpt, tr->startpc, 'l', o->start, sizeof(o->start)) ||
+	    sym_pc_location(sym, tr->startpt, tr->startpc, 'f', o->func, sizeof(o->func)))
+		o->start[0] = o->func[0] = 0;
+}
+
+static void add_blacks(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		       const struct lj_vm *vm, uint32_t pid, uint64_t pt)
+{
+	struct jblack_ins ins[MAX_BLACK];
+	int n = jblack_scan(mem, vm->layout, pt, ins, MAX_BLACK);
+
+	for (int i = 0; i < n && i < MAX_BLACK; i++) {
+		struct jw_black *b;
+
+		if (jw->r.nblacks == jw->cap_blacks) {
+			jw->cap_blacks = jw->cap_blacks ? 2 * jw->cap_blacks : 16;
+			jw->r.blacks = xrealloc(jw->r.blacks, jw->cap_blacks * sizeof(*jw->r.blacks));
+		}
+		b = &jw->r.blacks[jw->r.nblacks++];
+		memset(b, 0, sizeof(*b));
+		b->pid = pid;
+		b->g = vm->g;
+		b->op = jblack_name(vm->layout, ins[i].op);
+		if (sym_pc_location(sym, pt, ins[i].pc, 'l', b->where, sizeof(b->where)) ||
+		    sym_pc_location(sym, pt, ins[i].pc, 'f', b->func, sizeof(b->func)))
+			jw->r.nblacks--;
+	}
+}
+
+/* Every prototype that started a trace or an aborted one, once. */
+static void finish_vm(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		      const struct lj_vm *vm, uint32_t pid)
+{
+	struct jstate js;
+	uint64_t *protos = NULL;
+	size_t np = 0, cap = 0;
+
+	if (!jstate_supported(vm->layout) || jstate_read(mem, vm->layout, vm->g, &js))
+		return;
+	for (size_t i = 0, n = 0; i < (size_t)js.sizetrace + jw->r.naborts; i++, n = 0) {
+		uint64_t pt = 0;
+		struct jtrace tr;
+
+		if (i < js.sizetrace) {
+			if (jtrace_read(mem, vm->layout, &js, (unsigned)i, &tr))
+				continue;
+			add_trace(jw, sym, pid, vm->g, &tr);
+			pt = tr.startpt;
+		} else {
+			const struct jw_abort *a = &jw->r.aborts[i - js.sizetrace];
+
+			if (a->pid != pid || a->g != vm->g)
+				continue;
+			pt = jblack_proto_of(mem, vm->layout, a->startpc, PROTO_MAX_BACK);
+		}
+		for (n = 0; n < np && protos[n] != pt; n++)
+			;
+		if (!pt || n < np)
+			continue;
+		if (np == cap) {
+			cap = cap ? 2 * cap : 16;
+			protos = xrealloc(protos, cap * sizeof(*protos));
+		}
+		protos[np++] = pt;
+	}
+	for (size_t i = 0; i < np; i++)
+		add_blacks(jw, mem, sym, vm, pid, protos[i]);
+	free(protos);
+}
+
+const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
+{
+	jw->final = true;
+	jitwatch_poll(jw, ts);
+	for (int i = 0; i < targets_count(ts); i++) {
+		struct target *t = targets_at(ts, i);
+
+		if (target_exited(t)) {
+			jw->r.exited++;
+			continue;
+		}
+		for (int v = 0; v < target_nvms(t); v++) {
+			struct symbolizer *sym = NULL;
+			struct mem_reader *mem = NULL;
+			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
+
+			if (vm && sym && mem)
+				finish_vm(jw, mem, sym, vm, (uint32_t)target_pid(t));
+		}
+	}
+	return &jw->r;
+}

@@ -1,0 +1,76 @@
+/* The JIT's own records of the profiled VMs, gathered while a profile
+ * runs (--jit): trace aborts from the penalty cache, the traces compiled,
+ * and the loops and functions blacklisted.  Read from target memory,
+ * never written.
+ *
+ * Aborts are polled each session tick, not caught by uprobes: the penalty
+ * cache (src/lj_trace.c penalty_pc) keeps the start PC and reason of the
+ * last 64 aborted trace starts, so a poll misses none of those; what a
+ * poll can miss is the argument of the message ("NYI: bytecode 51") and
+ * where recording stopped, which only the latest abort leaves in
+ * jit_State.  Those print as "?" when not seen. */
+#ifndef LBP_JITWATCH_H
+#define LBP_JITWATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct targets;
+
+#define JW_LOC	192
+
+struct jw_abort {
+	uint32_t pid;
+	uint64_t g, startpc;
+	uint8_t reason;		/* TraceError code */
+	uint16_t val;		/* back-off value in the penalty cache */
+	uint32_t changes;	/* polls that found the slot changed */
+	bool blacklisted;	/* the start instruction is now an I* opcode */
+	bool have_detail;	/* arg and at were captured for this abort */
+	char func[JW_LOC];	/* the function holding the start ('f' key) */
+	char start[JW_LOC];	/* "chunk:line" of the trace start */
+	char at[JW_LOC];	/* where recording stopped, "" unknown */
+	char text[256];		/* the message as luajit -jv prints it */
+};
+
+struct jw_trace {
+	uint32_t pid;
+	uint64_t g;
+	uint16_t traceno, link, root;
+	uint8_t linktype;
+	char func[JW_LOC], start[JW_LOC];
+};
+
+struct jw_black {
+	uint32_t pid;
+	uint64_t g;
+	const char *op;		/* what it was: "FORL", "LOOP", "ITERL", "FUNCF" ... */
+	char func[JW_LOC], where[JW_LOC];
+};
+
+struct jw_result {
+	struct jw_abort *aborts;
+	size_t naborts;
+	struct jw_trace *traces;
+	size_t ntraces;
+	struct jw_black *blacks;
+	size_t nblacks;
+	uint64_t polls, read_failures;
+	uint32_t exited;	/* targets gone before the end: no traces, blacklists */
+	char refusal[200];	/* a VM whose JIT state cannot be read: why */
+};
+
+struct jitwatch;
+
+struct jitwatch *jitwatch_new(void);
+void jitwatch_free(struct jitwatch *jw);
+
+/* Reads every VM's penalty cache and last abort; call each tick. */
+void jitwatch_poll(struct jitwatch *jw, struct targets *ts);
+
+/* A last poll, then the traces and blacklisted bytecode of the VMs still
+ * alive.  The result stays owned by jw. */
+const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts);
+
+#endif
