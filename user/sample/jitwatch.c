@@ -161,23 +161,38 @@ static void poll_vm(struct jitwatch *jw, struct mem_reader *mem, struct symboliz
 			poll_slot(jw, mem, sym, vm, pid, &js, &js.penalty[i]);
 }
 
-void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
+typedef void (*vm_fn)(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		      const struct lj_vm *vm, uint32_t pid);
+
+/* Calls fn on every VM of every running target; returns how many targets
+ * had exited. */
+static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn)
 {
-	jw->r.polls++;
+	uint32_t exited = 0;
+
 	for (int i = 0; i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
 
-		if (target_exited(t))
+		if (target_exited(t)) {
+			exited++;
 			continue;
+		}
 		for (int v = 0; v < target_nvms(t); v++) {
 			struct symbolizer *sym = NULL;
 			struct mem_reader *mem = NULL;
 			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
 
 			if (vm && sym && mem)
-				poll_vm(jw, mem, sym, vm, (uint32_t)target_pid(t));
+				fn(jw, mem, sym, vm, (uint32_t)target_pid(t));
 		}
 	}
+	return exited;
+}
+
+void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
+{
+	jw->r.polls++;
+	each_vm(jw, ts, poll_vm);
 }
 
 /* ==== Traces and blacklisted bytecode, at the end ==== */
@@ -269,21 +284,6 @@ const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
 {
 	jw->final = true;
 	jitwatch_poll(jw, ts);
-	for (int i = 0; i < targets_count(ts); i++) {
-		struct target *t = targets_at(ts, i);
-
-		if (target_exited(t)) {
-			jw->r.exited++;
-			continue;
-		}
-		for (int v = 0; v < target_nvms(t); v++) {
-			struct symbolizer *sym = NULL;
-			struct mem_reader *mem = NULL;
-			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
-
-			if (vm && sym && mem)
-				finish_vm(jw, mem, sym, vm, (uint32_t)target_pid(t));
-		}
-	}
+	jw->r.exited += each_vm(jw, ts, finish_vm);
 	return &jw->r;
 }
