@@ -73,16 +73,19 @@ static bool is_compiled_op(uint8_t op)
 }
 
 /* The message with its argument from J->errinfo, when js's latest abort is
- * this slot's (same start, compiler idle, start not compiled since). */
+ * this slot's (same start, compiler idle, start not compiled since, and
+ * J->pt the start's own prototype: J->pc can be left in a caller the
+ * recorder returned to, whose line would be the wrong "at"). */
 static bool capture_detail(struct symbolizer *sym, const struct lj_layout *lay,
 			   const struct jstate *js, const struct jpenalty *p, uint8_t op,
-			   struct jw_abort *a)
+			   uint64_t start_pt, struct jw_abort *a)
 {
 	enum traceerr_arg kind = traceerr_arg(lay, p->reason);
 	char name[128] = "";
 	int arg = -1;
 
-	if (js->state != 0 || js->cur_startpc != p->pc || is_compiled_op(op))
+	if (js->state != 0 || js->cur_startpc != p->pc || is_compiled_op(op) ||
+	    !start_pt || js->pt != start_pt)
 		return false;
 	if (kind == TRACEERR_ARG_INT || kind == TRACEERR_ARG_BCNAME) {
 		if (js->errinfo_kind != JERRINFO_INT)
@@ -107,6 +110,7 @@ static void poll_slot(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 	struct jw_abort *a = abort_find(jw, pid, vm->g, p->pc);
 	const struct lj_layout *lay = vm->layout;
 	uint32_t ins = 0;
+	uint64_t pt;
 	uint8_t op;
 	bool changed = a->reason != p->reason || a->val != p->val;
 
@@ -128,11 +132,10 @@ static void poll_slot(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 		traceerr_text(lay, p->reason, -1, NULL, a->text, sizeof(a->text));
 		a->at[0] = 0;
 	}
-	if (capture_detail(sym, lay, js, p, op, a))
+	pt = jblack_proto_of(mem, lay, p->pc, PROTO_MAX_BACK);
+	if (capture_detail(sym, lay, js, p, op, pt, a))
 		a->have_detail = true;
 	if (!a->start[0]) {
-		uint64_t pt = jblack_proto_of(mem, lay, p->pc, PROTO_MAX_BACK);
-
 		if (!pt || sym_pc_location(sym, pt, p->pc, 'l', a->start, sizeof(a->start)) ||
 		    sym_pc_location(sym, pt, p->pc, 'f', a->func, sizeof(a->func)))
 			a->start[0] = a->func[0] = 0;
