@@ -137,7 +137,7 @@ run_case() {
 		grep -q '^traces' "$dir/counts" 2>/dev/null && break
 		sleep 0.05
 	done
-	"$PROF" -p "$pid" -d 1.0 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$dir/out" \
+	"$PROF" -p "$pid" -d 1.0 --jp Fv --jit --jit-hot 5 --fail-if-interpreted 20 -o "$dir/out" \
 		2>"$dir/err"
 	rc=$?
 	# fnew: pprof carries the abort as a label (the report goes to stderr).
@@ -167,6 +167,13 @@ run_case() {
 	fnew)
 		[ "$EXACT" -ge 1 ] && pass "$v fnew: a message with its argument and line" ||
 			fail "$v fnew: argument" "no abort with argument and line: $(grep abort "$dir/out" | tr '\n' '|')"
+		# The report's interpreted share of the hot function is --jp v's
+		# for it (the Fv view of the same samples, whole points).
+		interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$dir/out")
+		vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
+			inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$dir/out")
+		if near "$interp" "${vshare:-x}" 3; then pass "$v fnew: interpreted share ${interp}% as --jp Fv's ${vshare}%"
+		else fail "$v fnew: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$dir/out" | tr '\n' '|')"; fi
 		check "$v fnew: FORL blacklisted" grep -q "^    blacklisted FORL at $CHUNK:$FORL_LINE$" "$dir/out"
 		check "$v fnew: gate exits 3 ($rc)" test "$rc" = 3
 		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
