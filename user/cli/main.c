@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "cli/options.h"
 #include "model/profile.h"
+#include "model/profile_time.h"
 #include "report/export.h"
 #include "report/jpmode.h"
 #include "report/output.h"
@@ -156,10 +157,36 @@ static int release(struct launched *l)
 	return n == sizeof(e) ? e : 0;
 }
 
-static void print_summary(const struct profile *p, unsigned hz)
+/* Off-CPU and wall profiles: where the time went, for the whole profile
+ * or each thread. */
+static void print_time_split(const struct profile *p, bool per_thread)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct time_split t;
+	struct profile_section *secs = NULL;
+	size_t n = per_thread ? profile_sections(p, SECTION_THREAD, &secs) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		profile_time_split(p, secs[i].pid, secs[i].tid, &t);
+		sb_truncate(&sb, 0);
+		profile_time_summary(p, &t, &sb);
+		fprintf(stderr, "luabpfprof: PID %u TID %u: %s\n", secs[i].pid, secs[i].tid,
+			sb_str(&sb));
+	}
+	free(secs);
+	profile_time_split(p, 0, 0, &t);
+	sb_truncate(&sb, 0);
+	profile_time_summary(p, &t, &sb);
+	fprintf(stderr, "luabpfprof: %s\n", sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (profile_unit_ns(p))
+		print_time_split(p, per_thread);
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
 	sb_free(&sb);
@@ -332,7 +359,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	}
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(p, o->hz);
+	print_summary(p, o->hz, o->per_thread);
 	return os->rc = 0;
 }
 
@@ -340,7 +367,8 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 				struct session_config *c)
 {
 	*c = (struct session_config){
-		.hz = o->hz, .max_stacks = o->max_stacks, .max_counts = o->max_counts,
+		.hz = o->hz, .event = o->event, .min_block_ns = o->min_block_ns,
+		.max_stacks = o->max_stacks, .max_counts = o->max_counts,
 		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
 		/* The --jp views keep jit.p's meaning: the running coroutine only. */
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),

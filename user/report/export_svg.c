@@ -96,6 +96,7 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 		case FRAME_C: return NK_C;
 		case FRAME_FF: return NK_FF;
 		case FRAME_HOST: return NK_HOST;
+		case FRAME_STATE: return NK_VMSTATE;
 		case FRAME_UNKNOWN: return NK_UNKNOWN;
 		}
 		return NK_UNKNOWN;
