@@ -1,0 +1,150 @@
+#!/bin/bash
+# Off-CPU and wall profiles (-e off-cpu, -e wall) against ground truth
+# measured in-process.  offcpu.lua alternates burn() (CPU) with wait_pipe()
+# (a FIFO fed every 40 ms by offcpu_feed.lua), nap() (FFI usleep) and
+# shell() (os.execute), in rounds of random length, and prints how long
+# each part took by CLOCK_MONOTONIC.  The profiles' shares must match
+# within TOL points: wall shares of elapsed time, off-CPU shares of the
+# time blocked.  Then two copies of offcpu_busy.lua pinned to one CPU: the
+# time they wait for it must show as [waiting for a CPU], not as blocked.
+#
+# Stacks are checked with -joff: with the JIT on, a block in a C function
+# called from a trace is charged to the trace's snapshot, which may not
+# hold the inlined caller (nap() inlined into the main loop shows as the
+# main chunk); there only the totals are asserted.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+SECS=4
+TOL=3
+HZ=997
+
+# The LuaJIT builds: Debian's, and OpenResty's when set up.
+declare -A LJ=([deb]="$TOP/.deps/luajit-deb" [or]="$TOP/.deps/luajit2")
+lj_cmd() {	# lj_cmd VARIANT: the command line running that luajit
+	local tree=${LJ[$1]}
+	echo env "LUA_PATH=$tree/usr/share/luajit-2.1.0-beta3/?.lua;;" "$tree/usr/bin/luajit"
+}
+
+# fshare FILE PID REGEX [SKIP]: percentage of PID's weight in FILE (folded)
+# on lines matching REGEX and not SKIP.
+fshare() {
+	awk -v pid="$2" -v re="$3" -v skip="${4:-^$}" '
+		{ split($0, a, ";"); if (a[2] != pid) next
+		  n = $NF; t += n; if ($0 ~ re && $0 !~ skip) m += n }
+		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
+}
+
+# truth FILE PART: the in-process seconds of PART.
+truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
+
+# within NAME GOT WANT: |GOT - WANT| <= TOL points.
+within() {
+	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
+	then pass "$1 (got $2%, truth $3%)"
+	else fail "$1" "got $2% want $3% ±$TOL"; fi
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
+
+# run NAME VARIANT EVENT [LUAJIT OPTS]: profiles offcpu.lua under EVENT
+# (and the profiler options in PROF_OPTS); folded profile in
+# $TMP/NAME.folded, truth in .out, summary in .err.
+run() {
+	local name=$1 variant=$2 event=$3; shift 3
+	local fifo=$TMP/$name.fifo
+	mkfifo "$fifo" || return 1
+	# shellcheck disable=SC2046
+	start_bg $(lj_cmd "$variant") "$WL/offcpu_feed.lua" "$fifo"
+	# shellcheck disable=SC2046
+	# shellcheck disable=SC2086
+	"$PROF" -F "$HZ" -e "$event" ${PROF_OPTS:-} -f folded -o "$TMP/$name.folded" -- \
+		$(lj_cmd "$variant") "$@" "$WL/offcpu.lua" "$SECS" "$fifo" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	cleanup_children
+	MAIN=$(awk -F';' '/offcpu.lua:burn/ { print $2; exit }' "$TMP/$name.folded")
+	if [ -z "$MAIN" ] || [ -z "$(truth "$TMP/$name.out" total)" ]; then
+		fail "$name runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/$name.err")"
+		return 1
+	fi
+}
+
+# The Lua function each part runs in, as a folded frame.
+declare -A FRAME=([burn]=';offcpu.lua:burn' [wait_pipe]=';offcpu.lua:wait_pipe;'
+		  [nap]=';offcpu.lua:nap;' [shell]=';offcpu.lua:shell;')
+WAITING='\[waiting for a CPU\]'
+
+check_wall() {	# check_wall NAME: each part's share of elapsed time
+	local name=$1 f=$TMP/$1.folded o=$TMP/$1.out part total
+	total=$(truth "$o" total)
+	for part in burn wait_pipe nap shell; do
+		within "$name $part" "$(fshare "$f" "$MAIN" "${FRAME[$part]}")" \
+			"$(pct "$(truth "$o" $part)" "$total")"
+	done
+	check "$name summary line" grep -Eq '^luabpfprof: wall [0-9.]+ s = on-CPU [0-9.]+ s \(Lua [0-9.]+ s, host C [0-9.]+ s\) \+ blocked [0-9.]+ s \+ waiting for a CPU' "$TMP/$name.err"
+}
+
+check_offcpu() {	# check_offcpu NAME: shares of the time blocked
+	local name=$1 f=$TMP/$1.folded o=$TMP/$1.out part blocked=0 b
+	# Blocked time only: burn() is preempted on a busy machine, and the
+	# parts' own clocks cannot see that.
+	grep -v "$WAITING" "$f" >"$f.blocked"
+	for part in wait_pipe nap shell; do
+		b=$(truth "$o" $part); blocked=$(awk -v a="$blocked" -v b="$b" 'BEGIN { print a + b }')
+	done
+	for part in wait_pipe nap shell; do
+		within "$name $part" "$(fshare "$f.blocked" "$MAIN" "${FRAME[$part]}")" \
+			"$(pct "$(truth "$o" $part)" "$blocked")"
+	done
+	within "$name burn never blocks" "$(fshare "$f.blocked" "$MAIN" "${FRAME[burn]}")" 0
+	# Blocks in C called from Lua sit under the calling Lua function.
+	check "$name io.read under wait_pipe" grep -q ';offcpu.lua:wait_pipe;io.method.read ' "$f"
+	check "$name usleep under nap" grep -q ';offcpu.lua:nap;usleep ' "$f"
+	check "$name os.execute under shell" grep -q ';offcpu.lua:shell;os.execute ' "$f"
+	check "$name waiting is under burn" grep -q ';offcpu.lua:burn;\[waiting for a CPU\] ' "$f"
+	check "$name summary line" grep -Eq '^luabpfprof: off-cpu [0-9.]+ s = blocked [0-9.]+ s \+ waiting for a CPU [0-9.]+ s, [0-9]+ switches out' "$TMP/$name.err"
+}
+
+for v in deb or; do
+	[ -x "${LJ[$v]}/usr/bin/luajit" ] || { echo "SKIP: $v LuaJIT not set up"; continue; }
+	run "wall-joff-$v" $v wall -joff && check_wall "wall-joff-$v"
+	run "off-joff-$v" $v off-cpu -joff && check_offcpu "off-joff-$v"
+done
+
+# JIT on: burn()'s share of elapsed time (on the CPU or waiting for it),
+# and the main thread's blocked time from its --per-thread summary line.
+if PROF_OPTS=--per-thread run wall-jit-deb deb wall; then
+	o=$TMP/wall-jit-deb.out f=$TMP/wall-jit-deb.folded
+	total=$(truth "$o" total)
+	within "wall-jit-deb burn" "$(fshare "$f" "$MAIN" "${FRAME[burn]}")" \
+		"$(pct "$(truth "$o" burn)" "$total")"
+	blocked=$(awk -v a="$(truth "$o" wait_pipe)" -v b="$(truth "$o" nap)" \
+		-v c="$(truth "$o" shell)" 'BEGIN { print a + b + c }')
+	# The thread with the most wall time is the workload's.
+	got=$(awk '/^luabpfprof: PID [0-9]+ TID [0-9]+: wall / {
+		for (i = 1; i < NF; i++) { if ($i == "wall") w = $(i + 1); if ($i == "blocked") b = $(i + 1) }
+		if (w > best) { best = w; share = 100 * b / w } }
+		END { printf "%.1f\n", (best > 0 ? share : -1) }' "$TMP/wall-jit-deb.err")
+	within "wall-jit-deb blocked (per-thread summary)" "${got:--1}" "$(pct "$blocked" "$total")"
+fi
+
+# CPU starvation: a busy copy launched under the profiler (so the whole of
+# its life is profiled) shares one CPU with another.  The time it waited
+# for the CPU (wall - its own CPU time) is [waiting for a CPU], not blocked.
+cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' /proc/self/status)
+# shellcheck disable=SC2046
+start_bg taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 30 >/dev/null
+# shellcheck disable=SC2046
+"$PROF" -F "$HZ" -e wall -f folded -o "$TMP/busy.folded" -- \
+	taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 3 >"$TMP/busy.out" 2>"$TMP/busy.err"
+cleanup_children
+w=$(truth "$TMP/busy.out" wall) c=$(truth "$TMP/busy.out" cpu)
+B=$(awk -F';' '/offcpu_busy.lua/ { print $2; exit }' "$TMP/busy.folded")
+if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
+	fail "busy runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/busy.err")"
+else
+	want=$(pct "$(awk -v w="$w" -v c="$c" 'BEGIN { print w - c }')" "$w")
+	within "busy waiting for a CPU" "$(fshare "$TMP/busy.folded" "$B" "$WAITING")" "$want"
+	within "busy on the CPU" "$(fshare "$TMP/busy.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
+	check "busy summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/busy.err"
+fi
