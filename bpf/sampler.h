@@ -191,9 +191,10 @@ struct parked {
 	_(TRACE_RETADDR,  trace_retaddr,  0, 0, "trace by return address")	/* helper called from a trace */ \
 	_(BASE_RB,        base_rb,        0, 0, "base from RB")	/* in C code the VM called */ \
 	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
-	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* off-CPU: a traced thread left the CPU */ \
-	_(SHORT_BLOCK,    short_block,    0, 0, "blocks under --min-block")	/* off-CPU: skipped as too short */ \
-	_(PARK_FULL,      park_full,      2, 1, "parked map full")	/* off-CPU: a switch-out not remembered */
+	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
+	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
+	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
+	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */
 
 enum lbp_counter {
 #define LBP_COUNTER_ENUM(name, field, group, lost, label) CNT_##name,

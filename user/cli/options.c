@@ -142,6 +142,15 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 			return 0;
 		}
 	}
+	/* "-every": a long option typed with one dash reads as -e "very". */
+	for (int i = 0; i < options_nrows; i++) {
+		const char *name = options_rows[i].name;
+
+		if (name[0] == 'e' && !strcmp(name + 1, arg)) {
+			snprintf(err, len, "unknown option '-%s' (did you mean --%s?)", name, name);
+			return -1;
+		}
+	}
 	snprintf(err, len, "unknown event '%s': use cpu, off-cpu or wall", arg);
 	return -1;
 }

@@ -228,6 +228,9 @@ int profile_add(struct profile *p, const struct sample *in)
 	uint32_t e;
 	size_t hint;
 
+	/* In a CPU profile each sample is one event. */
+	if (!s.events && !profile_unit_ns(p))
+		s.events = s.count;
 	s.zone = profile_str(p, in->zone);
 	s.trace_start = profile_str(p, in->trace_start);
 	e = hashidx_find(&ix->idx, &sample_ops, p, sample_hash(&s), &s, &hint);

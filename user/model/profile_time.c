@@ -7,6 +7,7 @@ void profile_time_split(const struct profile *p, uint32_t pid, uint32_t tid,
 			struct time_split *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->all = !pid;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 
@@ -40,4 +41,9 @@ void profile_time_summary(const struct profile *p, const struct time_split *t,
 	sb_printf(out, "blocked %.2f s + waiting for a CPU %.2f s, %llu switches out",
 		  (double)t->blocked_ns / 1e9, (double)t->waiting_ns / 1e9,
 		  (unsigned long long)t->switches);
+	/* The kernel's counters are per profile, not per thread. */
+	if (t->all)
+		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full)",
+			  (unsigned long long)p->stats.short_block,
+			  (unsigned long long)p->stats.park_full);
 }

@@ -6,6 +6,7 @@
 #ifndef LBP_PROFILE_TIME_H
 #define LBP_PROFILE_TIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/strbuf.h"
@@ -15,6 +16,7 @@ struct time_split {
 	uint64_t lua_ns, host_ns;	/* on the CPU */
 	uint64_t blocked_ns, waiting_ns;	/* off it */
 	uint64_t switches;		/* switches out weighed */
+	bool all;			/* the whole profile: the counters apply */
 };
 
 /* The split of the samples of thread tid of pid (tid 0: every thread of
