@@ -212,8 +212,11 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	struct view_tree_opts to;
 	char err[200];
 
-	snprintf(title, sizeof(title), "luabpfprof: %s%s, %.1f s at %u Hz",
+	snprintf(title, sizeof(title), "luabpfprof: %s%s%s%s, %.1f s at %u Hz",
 		 p->nprocs == 1 ? p->procs[0].comm : "several processes",
+		 p->event == PROFILE_CPU ? "" : ", ",
+		 p->event == PROFILE_OFFCPU ? "off-CPU time" :
+		 p->event == PROFILE_WALL ? "wall-clock time" : "",
 		 p->nprocs == 1 ? "" : "", (double)p->duration_ns / 1e9, p->hz);
 
 	switch (fmt) {
