@@ -519,6 +519,12 @@ static int check_combination(const struct options *o, const bool *given)
 		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
 		return -1;
 	}
+	/* The sinks label every profile as CPU time (ship/push.c). */
+	if (o->continuous && o->event != PROFILE_CPU) {
+		log_error("-e %s is not shipped yet: --continuous profiles CPU time only",
+			  profile_event_name(o->event));
+		return -1;
+	}
 	return 0;
 }
 
