@@ -1,7 +1,7 @@
 #!/bin/bash
 # Off-CPU and wall profiles (-e off-cpu, -e wall) against ground truth
 # measured in-process.  offcpu.lua alternates burn() (CPU) with wait_pipe()
-# (a FIFO fed every 40 ms by offcpu_feed.lua), nap() (FFI usleep) and
+# (a FIFO that offcpu_feed.lua answers on a timer), nap() (FFI usleep) and
 # shell() (os.execute), in rounds of random length, and prints how long
 # each part took by CLOCK_MONOTONIC.  The profiles' shares must match
 # within TOL points: wall shares of elapsed time, off-CPU shares of the
@@ -16,7 +16,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 
-SECS=4
+SECS=3
 TOL=3
 HZ=997
 
@@ -46,6 +46,11 @@ within() {
 	else fail "$1" "got $2% want $3% ±$TOL"; fi
 }
 
+# under LEAF CALLER FILE: in go tool pprof -traces output, a trace whose
+# leaf is LEAF has CALLER next.
+under() { awk -v l="$1" -v c="$2" '$NF == l { want = 1; next }
+	want { if ($1 == c) found = 1; want = 0 } END { exit !found }' "$3"; }
+
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
 
 # run NAME VARIANT EVENT [LUAJIT OPTS]: profiles offcpu.lua under EVENT
@@ -54,7 +59,7 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b :
 run() {
 	local name=$1 variant=$2 event=$3; shift 3
 	local fifo=$TMP/$name.fifo
-	mkfifo "$fifo" || return 1
+	mkfifo "$fifo.req" "$fifo.resp" || return 1
 	# shellcheck disable=SC2046
 	start_bg $(lj_cmd "$variant") "$WL/offcpu_feed.lua" "$fifo"
 	# shellcheck disable=SC2046
@@ -154,7 +159,7 @@ fi
 # its schema (tests/node/check_live.js), the SVG's title and palette.
 export HOME=$TMP GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
 export PPROF_TOOLS= PPROF_BINARY_PATH=/nonexistent
-mkfifo "$TMP/fmt.fifo"
+mkfifo "$TMP/fmt.fifo.req" "$TMP/fmt.fifo.resp"
 # shellcheck disable=SC2046
 start_bg $(lj_cmd deb) "$WL/offcpu_feed.lua" "$TMP/fmt.fifo"
 # shellcheck disable=SC2046
@@ -164,7 +169,7 @@ sleep 0.5
 mkdir -p "$TMP/fmt"
 waits=()
 for out in p.pb.gz p.svg p.speedscope.json; do
-	"$PROF" -e wall -p "$target" -d 3 -F "$HZ" -o "$TMP/fmt/$out" 2>"$TMP/fmt/$out.err" &
+	"$PROF" -e wall -p "$target" -d 2 -F "$HZ" -o "$TMP/fmt/$out" 2>"$TMP/fmt/$out.err" &
 	waits+=($!)
 done
 wait "${waits[@]}"
@@ -175,9 +180,8 @@ check "pprof: sample types samples/count wall/nanoseconds" \
 	grep -q '^samples/count wall/nanoseconds' "$TMP/fmt/raw"
 for idx in wall samples; do
 	go tool pprof -sample_index=$idx -traces "$p" >"$TMP/fmt/traces.$idx" 2>&1
-	check "pprof -sample_index=$idx: usleep's block under nap" \
-		grep -A1 -E '^ +usleep$' "$TMP/fmt/traces.$idx" | grep -q 'offcpu.lua:nap'
-
+	check "pprof -sample_index=$idx: usleep's block under nap" under usleep offcpu.lua:nap \
+		"$TMP/fmt/traces.$idx"
 done
 go tool pprof -sample_index=wall -tagfocus=state=blocked -top "$p" >"$TMP/fmt/top" 2>&1
 check "pprof: blocked time by leaf (os.execute, usleep, io.read)" \

@@ -1,6 +1,7 @@
 -- Off-CPU ground truth: rounds of random length alternate CPU work in
--- burn() with blocking in wait_pipe() (a line from a FIFO a feeder fills
--- every 40 ms), nap() (FFI usleep) and shell() (os.execute("sleep 0.01")).
+-- burn() with blocking in wait_pipe() (asks offcpu_feed.lua for a line and
+-- reads it from a FIFO: the feeder answers 2 to 12 ms later), nap() (FFI
+-- usleep) and shell() (os.execute("sleep 0.01")).
 -- Each part is timed here with CLOCK_MONOTONIC; at the end the truth goes
 -- to stdout as "truth PART SECONDS" lines and "truth total SECONDS".
 -- Usage: offcpu.lua SECONDS FIFO
@@ -17,7 +18,11 @@ local function now()
 end
 
 local secs = tonumber(arg[1]) or 5
-local fifo = assert(io.open(assert(arg[2], "FIFO"), "r"))
+local path = assert(arg[2], "FIFO")
+-- In the feeder's order: FIFO.req first, so neither open waits forever.
+local req = assert(io.open(path .. ".req", "w"))
+local fifo = assert(io.open(path .. ".resp", "r"))
+req:setvbuf("no")
 math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16) % 1000)
 
 local x = 0
@@ -29,6 +34,7 @@ local function burn(ms)
 end
 
 local function wait_pipe()
+  req:write("?\n")
   local line = fifo:read("*l")	-- not a tail call: wait_pipe stays on the stack
   return line
 end

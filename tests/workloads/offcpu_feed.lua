@@ -1,9 +1,14 @@
--- Feeds offcpu.lua's FIFO: one line every 40 ms, until the reader goes.
--- Usage: offcpu_feed.lua FIFO
+-- Feeds offcpu.lua's wait_pipe(): for each request line on FIFO.req,
+-- sleeps 2 to 12 ms (FFI usleep) and answers a line on FIFO.resp, until
+-- the reader goes.  Usage: offcpu_feed.lua FIFO
 local ffi = require("ffi")
 ffi.cdef[[int usleep(unsigned usec);]]
-local out = assert(io.open(assert(arg[1], "FIFO"), "w"))
-out:setvbuf("no")
-while out:write("tick\n") do
-  ffi.C.usleep(40000)
+local path = assert(arg[1], "FIFO")
+local req = assert(io.open(path .. ".req", "r"))
+local resp = assert(io.open(path .. ".resp", "w"))
+resp:setvbuf("no")
+math.randomseed(os.time())
+while req:read("*l") do
+  ffi.C.usleep(2000 + math.floor(math.random() * 10000))
+  if not resp:write("tick\n") then break end
 end
