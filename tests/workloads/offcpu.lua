@@ -19,9 +19,10 @@ end
 
 local secs = tonumber(arg[1]) or 5
 local path = assert(arg[2], "FIFO")
--- In the feeder's order: FIFO.req first, so neither open waits forever.
-local req = assert(io.open(path .. ".req", "w"))
-local fifo = assert(io.open(path .. ".resp", "r"))
+-- Read-write opens of a FIFO never wait for the other side (Linux), so
+-- nothing blocks before the clocks start.
+local req = assert(io.open(path .. ".req", "r+"))
+local fifo = assert(io.open(path .. ".resp", "r+"))
 req:setvbuf("no")
 math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16) % 1000)
 
