@@ -12,7 +12,7 @@
 #    bookkeeping), both with the walker's default depth of this workload.
 #   bench/offcpu.sh [REPS] [WINDOW_SECONDS]
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
 source bench/lib.sh
 REPS=${1:-5}

@@ -163,7 +163,7 @@ fi
 # answers: they are counted on the summary line, and every kept block
 # is 8 ms or more (without the threshold naps average 6 ms: it fails).
 export HOME=$TMP GOCACHE=$TMP/gocache GOPATH=$TMP/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
-export PPROF_TOOLS= PPROF_BINARY_PATH=/nonexistent
+export PPROF_TOOLS='' PPROF_BINARY_PATH=/nonexistent
 mkfifo "$TMP/fmt.fifo.req" "$TMP/fmt.fifo.resp"
 # shellcheck disable=SC2046
 start_bg $(lj_cmd deb) "$WL/offcpu_feed.lua" "$TMP/fmt.fifo"
