@@ -28,15 +28,20 @@ lj_cmd() {	# lj_cmd VARIANT: the command line running that luajit
 }
 
 # fshare FILE PID REGEX [SKIP]: percentage of PID's weight in FILE (folded)
-# on lines matching REGEX and not SKIP.  [host] time is left out: before
+# on lines matching REGEX and not SKIP (PID "-": a profile of one process,
+# whose lines have no pid).  [host] time is left out: before
 # its VM is found a process is [host], and the in-process clocks start
 # later still.
 fshare() {
 	awk -v pid="$2" -v re="$3" -v skip="${4:-^$}" '
-		{ split($0, a, ";"); if (a[2] != pid || a[3] ~ /^\[host\] /) next
+		{ split($0, a, ";"); if ((pid != "-" && a[2] != pid) || $0 ~ /;\[host\] [0-9]+$/) next
 		  n = $NF; t += n; if ($0 ~ re && $0 !~ skip) m += n }
 		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
 }
+
+# main_pid FOLDED FRAME: the pid field of the first line through FRAME, or
+# "-" when the profile has one process (no pid field).
+main_pid() { awk -F';' -v f="$2" 'index($0, f) { print ($2 ~ /^[0-9]+$/ ? $2 : "-"); exit }' "$1"; }
 
 # truth FILE PART: the in-process seconds of PART.
 truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
@@ -70,7 +75,7 @@ run() {
 		$(lj_cmd "$variant") "$@" "$WL/offcpu.lua" "$SECS" "$fifo" \
 		>"$TMP/$name.out" 2>"$TMP/$name.err"
 	cleanup_children
-	MAIN=$(awk -F';' '/offcpu.lua:burn/ { print $2; exit }' "$TMP/$name.folded")
+	MAIN=$(main_pid "$TMP/$name.folded" offcpu.lua:burn)
 	if [ -z "$MAIN" ] || [ -z "$(truth "$TMP/$name.out" total)" ]; then
 		fail "$name runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/$name.err")"
 		return 1
@@ -146,7 +151,7 @@ start_bg taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 30 >/dev/null
 	taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 3 >"$TMP/busy.out" 2>"$TMP/busy.err"
 cleanup_children
 w=$(truth "$TMP/busy.out" wall) c=$(truth "$TMP/busy.out" cpu)
-B=$(awk -F';' '/offcpu_busy.lua/ { print $2; exit }' "$TMP/busy.folded")
+B=$(main_pid "$TMP/busy.folded" offcpu_busy.lua)
 if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
 	fail "busy runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/busy.err")"
 else
@@ -155,6 +160,31 @@ else
 	within "busy on the CPU" "$(fshare "$TMP/busy.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
 	check "busy summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/busy.err"
 fi
+
+# A thread still off the CPU when the run ends is weighed up to the end:
+# offcpu_late.lua enters a 30 s sleep once the profiler is attached (its
+# sched_switch link is open), and the 3 s run must show most of that time.
+mkfifo "$TMP/late.fifo"
+# shellcheck disable=SC2046
+start_bg $(lj_cmd deb) -joff "$WL/offcpu_late.lua" "$TMP/late.fifo"
+late=$BGPID
+sleep 0.3
+"$PROF" -e off-cpu -d 3 -p "$late" -f folded -o "$TMP/late.folded" 2>"$TMP/late.err" &
+lbp=$!
+for ((i = 0; i < 600; i++)); do
+	grep -qs 'link_type:.raw_tracepoint' /proc/$lbp/fdinfo/* && break
+	sleep 0.05
+done
+t0=$(date +%s.%N)
+echo go >"$TMP/late.fifo"
+wait "$lbp"
+t1=$(date +%s.%N)
+cleanup_children
+got=$(awk '/;offcpu_late\.lua:sleepy;usleep / { s += $NF }
+	END { printf "%.2f\n", s / 1e9 }' "$TMP/late.folded")
+want=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }')
+check "a block still open at the end counts ($got s of at most $want s)" \
+	awk -v g="$got" -v w="$want" 'BEGIN { exit !(g > 0.5 && g >= 0.6 * w && g <= w + 0.05) }'
 
 # Every output of a wall profile, read by the real readers: go tool pprof
 # by both sample types, the SVG in chromium and the speedscope file against

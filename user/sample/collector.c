@@ -28,6 +28,7 @@ struct collector {
 	int ncpus, nattached;
 	struct bpf_link *switch_link;	/* off-CPU: the sched_switch program */
 	bool offcpu, cpu_clock;
+	uint64_t min_block_ns;
 	unsigned hz;
 	uint64_t jitter_state;	/* xorshift64 state, 0: jitter disabled */
 	uint32_t max_stacks;
@@ -170,6 +171,7 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	bpf_map__set_max_entries(c->skel->maps.counts, o->max_counts);
 	c->skel->rodata->walk_max_frames = o->max_frames;
 	c->skel->rodata->min_block_ns = o->min_block_ns;
+	c->min_block_ns = o->min_block_ns;
 	c->offcpu = o->offcpu;
 	c->cpu_clock = !o->no_cpu_clock;
 	/* A program not asked for is not even loaded (the sched_switch one
@@ -434,6 +436,44 @@ int collector_drain(struct collector *c, drain_fn fn, void *ctx)
 		first = false;
 	}
 	recycle_stacks(c);
+	return 0;
+}
+
+int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx)
+{
+	int fd;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	size_t n = 0, cap = 0;
+	__u32 *tids = NULL, tid;
+	struct parked pk;
+
+	if (!c->offcpu)
+		return 0;
+	fd = bpf_map__fd(c->skel->maps.parked);
+	/* Keys first: deleting while iterating would restart the walk. */
+	while (!bpf_map_get_next_key(fd, n ? &tids[n - 1] : NULL, &tid)) {
+		if (n == cap) {
+			__u32 *more = realloc(tids, (cap = cap ? 2 * cap : 256) * sizeof(*tids));
+
+			if (!more)
+				break;
+			tids = more;
+		}
+		tids[n++] = tid;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t away;
+
+		/* Whoever deletes the entry owns it: the thread may be coming
+		 * back on another CPU right now. */
+		if (bpf_map_lookup_and_delete_elem(fd, &tids[i], &pk) || now <= pk.since_ns)
+			continue;
+		away = now - pk.since_ns;
+		if (away >= c->min_block_ns)
+			deliver(c, &pk.key, OFFCPU_VALUE(1, away < OFFCPU_NS_MAX ? away : OFFCPU_NS_MAX),
+				fn, ctx);
+	}
+	free(tids);
 	return 0;
 }
 

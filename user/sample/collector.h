@@ -43,6 +43,10 @@ typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count
 /* Moves every count out of the kernel maps into fn. */
 int collector_drain(struct collector *c, drain_fn fn, void *ctx);
 
+/* Off-CPU: the threads still off the CPU now (the run ends), each with
+ * its time so far, into fn; they are forgotten in the kernel. */
+int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx);
+
 /* Totals of the kernel's counters (enum lbp_counter), summed over CPUs. */
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX]);
 

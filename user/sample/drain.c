@@ -301,3 +301,16 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 	drain_end(ds, cnt);
 	return err;
 }
+
+int drain_run_parked(struct drain *d, struct targets *ts, struct collector *col,
+		     struct profile *p)
+{
+	struct drain_state *ds = drain_begin(d, ts, p);
+	int err;
+
+	if (!ds)
+		return -1;
+	err = collector_drain_parked(col, drain_sample, ds);
+	drain_end(ds, NULL);
+	return err;
+}

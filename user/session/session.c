@@ -142,6 +142,9 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
 	struct profile_stats cur;
 	int rc = 0;
 
+	for (int i = 0; last && i < s->nworks; i++)
+		if (s->works[i].kind->settle)
+			s->works[i].kind->settle(&s->works[i], s->ts, s->prof);
 	drain_all(s);
 	p = s->prof;
 	if (!last) {

@@ -52,6 +52,13 @@ static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
 	drain_run(cw->drain, ts, cw->col, into);
 }
 
+static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
+{
+	struct cpu_work *cw = w->state;
+
+	drain_run_parked(cw->drain, ts, cw->col, into);
+}
+
 static void cpu_cost(struct work *w, uint64_t *run_ns, uint64_t *run_cnt)
 {
 	struct cpu_work *cw = w->state;
@@ -75,6 +82,7 @@ static const struct work_kind cpu_sampling = {
 	.name = "cpu",
 	.open = cpu_open,
 	.drain = cpu_drain,
+	.settle = cpu_settle,
 	.cost = cpu_cost,
 	.close = cpu_close,
 };
