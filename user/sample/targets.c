@@ -60,10 +60,7 @@ struct target {
 struct targets {
 	struct target *t;
 	int n, cap;
-	/* Each kind of session work that walks stacks has its own
-	 * collector; every target is in all of them. */
-	struct collector *col[TARGETS_MAX_COLLECTORS];
-	int ncol;
+	struct collector *col;		/* NULL until attached */
 	struct profile *prof;		/* where target names go */
 	/* When VMs are next revalidated and forks looked for: once a
 	 * second for all targets together (a per-set clock, so two sets
@@ -177,13 +174,12 @@ static void push_to_kernel(struct targets *ts, struct target *t)
 {
 	struct vm_slot slots[LBP_MAX_VMS];
 
-	if (!ts->ncol)
+	if (!ts->col)
 		return;
 	for (int i = 0; i < t->nvms; i++)
 		discover_vm_slot(&t->vms[i], &slots[i]);
-	for (int c = 0; c < ts->ncol; c++)
-		if (collector_set_proc(ts->col[c], t->pid, slots, t->nvms))
-			log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
+	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
+		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
 			 strerror(errno));
 }
 
@@ -386,17 +382,15 @@ void targets_remove(struct targets *ts, pid_t pid)
 
 	if (!t)
 		return;
-	for (int c = 0; c < ts->ncol; c++)
-		collector_del_proc(ts->col[c], pid);
+	if (ts->col)
+		collector_del_proc(ts->col, pid);
 	target_release(t);
 	*t = ts->t[--ts->n];
 }
 
 void targets_attach(struct targets *ts, struct collector *col)
 {
-	if (ts->ncol == TARGETS_MAX_COLLECTORS)
-		return;
-	ts->col[ts->ncol++] = col;
+	ts->col = col;
 	for (int i = 0; i < ts->n; i++)
 		push_to_kernel(ts, &ts->t[i]);
 }

@@ -27,11 +27,8 @@ void targets_free(struct targets *ts);
  * they are added.  The session sets it to each new profile. */
 void targets_set_profile(struct targets *ts, struct profile *p);
 
-#define TARGETS_MAX_COLLECTORS 4
-
 /* Hands every target to the collector (targets added before it existed),
- * and later ones as they are added; one per kind of work, up to
- * TARGETS_MAX_COLLECTORS. */
+ * and later ones as they are added. */
 void targets_attach(struct targets *ts, struct collector *col);
 
 /* Starts profiling pid.  strict: refuse a process without a LuaJIT VM
