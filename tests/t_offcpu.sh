@@ -5,8 +5,10 @@
 # shell() (os.execute), in rounds of random length, and prints how long
 # each part took by CLOCK_MONOTONIC.  The profiles' shares must match
 # within TOL points: wall shares of elapsed time, off-CPU shares of the
-# time blocked.  Then two copies of offcpu_busy.lua pinned to one CPU: the
-# time they wait for it must show as [waiting for a CPU], not as blocked.
+# blocking parts' time off the CPU.  Then a busy offcpu_busy.lua sharing
+# one CPU with another: the time it waits for the CPU must show as
+# [waiting for a CPU], not as blocked.  Then a block still open when the
+# run ends, and every output format of a wall profile.
 #
 # Stacks are checked with -joff: with the JIT on, a block in a C function
 # called from a trace is charged to the frames of the trace snapshot that
@@ -99,14 +101,16 @@ check_wall() {	# check_wall NAME: each part's share of elapsed time
 
 check_offcpu() {	# check_offcpu NAME: shares of the time blocked
 	local name=$1 f=$TMP/$1.folded o=$TMP/$1.out part blocked=0 b
-	# Blocked time only: burn() is preempted on a busy machine, and the
-	# parts' own clocks cannot see that.
+	# The blocking parts' off-CPU time: burn() is preempted on a busy
+	# machine, which its clock cannot tell from work; the parts' clocks
+	# include their own waits for a CPU (after a write wakes the feeder).
 	grep -v "$WAITING" "$f" >"$f.blocked"
+	grep -v ';offcpu.lua:burn' "$f" >"$f.parts"
 	for part in wait_pipe nap shell; do
 		b=$(truth "$o" $part); blocked=$(awk -v a="$blocked" -v b="$b" 'BEGIN { print a + b }')
 	done
 	for part in wait_pipe nap shell; do
-		within "$name $part" "$(fshare "$f.blocked" "$MAIN" "${FRAME[$part]}")" \
+		within "$name $part" "$(fshare "$f.parts" "$MAIN" "${FRAME[$part]}")" \
 			"$(pct "$(truth "$o" $part)" "$blocked")"
 	done
 	within "$name burn never blocks" "$(fshare "$f.blocked" "$MAIN" "${FRAME[burn]}")" 0
