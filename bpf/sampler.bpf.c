@@ -119,6 +119,22 @@ struct uregs {
 	__u64 ip, sp, dx, bx, bp;
 };
 
+/* The registers the current thread's user mode left at kernel entry. */
+static __always_inline void task_uregs(struct uregs *r)
+{
+	struct pt_regs *regs;
+
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	/* Exact for an interrupt or fault taken in the interpreter; BASE/PC
+	 * are only trusted later for IPs inside it, which a syscall never
+	 * is. */
+	r->ip = BPF_CORE_READ(regs, ip);
+	r->sp = BPF_CORE_READ(regs, sp);
+	r->dx = BPF_CORE_READ(regs, dx);
+	r->bx = BPF_CORE_READ(regs, bx);
+	r->bp = BPF_CORE_READ(regs, bp);
+}
+
 static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
 {
 	/* User mode iff the IP is a user-space address (below the canonical
@@ -130,17 +146,7 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 		r->bx = ctx->regs.bx;
 		r->bp = ctx->regs.bp;
 	} else {
-		struct pt_regs *regs;
-
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		/* Registers saved at kernel entry: exact for an interrupt or
-		 * fault taken in the interpreter; BASE/PC are only trusted
-		 * later for IPs inside it, which a syscall never is. */
-		r->ip = BPF_CORE_READ(regs, ip);
-		r->sp = BPF_CORE_READ(regs, sp);
-		r->dx = BPF_CORE_READ(regs, dx);
-		r->bx = BPF_CORE_READ(regs, bx);
-		r->bp = BPF_CORE_READ(regs, bp);
+		task_uregs(r);
 	}
 }
 
@@ -319,32 +325,23 @@ static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *re
 		bump(cb, CNT_READ_FAULT);
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* Reads the current thread's Lua stack as it is at user registers r into
+ * the stacks map and fills key's class (vmstate, zone, flags, stack_id).
+ * Shared by the cpu-clock sampler and the off-CPU program (offcpu.bpf.h).
+ * Returns 0 when key is ready to count, nonzero to drop the event. */
+static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
+				       const struct uregs *r, struct sample_key *key,
+				       struct counter_block *cb)
 {
-	__u64 id = bpf_get_current_pid_tgid(), L = 0, best = ~0ull, stack, base = 0;
-	__u32 tgid = id >> 32, zero = 0, stacksize, chosen = 0;
-	struct sample_key key = { .pid = tgid, .tid = (__u32)id };
+	__u64 L = 0, best = ~0ull, stack, base = 0;
+	__u32 stacksize, chosen = 0;
 	const struct vm_slot *vm = NULL;
 	const struct lj_offsets *off;
-	struct counter_block *cb;
-	struct proc_info *pi;
-	struct scratch *sc;
 	struct walk_ref ref;
 	struct walk_ctx *wc;
-	struct uregs r;
 	const __u8 *lblk;
 	__s32 vmstate;
 
-	pi = bpf_map_lookup_elem(&procs, &tgid);
-	if (!pi)
-		return 0;	/* the cheap early exit for every other process */
-	cb = bpf_map_lookup_elem(&counters, &zero);
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sc)
-		return 0;
-	bump(cb, CNT_SAMPLES);
-	get_uregs(ctx, &r);
 	wc = &sc->walk;
 	__builtin_memset(wc, 0, sizeof(*wc));
 
@@ -355,7 +352,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			break;
 		if (bpf_probe_read_user(sc->g, G_BLOCK, (void *)(pi->vm[i].g + pi->vm[i].off.g_vmstate)))
 			continue;
-		l = active_state(&pi->vm[i], sc->g, sc->l[i], r.sp, &dist);
+		l = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
 		if (l && dist < best) {
 			best = dist;
 			L = l;
@@ -367,20 +364,19 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		bump(cb, CNT_NO_VM);
 	if (!vm) {
 		bump(cb, CNT_HOST);
-		key.flags = SAMPLE_HOST;
-		count_sample(&key, cb);
+		key->flags |= SAMPLE_HOST;
 		return 0;
 	}
 	off = &vm->off;
 	/* sc->g holds the last VM read; reread when another one was chosen. */
 	if (pi->nvms > 1 &&
 	    bpf_probe_read_user(sc->g, G_BLOCK, (void *)(vm->g + off->g_vmstate)))
-		return 0;
+		return 1;
 	lblk = sc->l[chosen & (LBP_MAX_VMS - 1)];
 
 	vmstate = (__s32)field(sc->g, G_BLOCK, 0, 4);
-	key.vmstate = vmstate;
-	key.zone = zone_top(vm);
+	key->vmstate = vmstate;
+	key->zone = zone_top(vm);
 
 	stack = field(lblk, L_BLOCK, off->L_stack - off->L_base, off->gc64 ? 8 : 4);
 	stacksize = (__u32)field(lblk, L_BLOCK, off->L_stacksize - off->L_base, 4);
@@ -399,7 +395,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	ref.st = &sc->st;
 
 	/* Inlined frames of a trace are recorded here, before the walk. */
-	base = frame_base(vm, sc, &ref, lblk, vmstate, stack, &r, cb);
+	base = frame_base(vm, sc, &ref, lblk, vmstate, stack, r, cb);
 	/* No base: no frames, flagged, rather than a walk from a stale one. */
 	wc->frame = base ? base - 8 : 0;
 	if (!base)
@@ -411,18 +407,44 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;
 	sc->st.flags = wc->flags;
-	key.stack_id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)),
-				sc->st.nown) | 1;
+	key->stack_id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)),
+				 sc->st.nown) | 1;
 	/* Most samples repeat a known stack: look up before inserting. */
-	if (!bpf_map_lookup_elem(&stacks, &key.stack_id) &&
-	    bpf_map_update_elem(&stacks, &key.stack_id, &sc->st, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&stacks, &key.stack_id)) {
+	if (!bpf_map_lookup_elem(&stacks, &key->stack_id) &&
+	    bpf_map_update_elem(&stacks, &key->stack_id, &sc->st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stacks, &key->stack_id)) {
 		bump(cb, CNT_STACK_MAP_FULL);
-		key.stack_id = 0;
-		key.flags |= SAMPLE_NO_STACK;
+		key->stack_id = 0;
+		key->flags |= SAMPLE_NO_STACK;
 	}
-	count_sample(&key, cb);
 	return 0;
 }
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, zero = 0;
+	struct sample_key key = { .pid = tgid, .tid = (__u32)id };
+	struct counter_block *cb;
+	struct proc_info *pi;
+	struct scratch *sc;
+	struct uregs r;
+
+	pi = bpf_map_lookup_elem(&procs, &tgid);
+	if (!pi)
+		return 0;	/* the cheap early exit for every other process */
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	bump(cb, CNT_SAMPLES);
+	get_uregs(ctx, &r);
+	if (!walk_sample(sc, pi, &r, &key, cb))
+		count_sample(&key, cb);
+	return 0;
+}
+
+#include "offcpu.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

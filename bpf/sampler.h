@@ -135,6 +135,19 @@ struct stack_trace {
 
 #define SAMPLE_HOST	(1u << 0)	/* thread ran no Lua: counted as [host] */
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
+#define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
+#define SAMPLE_RUNNABLE	(1u << 3)	/* with SAMPLE_OFFCPU: preempted, waiting for a CPU */
+
+/* The counts map's value of an off-CPU key: the number of switches in the
+ * top bits, their total nanoseconds below, so one atomic add keeps both.
+ * 2^40 ns is 18 minutes per key between two drains; one longer block is
+ * clamped to it. */
+#define OFFCPU_NS_BITS	40
+#define OFFCPU_NS_MAX	((1ull << OFFCPU_NS_BITS) - 1)
+#define OFFCPU_VALUE(n, ns)	((__u64)(n) << OFFCPU_NS_BITS | ((ns) & OFFCPU_NS_MAX))
+#define OFFCPU_COUNT(v)	((v) >> OFFCPU_NS_BITS)
+#define OFFCPU_NS(v)	((v) & OFFCPU_NS_MAX)
+
 
 /* Key of the counts map: one aggregated sample class. */
 struct sample_key {
@@ -144,6 +157,13 @@ struct sample_key {
 	__u32 flags;		/* SAMPLE_* */
 	__u64 zone;		/* GCstr of the jit.zone top, 0 for none */
 	__u64 stack_id;		/* key into the stacks map, 0 for none */
+};
+
+/* Value of the parked map, keyed by tid: a traced thread that is off the
+ * CPU, its stack as it left and when. */
+struct parked {
+	struct sample_key key;
+	__u64 since_ns;		/* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
 };
 
 /* The kernel's counters, one per-CPU array slot each.  One row per counter,
@@ -170,7 +190,11 @@ struct sample_key {
 	_(TRACE_INLINE,   trace_inline,   0, 0, "inlined frames")	/* rebuilt from a trace snapshot */ \
 	_(TRACE_RETADDR,  trace_retaddr,  0, 0, "trace by return address")	/* helper called from a trace */ \
 	_(BASE_RB,        base_rb,        0, 0, "base from RB")	/* in C code the VM called */ \
-	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */
+	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
+	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
+	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
+	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
+	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */
 
 enum lbp_counter {
 #define LBP_COUNTER_ENUM(name, field, group, lost, label) CNT_##name,

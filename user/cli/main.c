@@ -21,6 +21,7 @@
 #include "cli/options.h"
 #include "cli/heap_cmd.h"
 #include "model/profile.h"
+#include "model/profile_time.h"
 #include "report/export.h"
 #include "report/jpmode.h"
 #include "report/output.h"
@@ -159,10 +160,36 @@ static int release(struct launched *l)
 	return n == sizeof(e) ? e : 0;
 }
 
-static void print_summary(const struct profile *p, unsigned hz)
+/* Off-CPU and wall profiles: where the time went, for the whole profile
+ * or each thread. */
+static void print_time_split(const struct profile *p, bool per_thread)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct time_split t;
+	struct profile_section *secs = NULL;
+	size_t n = per_thread ? profile_sections(p, SECTION_THREAD, &secs) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		profile_time_split(p, secs[i].pid, secs[i].tid, &t);
+		sb_truncate(&sb, 0);
+		profile_time_summary(p, &t, &sb);
+		fprintf(stderr, "luabpfprof: PID %u TID %u: %s\n", secs[i].pid, secs[i].tid,
+			sb_str(&sb));
+	}
+	free(secs);
+	profile_time_split(p, 0, 0, &t);
+	sb_truncate(&sb, 0);
+	profile_time_summary(p, &t, &sb);
+	fprintf(stderr, "luabpfprof: %s\n", sb_str(&sb));
+	sb_free(&sb);
+}
+
+static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (profile_unit_ns(p))
+		print_time_split(p, per_thread);
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
 	sb_free(&sb);
@@ -190,8 +217,11 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	struct view_tree_opts to;
 	char err[200];
 
-	snprintf(title, sizeof(title), "luabpfprof: %s%s, %.1f s at %u Hz",
+	snprintf(title, sizeof(title), "luabpfprof: %s%s%s%s, %.1f s at %u Hz",
 		 p->nprocs == 1 ? p->procs[0].comm : "several processes",
+		 p->event == PROFILE_CPU ? "" : ", ",
+		 p->event == PROFILE_OFFCPU ? "off-CPU time" :
+		 p->event == PROFILE_WALL ? "wall-clock time" : "",
 		 p->nprocs == 1 ? "" : "", (double)p->duration_ns / 1e9, p->hz);
 
 	switch (fmt) {
@@ -365,7 +395,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	}
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(p, o->hz);
+	print_summary(p, o->hz, o->per_thread);
 	return os->rc = jit_rc;
 }
 
@@ -373,7 +403,8 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 				struct session_config *c)
 {
 	*c = (struct session_config){
-		.hz = o->hz, .max_stacks = o->max_stacks, .max_counts = o->max_counts,
+		.hz = o->hz, .event = o->event, .min_block_ns = o->min_block_ns,
+		.max_stacks = o->max_stacks, .max_counts = o->max_counts,
 		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
 		/* The --jp views keep jit.p's meaning: the running coroutine only. */
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),

@@ -146,6 +146,57 @@ static int set_frequency(struct options *o, const struct opt_row *r, const char 
 	return 0;
 }
 
+static int set_event(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t len)
+{
+	static const enum profile_event events[] = { PROFILE_CPU, PROFILE_OFFCPU, PROFILE_WALL };
+
+	(void)r;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (!strcmp(arg, profile_event_name(events[i]))) {
+			o->event = events[i];
+			return 0;
+		}
+	}
+	/* "-every": a long option typed with one dash reads as -e "very". */
+	for (int i = 0; i < options_nrows; i++) {
+		const char *name = options_rows[i].name;
+
+		if (name[0] == 'e' && !strcmp(name + 1, arg)) {
+			snprintf(err, len, "unknown option '-%s' (did you mean --%s?)", name, name);
+			return -1;
+		}
+	}
+	snprintf(err, len, "unknown event '%s': use cpu, off-cpu or wall", arg);
+	return -1;
+}
+
+/* A short time: a whole number of microseconds, or with a unit ("500ns",
+ * "20us", "2ms"), up to one second. */
+static int set_min_block(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			 size_t len)
+{
+	static const struct { const char *unit; unsigned long long ns; } units[] = {
+		{ "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	size_t digits = strspn(arg, "0123456789");
+	char num[24];
+	unsigned long long v;
+
+	for (size_t i = 0; digits && digits < sizeof(num) && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(arg + digits, units[i].unit))
+			continue;
+		snprintf(num, sizeof(num), "%.*s", (int)digits, arg);
+		if (parse_uint(num, 0, 1000000000ull / units[i].ns, &v))
+			break;
+		o->min_block_ns = v * units[i].ns;
+		return 0;
+	}
+	snprintf(err, len, "invalid %s '%s': expected a time up to 1s such as 10us, 500ns or 2ms",
+		 r->display, arg);
+	return -1;
+}
+
 static int set_format(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		      size_t len)
 {
@@ -277,6 +328,13 @@ const struct opt_row options_rows[] = {
 	  .at = AT(duration) },
 	{ "frequency", "-F/--frequency", 'F', REQ, "HZ", set_frequency,
 	  "samples per second per CPU (default 99)", .at = AT(hz), .min = 1, .max = MAX_HZ },
+	{ "event", "-e/--event", 'e', REQ, "EV", set_event,
+	  "what to profile: cpu (on-CPU samples, default), off-cpu\n"
+	  "(time threads spend switched out, by the Lua stack they\n"
+	  "left from) or wall (both: shares of elapsed time)", .at = OWN },
+	{ N("min-block"), 0, REQ, "T", set_min_block,
+	  "off-cpu/wall: switches out shorter than T are only\n"
+	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
 	{ "output", "-o/--output", 'o', REQ, "FILE", set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
@@ -391,6 +449,7 @@ static void set_defaults(struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->hz = 99;
+	o->min_block_ns = 10000;
 	o->jp = "";
 	jp_mode_parse("", &o->jp_mode, err, sizeof(err));
 	o->fmt = FMT_TEXT;
@@ -504,6 +563,12 @@ static int check_combination(const struct options *o, const bool *given)
 	}
 	if (o->continuous && !o->push_url && !o->out_dir) {
 		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
+		return -1;
+	}
+	/* The sinks label every profile as CPU time (ship/push.c). */
+	if (o->continuous && o->event != PROFILE_CPU) {
+		log_error("-e %s is not shipped yet: --continuous profiles CPU time only",
+			  profile_event_name(o->event));
 		return -1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/profile.h"
 #include "report/export.h"
 #include "report/jpmode.h"
 #include "ship/push.h"
@@ -21,6 +22,8 @@ struct options {
 	double duration;	/* seconds; 0 = until Ctrl-C / SIGTERM / exit */
 	unsigned hz;
 	bool hz_given;
+	enum profile_event event;	/* -e: cpu (default), off-cpu or wall */
+	unsigned long long min_block_ns;	/* off-CPU blocks shorter are only counted */
 	const char *output;	/* NULL = stdout */
 	const char *format;	/* NULL = from the output name, else text */
 	const char *jp;		/* jit.p mode string */

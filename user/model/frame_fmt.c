@@ -61,7 +61,8 @@ static bool has_own_name(const struct frame_sym *f)
 
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
 {
-	if ((c == 'f' || c == 'F') && f->name && f->kind != FRAME_UNKNOWN && !has_own_name(f)) {
+	if ((c == 'f' || c == 'F') && f->name && f->kind != FRAME_UNKNOWN &&
+	    f->kind != FRAME_STATE && !has_own_name(f)) {
 		if (c == 'F' && f->kind == FRAME_LUA && f->firstline != -1) {
 			put_chunkname(sb, f, pathstrip);
 			sb_putc(sb, ':');
@@ -93,6 +94,11 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 		break;
 	case FRAME_HOST:
 		sb_puts(sb, "[host]");
+		break;
+	case FRAME_STATE:
+		sb_putc(sb, '[');
+		sb_puts(sb, f->name ? f->name : "state");
+		sb_putc(sb, ']');
 		break;
 	case FRAME_UNKNOWN:
 		/* The name is the cause: "bad frame", "read fault" ... */

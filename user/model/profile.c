@@ -208,6 +208,19 @@ static bool sample_entry_match(const void *ctx, uint32_t e, const void *key)
 
 static const struct hashidx_ops sample_ops = { sample_entry_hash, sample_entry_match };
 
+const char *profile_event_name(enum profile_event e)
+{
+	switch (e) {
+	case PROFILE_OFFCPU:
+		return "off-cpu";
+	case PROFILE_WALL:
+		return "wall";
+	case PROFILE_CPU:
+		break;
+	}
+	return "cpu";
+}
+
 int profile_add(struct profile *p, const struct sample *in)
 {
 	struct sample_index *ix = p->index;
@@ -215,11 +228,15 @@ int profile_add(struct profile *p, const struct sample *in)
 	uint32_t e;
 	size_t hint;
 
+	/* In a CPU profile each sample is one event. */
+	if (!s.events && !profile_unit_ns(p))
+		s.events = s.count;
 	s.zone = profile_str(p, in->zone);
 	s.trace_start = profile_str(p, in->trace_start);
 	e = hashidx_find(&ix->idx, &sample_ops, p, sample_hash(&s), &s, &hint);
 	if (e != HASHIDX_NONE) {
 		p->samples[e].count += s.count;
+		p->samples[e].events += s.events;
 		p->total += s.count;
 		return 0;
 	}

@@ -16,6 +16,7 @@ enum frame_kind {
 	FRAME_FF,		/* builtin fast function: ffname, else [builtin#N] */
 	FRAME_HOST,		/* synthetic: the [host] pseudo frame */
 	FRAME_UNKNOWN,		/* synthetic: a frame that could not be symbolized */
+	FRAME_STATE,		/* synthetic: a thread state, "[waiting for a CPU]" (name) */
 };
 
 /* A symbolized frame.  Frames are interned by the profile: equal frames are
@@ -47,6 +48,8 @@ struct frame_sym {
 
 #define PSAMPLE_HOST		(1u << 0)	/* no Lua ran: the [host] key */
 #define PSAMPLE_TRUNCATED	(1u << 1)	/* the stack was cut at the bottom */
+#define PSAMPLE_OFFCPU		(1u << 2)	/* time off the CPU: blocked ... */
+#define PSAMPLE_WAITING		(1u << 3)	/* ... or, with OFFCPU, runnable waiting for a CPU */
 
 /* One aggregated sample class. */
 struct sample {
@@ -59,7 +62,22 @@ struct sample {
 	const char *trace_start;
 	uint32_t nframes;
 	const struct frame_sym **frames;	/* frames[0] is the top (callee) */
+	/* The weight, in the profile's unit (profile_unit_ns): samples, or
+	 * nanoseconds for off-CPU and wall profiles. */
 	uint64_t count;
+	/* How many events it stands for: samples, or switches off the CPU.
+	 * Equal to count in a CPU profile. */
+	uint64_t events;
+};
+
+/* What a profile measures.  CPU profiles count samples; the others weigh
+ * each stack by nanoseconds: off-CPU by the time threads were switched
+ * out there, wall by that plus each on-CPU sample's period, so that a
+ * share is a share of elapsed time. */
+enum profile_event {
+	PROFILE_CPU,
+	PROFILE_OFFCPU,
+	PROFILE_WALL,
 };
 
 struct process_info {
@@ -73,6 +91,7 @@ struct profile {
 	size_t nsamples, cap;
 	uint64_t total;		/* sum of counts */
 	unsigned hz;		/* sampling frequency */
+	enum profile_event event;	/* PROFILE_CPU unless set after profile_new */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the start */
 	uint64_t duration_ns;
 	struct profile_stats stats;
@@ -95,6 +114,15 @@ const struct frame_sym *profile_frame(struct profile *p, const struct frame_sym 
 /* Number of interned frames; profile_frame_at(p, id) for id in 1..n. */
 uint32_t profile_nframes(const struct profile *p);
 const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id);
+
+/* Whether counts are nanoseconds (off-CPU and wall), not samples. */
+static inline bool profile_unit_ns(const struct profile *p)
+{
+	return p->event != PROFILE_CPU;
+}
+
+/* "cpu", "off-cpu" or "wall". */
+const char *profile_event_name(enum profile_event e);
 
 /* Adds the sample's count to its class; equal classes are merged.  The
  * frames must come from profile_frame() of the same profile. */

@@ -41,6 +41,7 @@ struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
 
 	if (!map || !out)
 		goto fail;
+	out->event = p->event;
 	out->start_ns = p->start_ns;
 	out->duration_ns = p->duration_ns;
 	profile_set_comm(out, pid, profile_comm(p, pid));
@@ -68,9 +69,11 @@ struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
 		copy.frames = frames;
 		if (profile_add(out, &copy))
 			goto fail;
-		out->stats.samples += s->count;
+		if (s->flags & PSAMPLE_OFFCPU)
+			continue;
+		out->stats.samples += s->events;
 		if (s->flags & PSAMPLE_HOST)
-			out->stats.host += s->count;
+			out->stats.host += s->events;
 	}
 	free(map);
 	free(frames);

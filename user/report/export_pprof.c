@@ -242,7 +242,9 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 		       struct xstack *st, uint64_t period)
 {
 	uint64_t *ids = calloc(st->n + 1, sizeof(*ids));
-	uint64_t values[2] = { s->count, s->count * period };
+	bool ns = profile_unit_ns(b->p);
+	/* Off-CPU and wall counts are nanoseconds already. */
+	uint64_t values[2] = { ns ? s->events : s->count, ns ? s->count : s->count * period };
 	bool host = s->flags & PSAMPLE_HOST;
 
 	if (!ids) {
@@ -258,6 +260,9 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 	put_label_num(b, "pid", s->pid);
 	put_label_num(b, "tid", s->tid);
 	put_label_str(b, "comm", profile_comm(b->p, s->pid));
+	if (ns)
+		put_label_str(b, "state", !(s->flags & PSAMPLE_OFFCPU) ? "running" :
+				  s->flags & PSAMPLE_WAITING ? "waiting" : "blocked");
 	if (!host) {
 		char letter[2] = { vm_class_letter(vm_class_of(s->vmstate)), 0 };
 
@@ -274,11 +279,26 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 	free(ids);
 }
 
+/* The second type is the default one (pprof's last): CPU, off-CPU or wall
+ * time. */
+static const char *time_type(const struct profile *p)
+{
+	switch (p->event) {
+	case PROFILE_OFFCPU:
+		return "off_cpu";
+	case PROFILE_WALL:
+		return "wall";
+	case PROFILE_CPU:
+		break;
+	}
+	return "cpu";
+}
+
 static void put_header(struct pprof_builder *b, struct strbuf *pb)
 {
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
-	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-	put_value_type(b, pb, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, time_type(b->p), "nanoseconds");
+	put_value_type(b, pb, PROFILE_PERIOD_TYPE, time_type(b->p), "nanoseconds");
 }
 
 static void put_mapping(struct pprof_builder *b, struct strbuf *pb)
@@ -314,8 +334,13 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 	sb_putn(pb, sb_str(&b->locations_pb), b->locations_pb.len);
 	sb_putn(pb, sb_str(&b->functions_pb), b->functions_pb.len);
 	sb_reset(&b->text);
-	sb_printf(&b->text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
-		  (unsigned long long)p->total, b->name_scope);
+	if (profile_unit_ns(p))
+		sb_printf(&b->text, "luabpfprof: %s, %u Hz, %.3f s, frame names '%c'",
+			  profile_event_name(p->event), p->hz, (double)p->total / 1e9,
+			  b->name_scope);
+	else
+		sb_printf(&b->text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
+			  (unsigned long long)p->total, b->name_scope);
 	comment = str_id(b, sb_str(&b->text), b->text.len);
 	/* Every string is interned by now: the table can go out. */
 	for (uint32_t i = 0; i < b->strings.n; i++)

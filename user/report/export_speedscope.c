@@ -127,7 +127,9 @@ static void put_profile(struct strbuf *sb, const struct profile *p,
 		sb_printf(&name, "%s (pid %u)", profile_comm(p, ps->pid), ps->pid);
 	sb_puts(sb, "\n{\"type\":\"sampled\",\"name\":");
 	json_put_string(sb, sb_str(&name), name.len);
-	sb_printf(sb, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
+	/* Off-CPU and wall weights are nanoseconds; CPU ones sample counts. */
+	sb_printf(sb, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
+		  profile_unit_ns(p) ? "nanoseconds" : "none",
 		  (unsigned long long)ps->total);
 	for (uint32_t i = 0; i < ps->stacks.n; i++) {
 		const uint32_t *ix = (const uint32_t *)ps->stacks.keys[i];

@@ -34,7 +34,7 @@
  * are the states of --vmstate-frames. */
 enum color_class {
 	CC_LUA, CC_C, CC_FF, CC_GC, CC_JIT, CC_COMPILED, CC_INTERP, CC_CCODE,
-	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_NCLASS
+	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_BLOCKED, CC_WAITING, CC_NCLASS
 };
 
 static const struct {
@@ -53,6 +53,10 @@ static const struct {
 	[CC_ZONE]     = { 205, 190, 120, "zone" },
 	[CC_UNKNOWN]  = { 242, 242, 242, "unknown (outlined)" },
 	[CC_PROCESS]  = { 200, 200, 215, NULL },
+	/* Off-CPU time (-e off-cpu, wall): cool colours, apart from the
+	 * warm on-CPU ones. */
+	[CC_BLOCKED]  = { 110, 140, 200, "mostly blocked" },
+	[CC_WAITING]  = { 150, 110, 190, "mostly waiting for a CPU" },
 };
 
 /* What a node is: its colour class, but for VM-state frames, whose
@@ -70,6 +74,7 @@ struct node {
 	uint64_t total;		/* samples through this node */
 	uint64_t vm[NVM];	/* ... by VM state */
 	uint64_t self[NVM];	/* samples ending here, by VM state */
+	uint64_t blocked, waiting;	/* off-CPU time through this node */
 	uint64_t start;		/* first sample offset in the layout */
 	uint32_t first_child, nchildren;	/* range in the children array */
 	const struct frame_sym *lua;	/* a Lua function's frame (--jit tooltips) */
@@ -98,6 +103,7 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 		case FRAME_C: return NK_C;
 		case FRAME_FF: return NK_FF;
 		case FRAME_HOST: return NK_HOST;
+		case FRAME_STATE: return NK_VMSTATE;
 		case FRAME_UNKNOWN: return NK_UNKNOWN;
 		}
 		return NK_UNKNOWN;
@@ -155,6 +161,10 @@ static void node_count(struct node *nd, const struct sample *s, bool leaf)
 
 	nd->total += s->count;
 	nd->vm[vm] += s->count;
+	if (s->flags & PSAMPLE_WAITING)
+		nd->waiting += s->count;
+	else if (s->flags & PSAMPLE_OFFCPU)
+		nd->blocked += s->count;
 	if (leaf)
 		nd->self[vm] += s->count;
 }
@@ -294,6 +304,13 @@ static enum color_class node_class(const struct node *nd)
 		[VM_GC] = CC_GC, [VM_JIT] = CC_JIT, [VM_NCLASS] = CC_HOST,
 	};
 
+	/* Off-CPU and wall profiles: a frame mostly off the CPU says so. */
+	if (nd->kind != NK_ROOT && nd->kind != NK_PROCESS) {
+		if (2 * nd->waiting > nd->total)
+			return CC_WAITING;
+		if (2 * (nd->blocked + nd->waiting) > nd->total)
+			return CC_BLOCKED;
+	}
 	switch (nd->kind) {
 	case NK_ROOT:
 	case NK_PROCESS: return CC_PROCESS;
@@ -415,8 +432,13 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 	sb_printf(sb, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%u\"><title>",
 		  (unsigned long long)nd->start, (unsigned long long)nd->total, nd->depth);
 	put_xml_text(sb, label, len, 0);
-	sb_printf(sb, "\n%llu sample%s, %.2f%%", (unsigned long long)nd->total,
-		  nd->total == 1 ? "" : "s", 100.0 * (double)nd->total / (double)fl->total);
+	if (profile_unit_ns(fl->p))
+		sb_printf(sb, "\n%.3f ms, %.2f%% (blocked %.3f ms, waiting for a CPU %.3f ms)",
+			  (double)nd->total / 1e6, 100.0 * (double)nd->total / (double)fl->total,
+			  (double)nd->blocked / 1e6, (double)nd->waiting / 1e6);
+	else
+		sb_printf(sb, "\n%llu sample%s, %.2f%%", (unsigned long long)nd->total,
+			  nd->total == 1 ? "" : "s", 100.0 * (double)nd->total / (double)fl->total);
 	for (int i = 0; i < NVM; i++) {
 		if (!nd->vm[i])
 			continue;
@@ -474,9 +496,14 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		  IMAGE_WIDTH, h);
 	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	put_xml_text(sb, title, strlen(title), 0);
-	sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
-		  "; click a frame to zoom, Ctrl-F to search</text>\n",
-		  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
+	if (profile_unit_ns(fl->p))
+		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.3f s of %s time"
+			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
+			  (double)fl->total / 1e9, fl->p->event == PROFILE_WALL ? "wall" : "off-CPU");
+	else
+		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
+			  "; click a frame to zoom, Ctrl-F to search</text>\n",
+			  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
 	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
 		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
 		  "text-anchor=\"end\">Search</text>\n",

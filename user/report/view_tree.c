@@ -15,6 +15,7 @@
 struct tree_node {
 	const char *label;	/* owned by the label cache or a literal */
 	uint64_t total, self;
+	uint64_t oncpu;		/* wall profiles: the part of total on the CPU */
 	struct tree_node **kids;
 	size_t nkids, cap;
 };
@@ -129,6 +130,7 @@ static bool tree_add(struct tree_node *root, const struct sample *s, struct labe
 {
 	struct tree_node *n = root;
 	int64_t start = (int64_t)s->nframes - 1;
+	uint64_t oncpu = s->flags & PSAMPLE_OFFCPU ? 0 : s->count;
 
 	if (s->flags & PSAMPLE_HOST || !s->nframes) {
 		if (o->focus)
@@ -136,6 +138,7 @@ static bool tree_add(struct tree_node *root, const struct sample *s, struct labe
 		n = node_child(n, s->flags & PSAMPLE_HOST ? "[host]" : LABEL_EMPTY);
 		n->total += s->count;
 		n->self += s->count;
+		n->oncpu += oncpu;
 		return true;
 	}
 	if (o->focus) {
@@ -148,10 +151,12 @@ static bool tree_add(struct tree_node *root, const struct sample *s, struct labe
 		/* Its real bottom is unknown: keep it apart from full stacks. */
 		n = node_child(n, LABEL_TRUNCATED);
 		n->total += s->count;
+		n->oncpu += oncpu;
 	}
 	for (int64_t i = start; i >= 0; i--) {
 		n = node_child(n, label_of(lb, s->frames[i], o));
 		n->total += s->count;
+		n->oncpu += oncpu;
 	}
 	n->self += s->count;
 	return true;
@@ -196,19 +201,38 @@ static bool below_min(uint64_t v, uint64_t total, int min)
 	return (long long)((double)v * 100.0 / (double)total + 0.5) < min;
 }
 
-static void write_node(FILE *out, struct tree_node *n, int level, uint64_t total,
-		       const struct view_tree_opts *o)
+/* The columns after the shares: samples; milliseconds for off-CPU and
+ * wall profiles, wall ones with the on-CPU part next to them. */
+static void write_amount(FILE *out, const struct profile *p, const struct tree_node *n)
 {
-	fprintf(out, "%6.1f%% %6.1f%% %9llu  %*s%s\n",
-		(double)n->total * 100.0 / (double)total,
-		(double)n->self * 100.0 / (double)total,
-		(unsigned long long)n->total, 2 * level, "", n->label);
+	if (!n) {
+		if (p->event == PROFILE_WALL)
+			fprintf(out, " %9s %9s", "wall ms", "cpu ms");
+		else
+			fprintf(out, " %9s", profile_unit_ns(p) ? "ms" : "samples");
+		return;
+	}
+	if (!profile_unit_ns(p))
+		fprintf(out, " %9llu", (unsigned long long)n->total);
+	else if (p->event == PROFILE_WALL)
+		fprintf(out, " %9.1f %9.1f", (double)n->total / 1e6, (double)n->oncpu / 1e6);
+	else
+		fprintf(out, " %9.1f", (double)n->total / 1e6);
+}
+
+static void write_node(FILE *out, const struct profile *p, struct tree_node *n, int level,
+		       uint64_t total, const struct view_tree_opts *o)
+{
+	fprintf(out, "%6.1f%% %6.1f%%", (double)n->total * 100.0 / (double)total,
+		(double)n->self * 100.0 / (double)total);
+	write_amount(out, p, n);
+	fprintf(out, "  %*s%s\n", 2 * level, "", n->label);
 	if (o->max_depth && level + 1 >= o->max_depth)
 		return;
 	sort_kids(n, o->sort);
 	for (size_t i = 0; i < n->nkids; i++)
 		if (!below_min(n->kids[i]->total, total, o->min))
-			write_node(out, n->kids[i], level + 1, total, o);
+			write_node(out, p, n->kids[i], level + 1, total, o);
 }
 
 static void write_section(FILE *out, const struct profile *p, const struct view_tree_opts *o,
@@ -235,11 +259,13 @@ static void write_section(FILE *out, const struct profile *p, const struct view_
 	} else if (!kept) {
 		fprintf(out, "[No samples pass through %s]\n", o->focus);
 	} else {
-		fprintf(out, "%7s %7s %9s  %s\n", "total", "self", "samples", "function");
+		fprintf(out, "%7s %7s", "total", "self");
+		write_amount(out, p, NULL);
+		fprintf(out, "  %s\n", "function");
 		sort_kids(&root, o->sort);
 		for (size_t i = 0; i < root.nkids; i++)
 			if (!below_min(root.kids[i]->total, total, o->min))
-				write_node(out, root.kids[i], 0, total, o);
+				write_node(out, p, root.kids[i], 0, total, o);
 	}
 	node_free(&root);
 	labels_free(&lb);

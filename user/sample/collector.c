@@ -26,6 +26,9 @@ struct collector {
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus, nattached;
+	struct bpf_link *switch_link;	/* off-CPU: the sched_switch program */
+	bool offcpu, cpu_clock;
+	uint64_t min_block_ns;
 	unsigned hz;
 	uint64_t jitter_state;	/* xorshift64 state, 0: jitter disabled */
 	uint32_t max_stacks;
@@ -168,6 +171,15 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	bpf_map__set_max_entries(c->skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(c->skel->maps.counts, o->max_counts);
 	c->skel->rodata->walk_max_frames = o->max_frames;
+	c->skel->rodata->min_block_ns = o->min_block_ns;
+	c->min_block_ns = o->min_block_ns;
+	c->offcpu = o->offcpu;
+	c->cpu_clock = !o->no_cpu_clock;
+	/* A program not asked for is not even loaded (the sched_switch one
+	 * would run on every context switch of the host). */
+	bpf_program__set_autoload(c->skel->progs.on_sample, c->cpu_clock);
+	bpf_program__set_autoload(c->skel->progs.on_switch, o->offcpu);
+	bpf_map__set_max_entries(c->skel->maps.parked, o->offcpu ? o->max_counts : 1);
 	{
 		struct bpf_map *map;
 		int nmaps = 0;
@@ -201,7 +213,15 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 		goto fail;
 	}
 	c->hz = o->hz;
-	if (attach_cpus(c, o->hz, err, errlen))
+	if (o->offcpu) {
+		c->switch_link = bpf_program__attach(c->skel->progs.on_switch);
+		if (!c->switch_link) {
+			snprintf(err, errlen, "attaching to the sched_switch tracepoint: %s",
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	if (c->cpu_clock && attach_cpus(c, o->hz, err, errlen))
 		goto fail;
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
 	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
@@ -230,6 +250,7 @@ void collector_close(struct collector *c)
 	}
 	free(c->links);
 	free(c->pfds);
+	bpf_link__destroy(c->switch_link);
 	sampler_bpf__destroy(c->skel);
 	free(c->seen);
 	hashidx_free(&c->seen_idx);
@@ -364,8 +385,10 @@ static int drain_one_by_one(struct collector *c, int fd, drain_fn fn, void *ctx)
 
 static void jitter_periods(struct collector *c)
 {
-	uint64_t nominal = 1000000000ull / c->hz;
+	uint64_t nominal = c->hz ? 1000000000ull / c->hz : 0;
 
+	if (!nominal || !c->pfds)
+		return;
 	if (!c->jitter_state) {
 		const char *off = getenv("LUABPFPROF_NO_JITTER");
 
@@ -417,6 +440,44 @@ int collector_drain(struct collector *c, drain_fn fn, void *ctx)
 	return 0;
 }
 
+int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx)
+{
+	int fd;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	size_t n = 0, cap = 0;
+	__u32 *tids = NULL, tid;
+	struct parked pk;
+
+	if (!c->offcpu)
+		return 0;
+	fd = bpf_map__fd(c->skel->maps.parked);
+	/* Keys first: deleting while iterating would restart the walk. */
+	while (!bpf_map_get_next_key(fd, n ? &tids[n - 1] : NULL, &tid)) {
+		if (n == cap) {
+			__u32 *more = realloc(tids, (cap = cap ? 2 * cap : 256) * sizeof(*tids));
+
+			if (!more)
+				break;
+			tids = more;
+		}
+		tids[n++] = tid;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t away;
+
+		/* Whoever deletes the entry owns it: the thread may be coming
+		 * back on another CPU right now. */
+		if (bpf_map_lookup_and_delete_elem(fd, &tids[i], &pk) || now <= pk.since_ns)
+			continue;
+		away = now - pk.since_ns;
+		if (away >= c->min_block_ns)
+			deliver(c, &pk.key, OFFCPU_VALUE(1, away < OFFCPU_NS_MAX ? away : OFFCPU_NS_MAX),
+				fn, ctx);
+	}
+	free(tids);
+	return 0;
+}
+
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX])
 {
 	int fd = bpf_map__fd(c->skel->maps.counters);
@@ -433,17 +494,25 @@ void collector_counters(struct collector *c, uint64_t out[CNT__MAX])
 	free(per);
 }
 
-void collector_prog_stats(struct collector *c, uint64_t *run_ns, uint64_t *run_cnt)
+static void add_prog_stats(struct bpf_program *prog, uint64_t *run_ns, uint64_t *run_cnt)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
 
 	memset(&info, 0, sizeof(info));
-	*run_ns = *run_cnt = 0;
-	if (!bpf_obj_get_info_by_fd(bpf_program__fd(c->skel->progs.on_sample), &info, &len)) {
-		*run_ns = info.run_time_ns;
-		*run_cnt = info.run_cnt;
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+		*run_ns += info.run_time_ns;
+		*run_cnt += info.run_cnt;
 	}
+}
+
+void collector_prog_stats(struct collector *c, uint64_t *run_ns, uint64_t *run_cnt)
+{
+	*run_ns = *run_cnt = 0;
+	if (c->cpu_clock)
+		add_prog_stats(c->skel->progs.on_sample, run_ns, run_cnt);
+	if (c->offcpu)
+		add_prog_stats(c->skel->progs.on_switch, run_ns, run_cnt);
 }
 
 int collector_ncpus(const struct collector *c)

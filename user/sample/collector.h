@@ -1,9 +1,11 @@
 /* The BPF side from user space: load the sampler, attach it to cpu-clock
- * perf events on every online CPU, tell it which processes to walk, and
- * drain its aggregated counts. */
+ * perf events on every online CPU (or, for off-CPU time, to the
+ * sched_switch tracepoint), tell it which processes to walk, and drain its
+ * aggregated counts. */
 #ifndef LBP_COLLECTOR_H
 #define LBP_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,6 +19,12 @@ struct collector_opts {
 	uint32_t max_stacks;	/* entries of the stacks map */
 	uint32_t max_counts;	/* entries of the counts map */
 	uint32_t max_frames;	/* frames walked before truncation */
+	/* Off-CPU time from sched_switch: its counts are OFFCPU_VALUE pairs
+	 * under SAMPLE_OFFCPU keys, next to the cpu-clock samples' counts
+	 * unless no_cpu_clock. */
+	bool offcpu;
+	bool no_cpu_clock;
+	uint64_t min_block_ns;	/* shorter blocks are only counted */
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */
@@ -34,6 +42,10 @@ typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count
 
 /* Moves every count out of the kernel maps into fn. */
 int collector_drain(struct collector *c, drain_fn fn, void *ctx);
+
+/* Off-CPU: the threads still off the CPU now (the run ends), each with
+ * its time so far, into fn; they are forgotten in the kernel. */
+int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx);
 
 /* Totals of the kernel's counters (enum lbp_counter), summed over CPUs. */
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX]);

@@ -42,6 +42,7 @@ struct drain_state {
 	struct hashidx memo_idx;
 	struct frame_sym scratch[LBP_MAX_FRAMES];
 	const struct frame_sym *cut[LBP_MAX_FRAMES + 1];	/* frames + the cut's cause */
+	const struct frame_sym *state[LBP_MAX_FRAMES + 1];	/* a state + the frames */
 };
 
 static uint64_t memo_hash(const void *ctx, uint32_t e)
@@ -141,15 +142,47 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	return m;
 }
 
+/* The sample's weight in the profile's unit and how many events it
+ * stands for: a cpu-clock sample weighs its period in a wall profile, an
+ * off-CPU count (OFFCPU_VALUE) its nanoseconds. */
+static void weigh(const struct profile *p, const struct sample_key *key, uint64_t value,
+		  struct sample *s)
+{
+	if (key->flags & SAMPLE_OFFCPU) {
+		s->events = OFFCPU_COUNT(value);
+		s->count = OFFCPU_NS(value);
+		s->flags |= PSAMPLE_OFFCPU;
+		if (key->flags & SAMPLE_RUNNABLE)
+			s->flags |= PSAMPLE_WAITING;
+		return;
+	}
+	s->events = value;
+	s->count = value;
+	if (profile_unit_ns(p) && p->hz)
+		s->count = value * (1000000000ull / p->hz);
+}
+
+/* A thread state as the top frame ("[waiting for a CPU]"), above the Lua
+ * stack it was preempted in. */
+static void add_state_frame(struct drain_state *ds, struct sample *s, const char *state)
+{
+	struct frame_sym f = { .kind = FRAME_STATE, .name = state, .line = -1 };
+
+	if (s->nframes >= LBP_MAX_FRAMES)
+		return;
+	ds->state[0] = profile_frame(ds->prof, &f);
+	memcpy(ds->state + 1, s->frames, s->nframes * sizeof(*s->frames));
+	s->frames = ds->state;
+	s->nframes++;
+}
+
 void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		  const struct stack_trace *st)
 {
 	struct drain_state *ds = ctx;
 	struct profile *p = ds->prof;
 	struct target *t = targets_find(ds->ts, (pid_t)key->pid);
-	struct sample s = {
-		.pid = key->pid, .tid = key->tid, .vmstate = key->vmstate, .count = count,
-	};
+	struct sample s = { .pid = key->pid, .tid = key->tid, .vmstate = key->vmstate };
 	const struct frame_sym *lost[1];
 	char zone[ZONE_NAME_MAX], trace[256];
 	struct stack_memo *m;
@@ -159,6 +192,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 
 	if (!t)
 		return;
+	weigh(p, key, count, &s);
 	if (key->flags & SAMPLE_HOST) {
 		/* No frames, but never a NULL array: profile.c compares frame
 		 * arrays with memcmp, and NULL is undefined there even for 0
@@ -167,13 +201,13 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 
 		if (ds->d->o.lua_only)
 			return;
-		s.flags = PSAMPLE_HOST;
+		s.flags |= PSAMPLE_HOST;
 		s.frames = no_frames;
 		profile_add(p, &s);
 		return;
 	}
 	if (!st || (key->flags & SAMPLE_NO_STACK)) {
-		p->stats.stack_lost += count;
+		p->stats.stack_lost += s.events;
 		lost[0] = unknown_frame(p, "stack lost");
 		s.frames = lost;
 		s.nframes = 1;
@@ -191,6 +225,8 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		ds->cut[s.nframes++] = unknown_frame(p, cut_cause(st->flags));
 		s.frames = ds->cut;
 	}
+	if (key->flags & SAMPLE_RUNNABLE)
+		add_state_frame(ds, &s, "waiting for a CPU");
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
 	sym = target_vm(t, st->g, &mem, &lay);
@@ -263,5 +299,18 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 	err = collector_drain(col, drain_sample, ds);
 	collector_counters(col, cnt);
 	drain_end(ds, cnt);
+	return err;
+}
+
+int drain_run_parked(struct drain *d, struct targets *ts, struct collector *col,
+		     struct profile *p)
+{
+	struct drain_state *ds = drain_begin(d, ts, p);
+	int err;
+
+	if (!ds)
+		return -1;
+	err = collector_drain_parked(col, drain_sample, ds);
+	drain_end(ds, NULL);
 	return err;
 }

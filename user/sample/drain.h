@@ -33,6 +33,11 @@ void drain_free(struct drain *d);
 /* Drains the collector into p, and the kernel's counters into p->stats. */
 int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct profile *p);
 
+/* The same for the threads still off the CPU at the end of a run
+ * (collector_drain_parked). */
+int drain_run_parked(struct drain *d, struct targets *ts, struct collector *col,
+		     struct profile *p);
+
 /* One pass by hand.  drain_sample has the collector's drain_fn shape;
  * drain_end takes the kernel counters (NULL: left as they are) and frees
  * the pass. */

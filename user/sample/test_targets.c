@@ -99,6 +99,8 @@ static void test_life_cycle(struct targets *ts, struct profile *p, pid_t sleeper
 
 /* ==== Draining recorded samples ==== */
 
+static void test_drain_offcpu(struct targets *ts, pid_t pid);
+
 static struct stack_trace *stack(uint64_t g, uint32_t n, uint32_t flags)
 {
 	static struct stack_trace st;
@@ -200,6 +202,7 @@ int main(void)
 	drained = test_spawn_sleep(dir);
 	targets_add(ts, drained, false, path, sizeof(path));
 	test_drain(ts, drained);
+	test_drain_offcpu(ts, drained);
 	kill(drained, SIGKILL);
 	waitpid(drained, NULL, 0);
 	targets_free(ts);
@@ -209,4 +212,47 @@ int main(void)
 	unlink(path);
 	rmdir(dir);
 	UNIT_EXIT();
+}
+
+/* Off-CPU keys: OFFCPU_VALUE pairs become nanoseconds and switch counts,
+ * runnable ones get the [waiting for a CPU] frame on top; in a wall
+ * profile a cpu-clock sample weighs its period. */
+static void test_drain_offcpu(struct targets *ts, pid_t pid)
+{
+	struct profile *p = profile_new(100);
+	struct drain_opts all = { 0 };
+	struct drain *d = drain_new(&all);
+	struct drain_state *ds;
+	struct sample_key blocked = { .pid = (uint32_t)pid, .tid = 1, .stack_id = 9,
+				      .flags = SAMPLE_OFFCPU };
+	struct sample_key waiting = { .pid = (uint32_t)pid, .tid = 2, .stack_id = 9,
+				      .flags = SAMPLE_OFFCPU | SAMPLE_RUNNABLE };
+	struct sample_key host_wait = { .pid = (uint32_t)pid, .tid = 3,
+					.flags = SAMPLE_HOST | SAMPLE_OFFCPU | SAMPLE_RUNNABLE };
+	struct sample_key cpu = { .pid = (uint32_t)pid, .tid = 4, .flags = SAMPLE_HOST };
+	const struct sample *s;
+
+	p->event = PROFILE_WALL;
+	ds = drain_begin(d, ts, p);
+	drain_sample(ds, &blocked, OFFCPU_VALUE(3, 7000000), stack(0xdead000, 2, 0));
+	drain_sample(ds, &waiting, OFFCPU_VALUE(1, 250000), stack(0xdead000, 2, 0));
+	drain_sample(ds, &host_wait, OFFCPU_VALUE(2, 40000), NULL);
+	drain_sample(ds, &cpu, 5, NULL);
+	drain_end(ds, NULL);
+	s = find_sample(p, 1);
+	CHECK("drain off-cpu: blocked time in ns, switches counted",
+	      s && s->count == 7000000 && s->events == 3 && (s->flags & PSAMPLE_OFFCPU) &&
+	      !(s->flags & PSAMPLE_WAITING) && s->nframes == 2);
+	s = find_sample(p, 2);
+	CHECK("drain off-cpu: waiting for a CPU is a frame on top",
+	      s && s->count == 250000 && (s->flags & PSAMPLE_WAITING) && s->nframes == 3 &&
+	      s->frames[0]->kind == FRAME_STATE && !strcmp(s->frames[0]->name, "waiting for a CPU"));
+	s = find_sample(p, 3);
+	CHECK("drain off-cpu: [host] waiting keeps both flags", s && s->count == 40000 &&
+	      (s->flags & PSAMPLE_HOST) && (s->flags & PSAMPLE_WAITING));
+	s = find_sample(p, 4);
+	CHECK("drain wall: a cpu-clock sample weighs its period", s && s->count == 50000000 &&
+	      s->events == 5);
+	drain_free(d);
+	profile_free(p);
 }

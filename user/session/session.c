@@ -93,6 +93,7 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	}
 	s->c = *c;
 	s->child_status = -1;
+	s->prof->event = c->event;
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
@@ -141,10 +142,15 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
 	struct profile_stats cur;
 	int rc = 0;
 
+	for (int i = 0; last && i < s->nworks; i++)
+		if (s->works[i].kind->settle)
+			s->works[i].kind->settle(&s->works[i], s->ts, s->prof);
 	drain_all(s);
 	p = s->prof;
 	if (!last) {
 		fresh = profile_new(p->hz);
+		if (fresh)
+			fresh->event = p->event;
 		if (!fresh) {
 			log_error("out of memory: interval %llu merged into the next",
 				  (unsigned long long)s->profiles + 1);
@@ -175,6 +181,7 @@ static int restart(struct session *s)
 
 	if (!fresh)
 		return -1;
+	fresh->event = s->prof->event;
 	drain_all(s);
 	s->prev = s->prof->stats;
 	profile_free(s->prof);

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "model/profile.h"
+
 struct profile;
 struct session;
 struct targets;
@@ -25,6 +27,10 @@ struct work_kind;
 
 struct session_config {
 	unsigned hz;
+	/* What the profiles measure (-e): cpu-clock samples, off-CPU time
+	 * from sched_switch, or both as wall time. */
+	enum profile_event event;
+	uint64_t min_block_ns;		/* off-CPU: shorter blocks are only counted */
 	uint32_t max_stacks, max_counts, max_frames;	/* BPF map sizes, walk depth */
 	bool lua_only;			/* drop [host] samples */
 	bool keep_root;			/* keep the host's C entry frame at the bottom */

@@ -33,6 +33,9 @@ struct work_kind {
 	void (*tick)(struct work *w, uint64_t now_ns);
 	/* Moves what was collected into the profile in progress. */
 	void (*drain)(struct work *w, struct targets *ts, struct profile *into);
+	/* The run ends: moves what is still open (threads off the CPU) into
+	 * the last profile, before its last drain (NULL: nothing open). */
+	void (*settle)(struct work *w, struct targets *ts, struct profile *into);
 	/* Kernel time spent (NULL: none). */
 	void (*cost)(struct work *w, uint64_t *run_ns, uint64_t *run_cnt);
 	void (*close)(struct work *w);

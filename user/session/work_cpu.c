@@ -1,6 +1,9 @@
-/* cpu-clock sampling as a kind of session work: the BPF collector walks
- * LuaJIT stacks at the configured rate, the drain symbolizes them into the
- * profile in progress. */
+/* Stack sampling as a kind of session work: the BPF collector walks LuaJIT
+ * stacks at the configured cpu-clock rate and, for off-CPU and wall
+ * profiles (-e), each time a target's thread leaves the CPU; the drain
+ * symbolizes them into the profile in progress.  One collector serves
+ * both events so that a wall profile's two halves share one stack map
+ * and one set of counters. */
 #include "session/work.h"
 
 #include <stdlib.h>
@@ -18,8 +21,11 @@ struct cpu_work {
 static int cpu_open(struct work *w, const struct session_config *c, struct targets *ts,
 		    char *err, size_t errlen)
 {
-	struct collector_opts co = { .hz = c->hz, .max_stacks = c->max_stacks,
-				     .max_counts = c->max_counts, .max_frames = c->max_frames };
+	struct collector_opts co = {
+		.hz = c->hz, .max_stacks = c->max_stacks, .max_counts = c->max_counts,
+		.max_frames = c->max_frames, .offcpu = c->event != PROFILE_CPU,
+		.no_cpu_clock = c->event == PROFILE_OFFCPU, .min_block_ns = c->min_block_ns,
+	};
 	struct cpu_work *cw = calloc(1, sizeof(*cw));
 
 	struct drain_opts dopts = {
@@ -46,6 +52,13 @@ static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
 	drain_run(cw->drain, ts, cw->col, into);
 }
 
+static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
+{
+	struct cpu_work *cw = w->state;
+
+	drain_run_parked(cw->drain, ts, cw->col, into);
+}
+
 static void cpu_cost(struct work *w, uint64_t *run_ns, uint64_t *run_cnt)
 {
 	struct cpu_work *cw = w->state;
@@ -69,6 +82,7 @@ static const struct work_kind cpu_sampling = {
 	.name = "cpu",
 	.open = cpu_open,
 	.drain = cpu_drain,
+	.settle = cpu_settle,
 	.cost = cpu_cost,
 	.close = cpu_close,
 };

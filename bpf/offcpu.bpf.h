@@ -1,0 +1,117 @@
+/* Off-CPU time from the sched_switch tracepoint: when a traced thread
+ * leaves the CPU, its Lua stack is walked as the cpu-clock sampler walks it
+ * (walk_sample) and parked with the time; when it comes back, the time it
+ * was away is added to that stack in the counts map (OFFCPU_VALUE).
+ *
+ * Included by sampler.bpf.c after walk_sample; loaded only when the loader
+ * asks for off-CPU time (the program runs on every context switch of the
+ * host, so both of its exits for untraced threads are one map lookup).
+ */
+#ifndef LBP_OFFCPU_BPF_H
+#define LBP_OFFCPU_BPF_H
+
+/* Blocks shorter than this are counted (CNT_SHORT_BLOCK), not weighed. */
+const volatile __u64 min_block_ns = 10000;
+
+/* Task states of a thread that will not come back (include/linux/sched.h). */
+#define LBP_EXIT_DEAD	0x0010
+#define LBP_EXIT_ZOMBIE	0x0020
+#define LBP_TASK_DEAD	0x0080
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* the loader resizes it */
+	__type(key, __u32);		/* tid */
+	__type(value, struct parked);
+} parked SEC(".maps");
+
+static __always_inline void add_offcpu(struct sample_key *key, __u64 value,
+				       struct counter_block *cb)
+{
+	__u64 *n;
+
+	n = bpf_map_lookup_elem(&counts, key);
+	if (n) {
+		__sync_fetch_and_add(n, value);
+		return;
+	}
+	if (bpf_map_update_elem(&counts, key, &value, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&counts, key);
+		if (n)
+			__sync_fetch_and_add(n, value);
+		else
+			bump(cb, CNT_COUNT_MAP_FULL);
+	}
+}
+
+/* next comes back: weigh its parked stack by the time it was away. */
+static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
+{
+	__u32 zero = 0;
+	struct counter_block *cb = bpf_map_lookup_elem(&counters, &zero);
+	__u64 away = now - pk->since_ns;
+	struct sample_key key = pk->key;
+
+	bpf_map_delete_elem(&parked, &tid);
+	if (away < min_block_ns) {
+		bump(cb, CNT_SHORT_BLOCK);
+		return;
+	}
+	if (away > OFFCPU_NS_MAX)
+		away = OFFCPU_NS_MAX;
+	add_offcpu(&key, OFFCPU_VALUE(1, away), cb);
+}
+
+/* The current thread (prev) leaves the CPU: walk and park it. */
+static __always_inline void switch_out(struct proc_info *pi, __u64 id, bool runnable,
+				       __u64 now)
+{
+	struct parked pk = {
+		.key = { .pid = id >> 32, .tid = (__u32)id, .flags = SAMPLE_OFFCPU },
+	};
+	struct counter_block *cb;
+	struct scratch *sc;
+	struct uregs r;
+	__u32 zero = 0, tid = (__u32)id;
+
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return;
+	bump(cb, CNT_SWITCH_OUT);
+	if (runnable)
+		pk.key.flags |= SAMPLE_RUNNABLE;
+	task_uregs(&r);
+	if (walk_sample(sc, pi, &r, &pk.key, cb))
+		return;
+	pk.since_ns = now;
+	if (bpf_map_update_elem(&parked, &tid, &pk, BPF_ANY))
+		bump(cb, CNT_PARK_FULL);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = 0;
+	__u32 tgid = id >> 32, ntid = next->pid;
+	struct proc_info *pi;
+	struct parked *pk;
+
+	/* current is still prev here (kernel/sched/core.c: __schedule). */
+	pk = ntid ? bpf_map_lookup_elem(&parked, &ntid) : NULL;
+	if (pk) {
+		now = bpf_ktime_get_ns();
+		switch_in(pk, ntid, now);
+	}
+	pi = bpf_map_lookup_elem(&procs, &tgid);
+	if (!pi)
+		return 0;	/* the cheap early exit for every other process */
+	if (prev_state & (LBP_EXIT_DEAD | LBP_EXIT_ZOMBIE | LBP_TASK_DEAD))
+		return 0;
+	/* Preempted, or left runnable: on the run queue, waiting for a CPU. */
+	switch_out(pi, id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
+	return 0;
+}
+
+#endif

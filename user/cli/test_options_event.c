@@ -1,0 +1,57 @@
+/* Unit tests for -e/--event and --min-block. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/unit.h"
+#include "cli/options.h"
+
+static struct options opts;
+
+/* Parses "luabpfprof ARGS... -p 1" (argv NULL-terminated). */
+static enum options_result parse(const char *a, const char *b, const char *c)
+{
+	char *argv[8] = { "luabpfprof" };
+	int argc = 1;
+
+	for (const char *x[] = { a, b, c }, **p = x; p < x + 3; p++)
+		if (*p)
+			argv[argc++] = (char *)*p;
+	argv[argc++] = "-p";
+	argv[argc++] = "1";
+	argv[argc] = NULL;
+	optind = 0;
+	return options_parse_at(argc, argv, &opts, "/nonexistent-proc");
+}
+
+int main(void)
+{
+	CHECK("event: cpu by default", parse(NULL, NULL, NULL) == OPTIONS_OK &&
+	      opts.event == PROFILE_CPU && opts.min_block_ns == 10000);
+	CHECK("event: -e off-cpu", parse("-e", "off-cpu", NULL) == OPTIONS_OK &&
+	      opts.event == PROFILE_OFFCPU);
+	CHECK("event: --event wall", parse("--event", "wall", NULL) == OPTIONS_OK &&
+	      opts.event == PROFILE_WALL);
+	CHECK("event: --event=cpu", parse("--event=cpu", NULL, NULL) == OPTIONS_OK &&
+	      opts.event == PROFILE_CPU);
+	CHECK("event: unknown refused", parse("-e", "offcpu", NULL) == OPTIONS_ERROR);
+	CHECK("event: empty refused", parse("-e", "", NULL) == OPTIONS_ERROR);
+	CHECK("event: not with --continuous yet",
+	      parse("--continuous", "--out-dir=/tmp", "-ewall") == OPTIONS_ERROR);
+	CHECK("min-block: bare number is microseconds",
+	      parse("--min-block", "20", NULL) == OPTIONS_OK && opts.min_block_ns == 20000);
+	CHECK("min-block: 500ns", parse("--min-block", "500ns", NULL) == OPTIONS_OK &&
+	      opts.min_block_ns == 500);
+	CHECK("min-block: 2ms", parse("--min-block", "2ms", NULL) == OPTIONS_OK &&
+	      opts.min_block_ns == 2000000);
+	CHECK("min-block: 0 keeps every block", parse("--min-block", "0", NULL) == OPTIONS_OK &&
+	      opts.min_block_ns == 0);
+	CHECK("min-block: 1s is the most", parse("--min-block", "1s", NULL) == OPTIONS_OK &&
+	      parse("--min-block", "2s", NULL) == OPTIONS_ERROR);
+	CHECK("min-block: bad unit refused", parse("--min-block", "5xs", NULL) == OPTIONS_ERROR);
+	CHECK("min-block: no number refused", parse("--min-block", "us", NULL) == OPTIONS_ERROR);
+	CHECK("min-block: negative refused", parse("--min-block", "-5", NULL) == OPTIONS_ERROR);
+	CHECK("min-block: overflow refused",
+	      parse("--min-block", "99999999999999999999999", NULL) == OPTIONS_ERROR);
+	UNIT_EXIT();
+}

@@ -1,0 +1,49 @@
+/* Where the time went in an off-CPU or wall profile (profile_time.h). */
+#include "model/profile_time.h"
+
+#include <string.h>
+
+void profile_time_split(const struct profile *p, uint32_t pid, uint32_t tid,
+			struct time_split *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->all = !pid;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct sample *s = &p->samples[i];
+
+		if ((pid && s->pid != pid) || (tid && s->tid != tid))
+			continue;
+		if (s->flags & PSAMPLE_OFFCPU) {
+			out->switches += s->events;
+			if (s->flags & PSAMPLE_WAITING)
+				out->waiting_ns += s->count;
+			else
+				out->blocked_ns += s->count;
+		} else if (s->flags & PSAMPLE_HOST) {
+			out->host_ns += s->count;
+		} else {
+			out->lua_ns += s->count;
+		}
+	}
+}
+
+void profile_time_summary(const struct profile *p, const struct time_split *t,
+			  struct strbuf *out)
+{
+	double on = (double)(t->lua_ns + t->host_ns) / 1e9;
+	double off = (double)(t->blocked_ns + t->waiting_ns) / 1e9;
+
+	if (p->event == PROFILE_WALL)
+		sb_printf(out, "wall %.2f s = on-CPU %.2f s (Lua %.2f s, host C %.2f s) + ",
+			  on + off, on, (double)t->lua_ns / 1e9, (double)t->host_ns / 1e9);
+	else
+		sb_printf(out, "off-cpu %.2f s = ", off);
+	sb_printf(out, "blocked %.2f s + waiting for a CPU %.2f s, %llu switches out",
+		  (double)t->blocked_ns / 1e9, (double)t->waiting_ns / 1e9,
+		  (unsigned long long)t->switches);
+	/* The kernel's counters are per profile, not per thread. */
+	if (t->all)
+		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full)",
+			  (unsigned long long)p->stats.short_block,
+			  (unsigned long long)p->stats.park_full);
+}
