@@ -524,56 +524,6 @@ static int take_command(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-/* Options that only make sense together. */
-static int check_combination(const struct options *o, const bool *given)
-{
-	if (!o->npids && !o->command && !o->all) {
-		log_error("nothing to profile: give -p PID, -a or -- COMMAND (see -h)");
-		return -1;
-	}
-	if ((o->npids > 0) + (o->command != NULL) + o->all > 1) {
-		log_error("give only one of -p, -a and -- COMMAND");
-		return -1;
-	}
-	for (int i = 0; i < options_nrows && !o->continuous; i++) {
-		if (!given[i] || !(options_rows[i].flags & OPTF_CONTINUOUS))
-			continue;
-		if (!strcmp(options_rows[i].name, "every"))
-			log_error("--every needs --continuous: a run without it makes one profile "
-				  "(use -d to end it)");
-		else
-			log_error("--%s needs --continuous", options_rows[i].name);
-		return -1;
-	}
-	if (o->heap && !o->continuous && !o->npids) {
-		log_error("--heap needs -p PID (or --continuous, for a heap profile per interval)");
-		return -1;
-	}
-	if ((o->fail_interp >= 0 || o->jit_hot != 1.0) && !o->jit) {
-		log_error("--fail-if-interpreted and --jit-hot need --jit");
-		return -1;
-	}
-	if (o->jit && o->continuous) {
-		log_error("--jit makes one report at the end: it cannot go with --continuous");
-		return -1;
-	}
-	if (o->auth_token_file && o->basic_auth_file) {
-		log_error("give only one of --auth-token-file and --basic-auth-file");
-		return -1;
-	}
-	if (o->continuous && !o->push_url && !o->out_dir) {
-		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
-		return -1;
-	}
-	/* The sinks label every profile as CPU time (ship/push.c). */
-	if (o->continuous && o->event != PROFILE_CPU) {
-		log_error("-e %s is not shipped yet: --continuous profiles CPU time only",
-			  profile_event_name(o->event));
-		return -1;
-	}
-	return 0;
-}
-
 enum options_result options_parse_at(int argc, char **argv, struct options *o,
 				     const char *proc_root)
 {
@@ -606,7 +556,7 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 			return OPTIONS_ERROR;
 		}
 	}
-	if (take_command(o, argc, argv) || check_combination(o, given))
+	if (take_command(o, argc, argv) || options_check_combination(o, given))
 		return OPTIONS_ERROR;
 	options_settle(o, proc_root);
 	return OPTIONS_OK;

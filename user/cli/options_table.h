@@ -1,6 +1,7 @@
 /* Inside the option parser: the table's row, shared by the table
- * (options.c), -h and the messages about bad options (options_help.c)
- * and the checks against the host (options_host.c).  Not for main. */
+ * (options.c), the checks of combinations (options_combine.c), -h and the
+ * messages about bad options (options_help.c) and the checks against the
+ * host (options_host.c).  Not for main. */
 #ifndef LBP_OPTIONS_TABLE_H
 #define LBP_OPTIONS_TABLE_H
 
@@ -35,6 +36,11 @@ struct opt_row {
 
 extern const struct opt_row options_rows[];
 extern const int options_nrows;
+
+/* options_combine.c: 0, or -1 with one line logged when options that
+ * only make sense together are not (given[i]: row i was on the command
+ * line). */
+int options_check_combination(const struct options *o, const bool *given);
 
 /* options_help.c */
 void options_usage(FILE *f);
