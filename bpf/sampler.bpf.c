@@ -208,19 +208,20 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 	return top;
 }
 
-static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb)
+static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb,
+					 __u64 weight)
 {
-	__u64 one = 1, *n;
+	__u64 *n;
 
 	n = bpf_map_lookup_elem(&counts, key);
 	if (n) {
-		__sync_fetch_and_add(n, 1);
+		__sync_fetch_and_add(n, weight);
 		return;
 	}
-	if (bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST)) {
+	if (bpf_map_update_elem(&counts, key, &weight, BPF_NOEXIST)) {
 		n = bpf_map_lookup_elem(&counts, key);
 		if (n)
-			__sync_fetch_and_add(n, 1);
+			__sync_fetch_and_add(n, weight);
 		else
 			bump(cb, CNT_COUNT_MAP_FULL);
 	}
@@ -319,8 +320,9 @@ static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *re
 		bump(cb, CNT_READ_FAULT);
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* Walks the Lua stack of the current thread from registers r and counts
+ * weight samples of it: the body of every sampling program. */
+static __always_inline int sample_here(const struct uregs *ur, __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid(), L = 0, best = ~0ull, stack, base = 0;
 	__u32 tgid = id >> 32, zero = 0, stacksize, chosen = 0;
@@ -344,7 +346,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 0;
 	bump(cb, CNT_SAMPLES);
-	get_uregs(ctx, &r);
+	r = *ur;
 	wc = &sc->walk;
 	__builtin_memset(wc, 0, sizeof(*wc));
 
@@ -368,7 +370,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!vm) {
 		bump(cb, CNT_HOST);
 		key.flags = SAMPLE_HOST;
-		count_sample(&key, cb);
+		count_sample(&key, cb, weight);
 		return 0;
 	}
 	off = &vm->off;
@@ -421,8 +423,19 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		key.stack_id = 0;
 		key.flags |= SAMPLE_NO_STACK;
 	}
-	count_sample(&key, cb);
+	count_sample(&key, cb, weight);
 	return 0;
 }
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct uregs r;
+
+	get_uregs(ctx, &r);
+	return sample_here(&r, 1);
+}
+
+#include "alloc.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

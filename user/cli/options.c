@@ -90,6 +90,37 @@ static int set_size(struct options *o, const struct opt_row *r, const char *arg,
 	return 0;
 }
 
+static int set_event(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t len)
+{
+	(void)r;
+	if (!strcmp(arg, "cpu")) {
+		o->event = EVENT_CPU;
+	} else if (!strcmp(arg, "alloc")) {
+		o->event = EVENT_ALLOC;
+	} else {
+		snprintf(err, len, "unknown event '%s': use cpu or alloc", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Bytes per allocation sample: from 1 KiB (each sample walks a stack) to
+ * 1 GiB. */
+static int set_alloc_every(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t len)
+{
+	unsigned long long v;
+
+	if (parse_size(arg, &v) || v < 1024 || v > (1ull << 30)) {
+		snprintf(err, len, "invalid %s '%s': expected a size from 1K to 1G (e.g. 512K)",
+			 r->display, arg);
+		return -1;
+	}
+	o->alloc_every = v;
+	return 0;
+}
+
 static int set_pids(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		    size_t len)
 {
@@ -265,6 +296,11 @@ const struct opt_row options_rows[] = {
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
 	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN },
+	{ "event", "-e/--event", 'e', REQ, "EVENT", set_event,
+	  "what a sample counts: cpu (time, default) or alloc\n"
+	  "(bytes the VM allocates, by Lua stack)", .at = OWN },
+	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
+	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
 	{ N("jp"), 0, REQ, "MODE", set_jp,
 	  "luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
 	  "(default: f, depth 1, m3)", .at = OWN },
@@ -371,6 +407,7 @@ static void set_defaults(struct options *o)
 	o->max_counts = 16384;
 	o->max_frames = 256;
 	o->every = 10;
+	o->alloc_every = 512 << 10;
 	o->retain_count = 100;
 	o->push_api = "ingest";
 	o->push_api_id = PUSH_API_INGEST;
@@ -455,6 +492,16 @@ static int check_combination(const struct options *o, const bool *given)
 				  "(use -d to end it)");
 		else
 			log_error("--%s needs --continuous", options_rows[i].name);
+		return -1;
+	}
+	for (int i = 0; i < options_nrows && o->event != EVENT_ALLOC; i++) {
+		if (given[i] && !strcmp(options_rows[i].name, "alloc-every")) {
+			log_error("--alloc-every needs -e alloc");
+			return -1;
+		}
+	}
+	if (o->heap && o->event != EVENT_CPU) {
+		log_error("--heap is a census of its own: give it without -e");
 		return -1;
 	}
 	if (o->heap && !o->continuous && !o->npids) {

@@ -15,6 +15,12 @@
 
 #define MAX_PIDS 256
 
+/* -e/--event: what a sample counts. */
+enum event_kind {
+	EVENT_CPU,		/* cpu-clock time (default) */
+	EVENT_ALLOC,		/* bytes allocated by the VM (-e alloc) */
+};
+
 struct options {
 	pid_t pids[MAX_PIDS];
 	int npids;
@@ -41,6 +47,8 @@ struct options {
 	const char *focus;
 	uint32_t max_stacks, max_counts, max_frames;
 	char **command;		/* -- COMMAND ARGS, NULL-terminated */
+	enum event_kind event;	/* -e */
+	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
 
 	/* System-wide and continuous profiling. */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */

@@ -73,6 +73,7 @@ struct profile {
 	size_t nsamples, cap;
 	uint64_t total;		/* sum of counts */
 	unsigned hz;		/* sampling frequency */
+	uint64_t alloc_every;	/* -e alloc: bytes a sample stands for; 0: CPU time */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the start */
 	uint64_t duration_ns;
 	struct profile_stats stats;

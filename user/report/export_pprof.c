@@ -257,6 +257,13 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 
 static void put_header(struct pprof_builder *b, struct strbuf *pb)
 {
+	/* -e alloc: a sample is alloc_every bytes allocated. */
+	if (b->p->alloc_every) {
+		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
+		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+		put_value_type(b, pb, PROFILE_PERIOD_TYPE, "space", "bytes");
+		return;
+	}
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	put_value_type(b, pb, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
@@ -277,7 +284,7 @@ static void put_mapping(struct pprof_builder *b, struct strbuf *pb)
 static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 {
 	const struct profile *p = b->p;
-	uint64_t period = p->hz ? 1000000000ull / p->hz : 0;
+	uint64_t period = p->alloc_every ? p->alloc_every : p->hz ? 1000000000ull / p->hz : 0;
 	struct xstack st = { 0 };
 	uint64_t comment;
 
@@ -295,8 +302,13 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 	sb_putn(pb, sb_str(&b->locations_pb), b->locations_pb.len);
 	sb_putn(pb, sb_str(&b->functions_pb), b->functions_pb.len);
 	sb_reset(&b->text);
-	sb_printf(&b->text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
-		  (unsigned long long)p->total, b->name_scope);
+	if (p->alloc_every)
+		sb_printf(&b->text, "luabpfprof: allocations, one sample per %llu bytes, %llu samples, "
+			  "frame names '%c'", (unsigned long long)p->alloc_every,
+			  (unsigned long long)p->total, b->name_scope);
+	else
+		sb_printf(&b->text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
+			  (unsigned long long)p->total, b->name_scope);
 	comment = str_id(b, sb_str(&b->text), b->text.len);
 	/* Every string is interned by now: the table can go out. */
 	for (uint32_t i = 0; i < b->strings.n; i++)

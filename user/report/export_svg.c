@@ -449,9 +449,17 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		  IMAGE_WIDTH, h);
 	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	put_xml_text(sb, title, strlen(title), 0);
-	sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
-		  "; click a frame to zoom, Ctrl-F to search</text>\n",
-		  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
+	if (fl->p->alloc_every)	/* -e alloc: a sample is alloc_every bytes */
+		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.1f MiB "
+			  "allocated (%llu samples of %llu KiB)"
+			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
+			  (double)fl->total * (double)fl->p->alloc_every / 1048576.0,
+			  (unsigned long long)fl->total,
+			  (unsigned long long)fl->p->alloc_every >> 10);
+	else
+		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
+			  "; click a frame to zoom, Ctrl-F to search</text>\n",
+			  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
 	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
 		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
 		  "text-anchor=\"end\">Search</text>\n",

@@ -4,6 +4,7 @@
 #ifndef LBP_COLLECTOR_H
 #define LBP_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,6 +18,10 @@ struct collector_opts {
 	uint32_t max_stacks;	/* entries of the stacks map */
 	uint32_t max_counts;	/* entries of the counts map */
 	uint32_t max_frames;	/* frames walked before truncation */
+	/* -e alloc: bytes allocated per sample; 0 for cpu-clock sampling.
+	 * Nothing is attached per CPU then: collector_attach_alloc attaches
+	 * the allocator uprobe of each target. */
+	uint64_t alloc_every;
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */
@@ -27,6 +32,14 @@ void collector_close(struct collector *c);
  * then counted as host time and as "no VM"). */
 int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n);
 int collector_del_proc(struct collector *c, pid_t pid);
+
+/* Whether this collector samples allocations (collector_opts.alloc_every). */
+bool collector_samples_alloc(const struct collector *c);
+
+/* Attaches the allocation sampler to the allocator at file offset off of
+ * path, for pid only; attaching the same site of the same pid again does
+ * nothing.  -1 with errno on failure. */
+int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off);
 
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,

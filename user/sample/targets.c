@@ -16,6 +16,7 @@
 
 #include "base/log.h"
 #include "base/sampler_types.h"
+#include "sample/alloc_sites.h"
 #include "sample/collector.h"
 #include "sample/procfs.h"
 #include "symbolize/symbolize.h"
@@ -187,6 +188,7 @@ static void push_to_kernel(struct targets *ts, struct target *t)
 	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
 		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
 			 strerror(errno));
+	alloc_sites_attach(ts->col, t->pid, t->mem, t->vms, t->nvms);
 }
 
 /* Adds newly found VMs (keeping known ones) and their symbolizers. */

@@ -25,6 +25,7 @@ struct work_kind;
 
 struct session_config {
 	unsigned hz;
+	uint64_t alloc_every;		/* -e alloc: bytes per sample; 0: cpu-clock */
 	uint32_t max_stacks, max_counts, max_frames;	/* BPF map sizes, walk depth */
 	bool lua_only;			/* drop [host] samples */
 	bool keep_root;			/* keep the host's C entry frame at the bottom */

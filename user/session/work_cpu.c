@@ -65,8 +65,15 @@ static void cpu_close(struct work *w)
 	w->state = NULL;
 }
 
+/* Every event but -e alloc samples CPU time. */
+static bool cpu_wanted(const struct session_config *c)
+{
+	return !c->alloc_every;
+}
+
 static const struct work_kind cpu_sampling = {
 	.name = "cpu",
+	.wanted = cpu_wanted,
 	.open = cpu_open,
 	.drain = cpu_drain,
 	.cost = cpu_cost,
@@ -75,6 +82,7 @@ static const struct work_kind cpu_sampling = {
 
 static const struct work_kind *const kinds[] = {
 	&cpu_sampling,
+	&work_alloc_kind,
 	NULL,
 };
 

@@ -77,6 +77,13 @@ struct lj_layout {
 	uint16_t sizeof_cdata, sizeof_ctype, ctype_size;	/* CType: info at 0 */
 	uint16_t sizeof_trace, tr_nins, tr_nk, sizeof_snap;	/* IRIns 8, SnapEntry 4 */
 	/* -- End of heap census fields -------------------------------------- */
+
+	/* -- Allocation sampling (-e alloc, user/target/allocfn.c) -----------
+	 * global_State.allocf: the lua_Alloc the VM calls for every
+	 * allocation (a real pointer, 8 bytes in every x86-64 build). */
+	bool has_allocf;
+	uint16_t g_allocf;
+	/* -- End of allocation sampling fields ------------------------------ */
 };
 
 /* Why a candidate failed validation, for -v. */
