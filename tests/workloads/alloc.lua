@@ -1,11 +1,16 @@
 -- Allocation with a known split, for tests/t_alloc.sh (-e alloc): each
--- round, big() builds 3n small tables and small() n, n random (so no fixed
--- sampling interval can alias with the rounds).  The bytes each function
+-- round, big() builds n tables of 26 slots and small() n of 1 slot, n
+-- random (so no fixed sampling interval can alias with the rounds): about
+-- 3:1 in bytes (GC64) for 1:1 in allocations, so a profile that counted
+-- allocations instead of bytes would fail.  The bytes each function
 -- allocates are measured in-process: collectgarbage("count") diffed around
 -- each call with the GC stopped (a full collection between rounds keeps
--- the heap small; it frees, it allocates next to nothing).  Runs for
--- arg[1] seconds (default 5), then prints "truth big=BYTES small=BYTES".
-local secs = tonumber(arg[1]) or 5
+-- the heap small; it frees, it allocates next to nothing).
+-- Usage: alloc.lua MIB [GOFILE]: prints "ready", waits for GOFILE to
+-- exist (when given), allocates about MIB MiB in big() and small(), then
+-- prints "truth big=BYTES small=BYTES cpu=SECONDS".
+local budget = (tonumber(arg[1]) or 64) * 1048576
+local gofile = arg[2]
 local seed = 12345
 local function rnd(m)
 	seed = (seed * 1103515245 + 12345) % 2147483648
@@ -20,7 +25,9 @@ local bytes = { big = 0, small = 0 }
 local function big(n)
 	local before = count("count")
 	local t = {}
-	for i = 1, 3 * n do t[i] = { i } end
+	for i = 1, n do
+		t[i] = { i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i }
+	end
 	bytes.big = bytes.big + (count("count") - before) * 1024
 	return t
 end
@@ -33,10 +40,18 @@ local function small(n)
 	return t
 end
 
+print("ready")
+io.stdout:flush()
+while gofile do
+	local f = io.open(gofile)
+	if f then f:close() break end
+	os.execute("sleep 0.05")
+end
+
 count("stop")
-local deadline = os.clock() + secs
 local keep
-while os.clock() < deadline do
+local clock0 = os.clock()
+while bytes.big + bytes.small < budget do
 	local n = 20 + rnd(200)
 	keep = big(n)
 	keep = small(n)
@@ -45,4 +60,5 @@ while os.clock() < deadline do
 		count("stop")
 	end
 end
-io.write(string.format("truth big=%d small=%d\n", bytes.big, bytes.small))
+io.write(string.format("truth big=%d small=%d cpu=%.3f\n", bytes.big, bytes.small,
+			os.clock() - clock0))
