@@ -599,5 +599,8 @@ cp -r "$WORK" "$TOP/bench/.out"
 # Figure 6: the node agent's own CPU with 20 LuaJIT processes.
 log "figure 6: the agent with 20 processes"
 "$TOP/bench/agent.sh" 20 20 >> "$OUT"
+# Figure 7: the target's slowdown under -e alloc.
+log "figure 7: -e alloc's slowdown"
+PROF=$PROF "$TOP/bench/alloc.sh" "$REPS" 1 >> "$OUT"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"
