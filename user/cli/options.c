@@ -99,6 +99,14 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 	} else if (!strcmp(arg, "alloc")) {
 		o->event = EVENT_ALLOC;
 	} else {
+		/* "-every" is -e "very": name the long option it looks like. */
+		for (int i = 0; i < options_nrows; i++) {
+			if (options_rows[i].name[0] == 'e' && !strcmp(options_rows[i].name + 1, arg)) {
+				snprintf(err, len, "unknown event '%s': use cpu or alloc "
+					 "(did you mean --%s?)", arg, options_rows[i].name);
+				return -1;
+			}
+		}
 		snprintf(err, len, "unknown event '%s': use cpu or alloc", arg);
 		return -1;
 	}
