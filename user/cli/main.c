@@ -338,7 +338,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	}
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(p, o->hz);
+	print_summary(p, o->event == EVENT_ALLOC ? 0 : o->hz);
 	return os->rc = 0;
 }
 
