@@ -602,5 +602,8 @@ log "figure 6: the agent with 20 processes"
 # Figure 7: the off-CPU mode's cost on a context-switch-heavy target.
 log "figure 7: -e off-cpu on a ping-pong"
 TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+# Figure 8: the target's slowdown under -e alloc.
+log "figure 8: -e alloc's slowdown"
+PROF=$PROF "$TOP/bench/alloc.sh" "$REPS" 1 >> "$OUT"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"

@@ -25,25 +25,6 @@ struct {
 	__type(value, struct parked);
 } parked SEC(".maps");
 
-static __always_inline void add_offcpu(struct sample_key *key, __u64 value,
-				       struct counter_block *cb)
-{
-	__u64 *n;
-
-	n = bpf_map_lookup_elem(&counts, key);
-	if (n) {
-		__sync_fetch_and_add(n, value);
-		return;
-	}
-	if (bpf_map_update_elem(&counts, key, &value, BPF_NOEXIST)) {
-		n = bpf_map_lookup_elem(&counts, key);
-		if (n)
-			__sync_fetch_and_add(n, value);
-		else
-			bump(cb, CNT_COUNT_MAP_FULL);
-	}
-}
-
 /* next comes back: weigh its parked stack by the time it was away. */
 static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
 {
@@ -59,7 +40,7 @@ static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
 	}
 	if (away > OFFCPU_NS_MAX)
 		away = OFFCPU_NS_MAX;
-	add_offcpu(&key, OFFCPU_VALUE(1, away), cb);
+	count_sample(&key, cb, OFFCPU_VALUE(1, away));
 }
 
 /* The current thread (prev) leaves the CPU: walk and park it. */

@@ -214,19 +214,20 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 	return top;
 }
 
-static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb)
+static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb,
+					 __u64 weight)
 {
-	__u64 one = 1, *n;
+	__u64 *n;
 
 	n = bpf_map_lookup_elem(&counts, key);
 	if (n) {
-		__sync_fetch_and_add(n, 1);
+		__sync_fetch_and_add(n, weight);
 		return;
 	}
-	if (bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST)) {
+	if (bpf_map_update_elem(&counts, key, &weight, BPF_NOEXIST)) {
 		n = bpf_map_lookup_elem(&counts, key);
 		if (n)
-			__sync_fetch_and_add(n, 1);
+			__sync_fetch_and_add(n, weight);
 		else
 			bump(cb, CNT_COUNT_MAP_FULL);
 	}
@@ -420,8 +421,10 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	return 0;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* Walks the current thread's Lua stack at registers r and counts weight
+ * samples of it: the cpu-clock sampler (weight 1) and the allocation
+ * probe (one per interval of bytes crossed, alloc.bpf.h). */
+static __always_inline int sample_and_count(const struct uregs *r, __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0;
@@ -429,7 +432,6 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct counter_block *cb;
 	struct proc_info *pi;
 	struct scratch *sc;
-	struct uregs r;
 
 	pi = bpf_map_lookup_elem(&procs, &tgid);
 	if (!pi)
@@ -439,12 +441,21 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!sc)
 		return 0;
 	bump(cb, CNT_SAMPLES);
-	get_uregs(ctx, &r);
-	if (!walk_sample(sc, pi, &r, &key, cb))
-		count_sample(&key, cb);
+	if (!walk_sample(sc, pi, r, &key, cb))
+		count_sample(&key, cb, weight);
 	return 0;
 }
 
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct uregs r;
+
+	get_uregs(ctx, &r);
+	return sample_and_count(&r, 1);
+}
+
 #include "offcpu.bpf.h"
+#include "alloc.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -192,6 +192,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 		print_time_split(p, per_thread);
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
+	if (p->alloc_every)
+		fprintf(stderr, "luabpfprof: -e alloc: %.1f MiB allocated, sampled (%llu samples, "
+			"one per %llu KiB)\n",
+			(double)p->total * (double)p->alloc_every / 1048576.0,
+			(unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10);
 	sb_free(&sb);
 }
 
@@ -395,7 +400,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	}
 	if (pipe_closed)
 		log_warn("the reader closed the output early (broken pipe): the rest of the report was not written");
-	print_summary(p, o->hz, o->per_thread);
+	print_summary(p, o->event == PROFILE_ALLOC ? 0 : o->hz, o->per_thread);
 	return os->rc = jit_rc;
 }
 
@@ -410,7 +415,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
 		.pids = o->pids, .npids = o->npids, .all = o->all,
 		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
-		.stop = stop,
+		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
 	};
 }
 

@@ -106,6 +106,22 @@ static int set_size(struct options *o, const struct opt_row *r, const char *arg,
 	return 0;
 }
 
+/* Bytes per allocation sample: from 1 KiB (each sample walks a stack) to
+ * 1 GiB. */
+static int set_alloc_every(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t len)
+{
+	unsigned long long v;
+
+	if (parse_size(arg, &v) || v < 1024 || v > (1ull << 30)) {
+		snprintf(err, len, "invalid %s '%s': expected a size from 1K to 1G (e.g. 512K)",
+			 r->display, arg);
+		return -1;
+	}
+	o->alloc_every = v;
+	return 0;
+}
+
 static int set_pids(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		    size_t len)
 {
@@ -149,7 +165,8 @@ static int set_frequency(struct options *o, const struct opt_row *r, const char 
 static int set_event(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		     size_t len)
 {
-	static const enum profile_event events[] = { PROFILE_CPU, PROFILE_OFFCPU, PROFILE_WALL };
+	static const enum profile_event events[] = { PROFILE_CPU, PROFILE_OFFCPU, PROFILE_WALL,
+						      PROFILE_ALLOC };
 
 	(void)r;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
@@ -167,7 +184,7 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 			return -1;
 		}
 	}
-	snprintf(err, len, "unknown event '%s': use cpu, off-cpu or wall", arg);
+	snprintf(err, len, "unknown event '%s': use cpu, off-cpu, wall or alloc", arg);
 	return -1;
 }
 
@@ -331,7 +348,8 @@ const struct opt_row options_rows[] = {
 	{ "event", "-e/--event", 'e', REQ, "EV", set_event,
 	  "what to profile: cpu (on-CPU samples, default), off-cpu\n"
 	  "(time threads spend switched out, by the Lua stack they\n"
-	  "left from) or wall (both: shares of elapsed time)", .at = OWN },
+	  "left from), wall (both: shares of elapsed time) or\n"
+	  "alloc (bytes the VM allocates, by Lua stack)", .at = OWN },
 	{ N("min-block"), 0, REQ, "T", set_min_block,
 	  "off-cpu/wall: switches out shorter than T are only\n"
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
@@ -339,6 +357,8 @@ const struct opt_row options_rows[] = {
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
 	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN },
+	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
+	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
 	{ N("jp"), 0, REQ, "MODE", set_jp,
 	  "luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
 	  "(default: f, depth 1, m3)", .at = OWN },
@@ -457,6 +477,7 @@ static void set_defaults(struct options *o)
 	o->max_counts = 16384;
 	o->max_frames = 256;
 	o->every = 10;
+	o->alloc_every = 512 << 10;
 	o->retain_count = 100;
 	o->push_api = "ingest";
 	o->push_api_id = PUSH_API_INGEST;

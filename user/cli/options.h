@@ -22,7 +22,7 @@ struct options {
 	double duration;	/* seconds; 0 = until Ctrl-C / SIGTERM / exit */
 	unsigned hz;
 	bool hz_given;
-	enum profile_event event;	/* -e: cpu (default), off-cpu or wall */
+	enum profile_event event;	/* -e: cpu (default), off-cpu, wall or alloc */
 	unsigned long long min_block_ns;	/* off-CPU blocks shorter are only counted */
 	const char *output;	/* NULL = stdout */
 	const char *format;	/* NULL = from the output name, else text */
@@ -47,6 +47,7 @@ struct options {
 	bool jit;		/* --jit: the JIT health report */
 	double jit_hot;		/* --jit-hot: share of samples that makes code hot */
 	double fail_interp;	/* --fail-if-interpreted: < 0 off */
+	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
 
 	/* System-wide and continuous profiling. */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */

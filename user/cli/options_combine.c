@@ -25,6 +25,16 @@ int options_check_combination(const struct options *o, const bool *given)
 			log_error("--%s needs --continuous", options_rows[i].name);
 		return -1;
 	}
+	for (int i = 0; i < options_nrows && o->event != PROFILE_ALLOC; i++) {
+		if (given[i] && !strcmp(options_rows[i].name, "alloc-every")) {
+			log_error("--alloc-every needs -e alloc");
+			return -1;
+		}
+	}
+	if (o->heap && o->event != PROFILE_CPU) {
+		log_error("--heap is a census of its own: give it without -e");
+		return -1;
+	}
 	if (o->heap && !o->continuous && !o->npids) {
 		log_error("--heap needs -p PID (or --continuous, for a heap profile per interval)");
 		return -1;

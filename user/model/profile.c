@@ -215,6 +215,8 @@ const char *profile_event_name(enum profile_event e)
 		return "off-cpu";
 	case PROFILE_WALL:
 		return "wall";
+	case PROFILE_ALLOC:
+		return "alloc";
 	case PROFILE_CPU:
 		break;
 	}

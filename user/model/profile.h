@@ -70,7 +70,7 @@ struct sample {
 	uint64_t events;
 };
 
-/* What a profile measures.  CPU profiles count samples; the others weigh
+/* What a profile measures.  CPU profiles count samples; off-CPU and wall weigh
  * each stack by nanoseconds: off-CPU by the time threads were switched
  * out there, wall by that plus each on-CPU sample's period, so that a
  * share is a share of elapsed time. */
@@ -78,6 +78,7 @@ enum profile_event {
 	PROFILE_CPU,
 	PROFILE_OFFCPU,
 	PROFILE_WALL,
+	PROFILE_ALLOC,		/* counts samples, each alloc_every bytes */
 };
 
 struct process_info {
@@ -92,6 +93,7 @@ struct profile {
 	uint64_t total;		/* sum of counts */
 	unsigned hz;		/* sampling frequency */
 	enum profile_event event;	/* PROFILE_CPU unless set after profile_new */
+	uint64_t alloc_every;	/* -e alloc: bytes a sample stands for; 0: CPU time */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the start */
 	uint64_t duration_ns;
 	struct profile_stats stats;
@@ -118,10 +120,10 @@ const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id);
 /* Whether counts are nanoseconds (off-CPU and wall), not samples. */
 static inline bool profile_unit_ns(const struct profile *p)
 {
-	return p->event != PROFILE_CPU;
+	return p->event == PROFILE_OFFCPU || p->event == PROFILE_WALL;
 }
 
-/* "cpu", "off-cpu" or "wall". */
+/* "cpu", "off-cpu", "wall" or "alloc". */
 const char *profile_event_name(enum profile_event e);
 
 /* Adds the sample's count to its class; equal classes are merged.  The

@@ -82,8 +82,12 @@ static void group_list(const struct profile_stats *st, int want, struct strbuf *
 void profile_stats_summary(const struct profile_stats *st, double seconds, unsigned hz,
 			   struct strbuf *out)
 {
-	sb_printf(out, "luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); unwind: ",
-		  (unsigned long long)st->samples, seconds, hz, (unsigned long long)st->host);
+	if (hz)
+		sb_printf(out, "luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); unwind: ",
+			  (unsigned long long)st->samples, seconds, hz, (unsigned long long)st->host);
+	else	/* -e alloc: a walk per interval crossed, not per tick */
+		sb_printf(out, "luabpfprof: %llu stacks walked in %.1f s (%llu outside Lua); unwind: ",
+			  (unsigned long long)st->samples, seconds, (unsigned long long)st->host);
 	group_list(st, 1, out);
 	sb_printf(out, "; lost: ");
 	group_list(st, 2, out);

@@ -289,6 +289,7 @@ static const char *time_type(const struct profile *p)
 	case PROFILE_WALL:
 		return "wall";
 	case PROFILE_CPU:
+	case PROFILE_ALLOC:	/* put_header gives alloc_space instead */
 		break;
 	}
 	return "cpu";
@@ -296,6 +297,13 @@ static const char *time_type(const struct profile *p)
 
 static void put_header(struct pprof_builder *b, struct strbuf *pb)
 {
+	/* -e alloc: a sample is alloc_every bytes allocated. */
+	if (b->p->alloc_every) {
+		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
+		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+		put_value_type(b, pb, PROFILE_PERIOD_TYPE, "space", "bytes");
+		return;
+	}
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, time_type(b->p), "nanoseconds");
 	put_value_type(b, pb, PROFILE_PERIOD_TYPE, time_type(b->p), "nanoseconds");
@@ -316,7 +324,7 @@ static void put_mapping(struct pprof_builder *b, struct strbuf *pb)
 static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 {
 	const struct profile *p = b->p;
-	uint64_t period = p->hz ? 1000000000ull / p->hz : 0;
+	uint64_t period = p->alloc_every ? p->alloc_every : p->hz ? 1000000000ull / p->hz : 0;
 	struct xstack st = { 0 };
 	uint64_t comment;
 
@@ -334,7 +342,11 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 	sb_putn(pb, sb_str(&b->locations_pb), b->locations_pb.len);
 	sb_putn(pb, sb_str(&b->functions_pb), b->functions_pb.len);
 	sb_reset(&b->text);
-	if (profile_unit_ns(p))
+	if (p->alloc_every)
+		sb_printf(&b->text, "luabpfprof: allocations, one sample per %llu bytes, %llu samples, "
+			  "frame names '%c'", (unsigned long long)p->alloc_every,
+			  (unsigned long long)p->total, b->name_scope);
+	else if (profile_unit_ns(p))
 		sb_printf(&b->text, "luabpfprof: %s, %u Hz, %.3f s, frame names '%c'",
 			  profile_event_name(p->event), p->hz, (double)p->total / 1e9,
 			  b->name_scope);

@@ -496,7 +496,14 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		  IMAGE_WIDTH, h);
 	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
 	put_xml_text(sb, title, strlen(title), 0);
-	if (profile_unit_ns(fl->p))
+	if (fl->p->alloc_every)	/* -e alloc: a sample is alloc_every bytes */
+		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.1f MiB "
+			  "allocated (%llu samples of %llu KiB)"
+			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
+			  (double)fl->total * (double)fl->p->alloc_every / 1048576.0,
+			  (unsigned long long)fl->total,
+			  (unsigned long long)fl->p->alloc_every >> 10);
+	else if (profile_unit_ns(fl->p))
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.3f s of %s time"
 			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
 			  (double)fl->total / 1e9, fl->p->event == PROFILE_WALL ? "wall" : "off-CPU");

@@ -44,6 +44,17 @@ struct collector {
 	struct sample_key *keys;
 	uint64_t *vals;
 	struct stack_trace *st;
+	/* -e alloc: one uprobe link per target process and allocator. */
+	uint64_t alloc_every;
+	struct alloc_link *alinks;
+	int nalinks, calinks;
+};
+
+struct alloc_link {
+	pid_t pid;
+	uint64_t off;
+	char path[320];
+	struct bpf_link *link;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -174,11 +185,14 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	c->skel->rodata->min_block_ns = o->min_block_ns;
 	c->min_block_ns = o->min_block_ns;
 	c->offcpu = o->offcpu;
-	c->cpu_clock = !o->no_cpu_clock;
+	c->alloc_every = o->alloc_every;
+	c->skel->rodata->alloc_every = o->alloc_every;
+	c->cpu_clock = !o->no_cpu_clock && !o->alloc_every;
 	/* A program not asked for is not even loaded (the sched_switch one
 	 * would run on every context switch of the host). */
 	bpf_program__set_autoload(c->skel->progs.on_sample, c->cpu_clock);
 	bpf_program__set_autoload(c->skel->progs.on_switch, o->offcpu);
+	bpf_program__set_autoload(c->skel->progs.on_alloc, o->alloc_every != 0);
 	bpf_map__set_max_entries(c->skel->maps.parked, o->offcpu ? o->max_counts : 1);
 	{
 		struct bpf_map *map;
@@ -251,6 +265,9 @@ void collector_close(struct collector *c)
 	free(c->links);
 	free(c->pfds);
 	bpf_link__destroy(c->switch_link);
+	for (int i = 0; i < c->nalinks; i++)
+		bpf_link__destroy(c->alinks[i].link);
+	free(c->alinks);
 	sampler_bpf__destroy(c->skel);
 	free(c->seen);
 	hashidx_free(&c->seen_idx);
@@ -273,10 +290,61 @@ int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms
 	return bpf_map__update_elem(c->skel->maps.procs, &key, sizeof(key), &pi, sizeof(pi), BPF_ANY);
 }
 
+bool collector_samples_alloc(const struct collector *c)
+{
+	return c->alloc_every != 0;
+}
+
+int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off)
+{
+	struct alloc_link *al;
+	struct bpf_link *link;
+
+	for (int i = 0; i < c->nalinks; i++)
+		if (c->alinks[i].pid == pid && c->alinks[i].off == off &&
+		    !strcmp(c->alinks[i].path, path))
+			return 0;
+	if (c->nalinks == c->calinks) {
+		int cap = c->calinks ? 2 * c->calinks : 8;
+		struct alloc_link *n = realloc(c->alinks, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		c->alinks = n;
+		c->calinks = cap;
+	}
+	/* A pid filter: the breakpoint is installed in this process only. */
+	link = bpf_program__attach_uprobe(c->skel->progs.on_alloc, false, pid, path, (size_t)off);
+	if (!link)
+		return -1;
+	al = &c->alinks[c->nalinks++];
+	al->pid = pid;
+	al->off = off;
+	snprintf(al->path, sizeof(al->path), "%s", path);
+	al->link = link;
+	log_verbose("PID %d: sampling allocations at %s+0x%llx", (int)pid, path,
+		    (unsigned long long)off);
+	return 0;
+}
+
+/* Detaches pid's allocator probes (the process is gone or dropped). */
+static void detach_alloc(struct collector *c, pid_t pid)
+{
+	for (int i = 0; i < c->nalinks;) {
+		if (c->alinks[i].pid != pid) {
+			i++;
+			continue;
+		}
+		bpf_link__destroy(c->alinks[i].link);
+		c->alinks[i] = c->alinks[--c->nalinks];
+	}
+}
+
 int collector_del_proc(struct collector *c, pid_t pid)
 {
 	__u32 key = (__u32)pid;
 
+	detach_alloc(c, pid);
 	return bpf_map__delete_elem(c->skel->maps.procs, &key, sizeof(key), 0);
 }
 
@@ -513,6 +581,8 @@ void collector_prog_stats(struct collector *c, uint64_t *run_ns, uint64_t *run_c
 		add_prog_stats(c->skel->progs.on_sample, run_ns, run_cnt);
 	if (c->offcpu)
 		add_prog_stats(c->skel->progs.on_switch, run_ns, run_cnt);
+	if (c->alloc_every)
+		add_prog_stats(c->skel->progs.on_alloc, run_ns, run_cnt);
 }
 
 int collector_ncpus(const struct collector *c)

@@ -25,6 +25,10 @@ struct collector_opts {
 	bool offcpu;
 	bool no_cpu_clock;
 	uint64_t min_block_ns;	/* shorter blocks are only counted */
+	/* -e alloc: bytes allocated per sample; 0 for cpu-clock sampling.
+	 * Nothing is attached per CPU then: collector_attach_alloc attaches
+	 * the allocator uprobe of each target. */
+	uint64_t alloc_every;
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */
@@ -35,6 +39,14 @@ void collector_close(struct collector *c);
  * then counted as host time and as "no VM"). */
 int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n);
 int collector_del_proc(struct collector *c, pid_t pid);
+
+/* Whether this collector samples allocations (collector_opts.alloc_every). */
+bool collector_samples_alloc(const struct collector *c);
+
+/* Attaches the allocation sampler to the allocator at file offset off of
+ * path, for pid only; attaching the same site of the same pid again does
+ * nothing.  -1 with errno on failure. */
+int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off);
 
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,

@@ -16,8 +16,10 @@
 
 #include "base/log.h"
 #include "base/sampler_types.h"
+#include "sample/alloc_sites.h"
 #include "sample/collector.h"
 #include "sample/procfs.h"
+#include "sample/targets_int.h"
 #include "symbolize/symbolize.h"
 #include "target/discover.h"
 #include "target/layout.h"
@@ -34,139 +36,6 @@
 #define RESCAN_WAIT_MAX_NS	1000000000ull
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
-
-struct target {
-	pid_t pid;
-	char comm[32];
-	char cwd[256];			/* for relative chunk names (annotations) */
-	int pidfd;			/* readable once the process exits */
-	bool exited;
-	bool waiting;			/* no VM yet: rescanning */
-	bool eager;			/* named by the user: rescanned every 2 ms at first */
-	pid_t program;			/* the process its program started in (procfs.h) */
-	struct mem_reader *mem;
-	struct lj_vm vms[LBP_MAX_VMS];
-	struct symbolizer *sym[LBP_MAX_VMS];
-	int nvms;
-	/* On the heap: symbolizers keep a pointer to it, and a target moves
-	 * when the array grows or another target is removed. */
-	struct vmdef *vd;
-	bool have_vd;
-	bool warned_max_vms;
-	uint64_t next_scan_ns;
-	unsigned scans;
-};
-
-struct targets {
-	struct target *t;
-	int n, cap;
-	struct collector *col;		/* NULL until attached */
-	struct profile *prof;		/* where target names go */
-	/* When VMs are next revalidated and forks looked for: once a
-	 * second for all targets together (a per-set clock, so two sets
-	 * never share it). */
-	uint64_t next_check_ns;
-	/* Unknown frames of symbolizers freed with their VMs: the summary
-	 * keeps them. */
-	uint64_t retired_unknown;
-};
-
-/* ==== Accessors ==== */
-
-struct targets *targets_new(void)
-{
-	return calloc(1, sizeof(struct targets));
-}
-
-int targets_count(const struct targets *ts)
-{
-	return ts->n;
-}
-
-struct target *targets_at(struct targets *ts, int i)
-{
-	return i >= 0 && i < ts->n ? &ts->t[i] : NULL;
-}
-
-pid_t target_pid(const struct target *t)
-{
-	return t->pid;
-}
-
-const char *target_comm(const struct target *t)
-{
-	return t->comm;
-}
-
-bool target_exited(const struct target *t)
-{
-	return t->exited;
-}
-
-bool target_waiting(const struct target *t)
-{
-	return !t->exited && t->waiting;
-}
-
-int target_nvms(const struct target *t)
-{
-	return t->nvms;
-}
-
-struct symbolizer *target_vm(const struct target *t, uint64_t g, struct mem_reader **mem,
-			     const struct lj_layout **layout)
-{
-	for (int v = 0; v < t->nvms; v++) {
-		if (t->vms[v].g != g)
-			continue;
-		if (mem)
-			*mem = t->mem;
-		if (layout)
-			*layout = t->vms[v].layout;
-		return t->sym[v];
-	}
-	return NULL;
-}
-
-const struct lj_vm *target_vm_at(const struct target *t, int i, struct symbolizer **sym,
-				 struct mem_reader **mem)
-{
-	*sym = i >= 0 && i < t->nvms ? t->sym[i] : NULL;
-	*mem = t->mem;
-	return i >= 0 && i < t->nvms ? &t->vms[i] : NULL;
-}
-
-void target_rescan_soon(struct target *t)
-{
-	t->scans = 0;
-	t->next_scan_ns = 0;
-}
-
-void targets_set_profile(struct targets *ts, struct profile *p)
-{
-	ts->prof = p;
-	for (int i = 0; p && i < ts->n; i++) {
-		profile_set_comm(p, (uint32_t)ts->t[i].pid, ts->t[i].comm);
-		profile_set_program(p, (uint32_t)ts->t[i].pid, (uint32_t)ts->t[i].program);
-	}
-}
-
-void targets_next_epoch(struct targets *ts)
-{
-	for (int i = 0; i < ts->n; i++)
-		for (int v = 0; v < ts->t[i].nvms; v++)
-			sym_next_epoch(ts->t[i].sym[v]);
-}
-
-uint64_t targets_unknown_frames(const struct targets *ts)
-{
-	uint64_t n = ts->retired_unknown;
-
-	for (int i = 0; i < ts->n; i++)
-		for (int v = 0; v < ts->t[i].nvms; v++)
-			n += sym_unknown_count(ts->t[i].sym[v]);
-	return n;
-}
 
 /* ==== Life cycle ==== */
 
@@ -189,6 +58,7 @@ static void push_to_kernel(struct targets *ts, struct target *t)
 	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
 		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
 			 strerror(errno));
+	alloc_sites_attach(ts->col, t->pid, t->mem, t->vms, t->nvms);
 }
 
 /* Adds newly found VMs (keeping known ones) and their symbolizers. */

@@ -95,6 +95,7 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	s->child_status = -1;
 	s->prof->event = c->event;
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
+	s->prof->alloc_every = c->alloc_every;
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
 		if (targets_add(s->ts, c->pids[i], true, err, errlen))
@@ -149,8 +150,10 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
 	p = s->prof;
 	if (!last) {
 		fresh = profile_new(p->hz);
-		if (fresh)
+		if (fresh) {
 			fresh->event = p->event;
+			fresh->alloc_every = p->alloc_every;
+		}
 		if (!fresh) {
 			log_error("out of memory: interval %llu merged into the next",
 				  (unsigned long long)s->profiles + 1);
@@ -182,6 +185,7 @@ static int restart(struct session *s)
 	if (!fresh)
 		return -1;
 	fresh->event = s->prof->event;
+	fresh->alloc_every = s->prof->alloc_every;
 	drain_all(s);
 	s->prev = s->prof->stats;
 	profile_free(s->prof);

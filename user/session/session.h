@@ -31,6 +31,7 @@ struct session_config {
 	 * from sched_switch, or both as wall time. */
 	enum profile_event event;
 	uint64_t min_block_ns;		/* off-CPU: shorter blocks are only counted */
+	uint64_t alloc_every;		/* -e alloc: bytes per sample; 0: cpu-clock */
 	uint32_t max_stacks, max_counts, max_frames;	/* BPF map sizes, walk depth */
 	bool lua_only;			/* drop [host] samples */
 	bool keep_root;			/* keep the host's C entry frame at the bottom */

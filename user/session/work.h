@@ -1,9 +1,9 @@
 /* Kinds of work a session drives.  Each kind is a row of callbacks: the
  * session opens the kinds its configuration wants, ticks them, drains them
  * into the profile in progress at its cadence and closes them; none has a
- * loop of its own.  Today there is one kind, cpu-clock sampling
- * (work_cpu.c); off-CPU or allocation events, a heap walk or a JIT report
- * are new rows of work_kinds() (README.md). */
+ * loop of its own.  Kinds: stack sampling (work_cpu.c: cpu-clock,
+ * off-CPU and allocation events, -e); a heap walk or a JIT report may
+ * become new rows of work_kinds() (README.md). */
 #ifndef LBP_WORK_H
 #define LBP_WORK_H
 
@@ -40,6 +40,7 @@ struct work_kind {
 	void (*cost)(struct work *w, uint64_t *run_ns, uint64_t *run_cnt);
 	void (*close)(struct work *w);
 };
+
 
 /* The kinds, NULL-terminated, in the order they are opened. */
 const struct work_kind *const *work_kinds(void);

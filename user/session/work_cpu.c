@@ -1,9 +1,10 @@
 /* Stack sampling as a kind of session work: the BPF collector walks LuaJIT
- * stacks at the configured cpu-clock rate and, for off-CPU and wall
- * profiles (-e), each time a target's thread leaves the CPU; the drain
- * symbolizes them into the profile in progress.  One collector serves
- * both events so that a wall profile's two halves share one stack map
- * and one set of counters. */
+ * stacks at the configured cpu-clock rate, for off-CPU and wall profiles
+ * (-e) each time a target's thread leaves the CPU, and for -e alloc once
+ * per alloc_every bytes a thread allocates (the allocator uprobe); the
+ * drain symbolizes them into the profile in progress.  One collector
+ * serves every event so that a wall profile's two halves share one stack
+ * map and one set of counters. */
 #include "session/work.h"
 
 #include <stdlib.h>
@@ -23,8 +24,10 @@ static int cpu_open(struct work *w, const struct session_config *c, struct targe
 {
 	struct collector_opts co = {
 		.hz = c->hz, .max_stacks = c->max_stacks, .max_counts = c->max_counts,
-		.max_frames = c->max_frames, .offcpu = c->event != PROFILE_CPU,
+		.max_frames = c->max_frames,
+		.offcpu = c->event == PROFILE_OFFCPU || c->event == PROFILE_WALL,
 		.no_cpu_clock = c->event == PROFILE_OFFCPU, .min_block_ns = c->min_block_ns,
+		.alloc_every = c->alloc_every,
 	};
 	struct cpu_work *cw = calloc(1, sizeof(*cw));
 

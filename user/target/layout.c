@@ -72,6 +72,13 @@
 #define JIT_ERRINFO_NEW_GC32	.J_errinfo = 2552
 /* ---- end of JIT health ---------------------------------------------- */
 
+/* -- Allocation sampling fields ----------------------------------------------
+ * For -e alloc (user/target/allocfn.c): global_State starts with allocf
+ * and allocd in every 2.1 since the string interning rewrite (src/lj_obj.h;
+ * Tarantool's fork still leads with the string table: not given). */
+#define ALLOC_FIELDS	.has_allocf = true, .g_allocf = 0
+/* -- End of allocation sampling fields --------------------------------------- */
+
 /* Fields that do not differ between families of one pointer width. */
 #define GC64_COMMON                                                          \
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
@@ -90,7 +97,7 @@
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
 	.tr_nsnapmap = 44, .cframe_pc = 24, \
 	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
-	HEAP_GC64
+	HEAP_GC64, ALLOC_FIELDS
 
 #define GC32_COMMON                                                          \
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
@@ -109,7 +116,7 @@
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
 	.tr_nsnapmap = 28, .cframe_pc = 28, \
 	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
-	HEAP_GC32
+	HEAP_GC32, ALLOC_FIELDS
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
 #define BC_CFUNC_104	0x1466	/* BC_FUNCC 102 (vmthref builds) */

@@ -93,6 +93,13 @@ struct lj_layout {
 	/* Blacklisted opcodes written by src/lj_trace.c blacklist_pc */
 	uint8_t bc_ifuncf;		/* BC_IFUNCF; BC_IFUNCV is 3 above */
 	/* ---- end of JIT health ---------------------------------------------- */
+
+	/* -- Allocation sampling (-e alloc, user/target/allocfn.c) -----------
+	 * global_State.allocf: the lua_Alloc the VM calls for every
+	 * allocation (a real pointer, 8 bytes in every x86-64 build). */
+	bool has_allocf;
+	uint16_t g_allocf;
+	/* -- End of allocation sampling fields ------------------------------ */
 };
 
 /* Why a candidate failed validation, for -v. */

@@ -1,0 +1,50 @@
+/* Inside the targets module: the structs behind struct target and
+ * struct targets, shared by its life cycle (targets.c) and its queries
+ * (targets_query.c).  Not for other modules: they see opaque types. */
+#ifndef LBP_TARGETS_INT_H
+#define LBP_TARGETS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/sampler_types.h"
+#include "target/discover.h"
+
+struct target {
+	pid_t pid;
+	char comm[32];
+	char cwd[256];			/* for relative chunk names (annotations) */
+	int pidfd;			/* readable once the process exits */
+	bool exited;
+	bool waiting;			/* no VM yet: rescanning */
+	bool eager;			/* named by the user: rescanned every 2 ms at first */
+	pid_t program;			/* the process its program started in (procfs.h) */
+	struct mem_reader *mem;
+	struct lj_vm vms[LBP_MAX_VMS];
+	struct symbolizer *sym[LBP_MAX_VMS];
+	int nvms;
+	/* On the heap: symbolizers keep a pointer to it, and a target moves
+	 * when the array grows or another target is removed. */
+	struct vmdef *vd;
+	bool have_vd;
+	bool warned_max_vms;
+	uint64_t next_scan_ns;
+	unsigned scans;
+};
+
+struct targets {
+	struct target *t;
+	int n, cap;
+	struct collector *col;		/* NULL until attached */
+	struct profile *prof;		/* where target names go */
+	/* When VMs are next revalidated and forks looked for: once a
+	 * second for all targets together (a per-set clock, so two sets
+	 * never share it). */
+	uint64_t next_check_ns;
+	/* Unknown frames of symbolizers freed with their VMs: the summary
+	 * keeps them. */
+	uint64_t retired_unknown;
+};
+
+#endif

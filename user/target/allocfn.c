@@ -1,0 +1,71 @@
+/* The VM's allocator as a uprobe site: the function pointer in
+ * global_State (src/lj_obj.h allocf; lj_alloc_f of src/lj_alloc.c unless
+ * the host passed its own to lua_newstate), its executable file mapping
+ * in /proc/PID/maps, and the file offset of the address in it. */
+#include "target/allocfn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "target/discover.h"
+#include "target/layout.h"
+#include "target/memory.h"
+#include "target/procmaps.h"
+
+/* Where to put the breakpoint: lj_alloc_f as compilers emit it starts
+ * with `test %rcx,%rcx; je free` (is nsize 0?).  The kernel cannot
+ * emulate a test and single-steps it out of line (a second trap per
+ * call); it emulates a conditional jump.  A register-register test only
+ * sets flags, so one instruction later every register, the stack pointer
+ * and the arguments are as at entry, at about half the cost per call
+ * (docs/alloc.md). */
+static uint64_t probe_point(struct mem_reader *mem, uint64_t fn)
+{
+	uint8_t b[5];
+
+	if (mem_read(mem, fn, b, sizeof(b)))
+		return fn;
+	/* REX.W (+B/R) 85 /r with mod 11: test r64, r64; then jcc rel8. */
+	if ((b[0] & 0xfa) == 0x48 && b[1] == 0x85 && (b[2] & 0xc0) == 0xc0 &&
+	    b[3] >= 0x70 && b[3] <= 0x7f)
+		return fn + 3;
+	return fn;
+}
+
+int allocfn_locate(pid_t pid, struct mem_reader *mem, const struct lj_vm *vm,
+		   struct allocfn_site *site, char *err, size_t errlen)
+{
+	const struct map_entry *e;
+	struct proc_maps maps;
+	uint64_t fn = 0;
+
+	memset(site, 0, sizeof(*site));
+	if (!vm->layout || !vm->layout->has_allocf) {
+		snprintf(err, errlen, "this LuaJIT variant's allocator is not known");
+		return -1;
+	}
+	if (mem_read(mem, vm->g + vm->layout->g_allocf, &fn, sizeof(fn)) || !fn) {
+		snprintf(err, errlen, "cannot read the VM's allocator pointer");
+		return -1;
+	}
+	if (procmaps_read(pid, &maps)) {
+		snprintf(err, errlen, "cannot read /proc/%d/maps", (int)pid);
+		return -1;
+	}
+	e = procmaps_find(&maps, fn);
+	if (!e || !e->x || !map_is_file(e)) {
+		snprintf(err, errlen, "the VM's allocator at 0x%llx is not in an executable file mapping",
+			 (unsigned long long)fn);
+		procmaps_free(&maps);
+		return -1;
+	}
+	site->addr = fn;
+	fn = probe_point(mem, fn);
+	if (fn >= e->end)
+		fn = site->addr;
+	site->offset = fn - e->start + e->offset;
+	/* The file as the target sees it, through its own root. */
+	snprintf(site->path, sizeof(site->path), "/proc/%d/root%s", (int)pid, e->path);
+	procmaps_free(&maps);
+	return 0;
+}
