@@ -18,15 +18,6 @@
 #include "base/hashfn.h"
 #include "base/xalloc.h"
 
-#define IMAGE_WIDTH	1200
-#define XPAD		10
-#define FRAME_HEIGHT	16
-#define FONT_SIZE	12
-#define CHAR_WIDTH	(FONT_SIZE * 0.59)	/* estimate for Verdana-like fonts */
-#define TOP_PAD		(FRAME_HEIGHT * 3 + 4)
-#define BOTTOM_PAD	(FRAME_HEIGHT * 3 + 8)
-#define MIN_WIDTH	0.1	/* px; narrower frames are left out */
-#define MIN_IMAGE_WIDTH	300	/* px; the script never draws narrower */
 
 /* Colour classes.  A frame's colour says what kind of frame it is, never
  * a VM state it may only partly have been in: GC and JIT compiler time
@@ -278,7 +269,7 @@ static void flame_layout(struct flame *fl)
 			at += c->total;
 		}
 	}
-	fl->height = TOP_PAD + (int)(fl->max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
+	fl->height = SVG_TOP_PAD + (int)(fl->max_depth + 1) * SVG_FRAME_HEIGHT + SVG_BOTTOM_PAD;
 }
 
 /* The VM state that dominates the samples ending in nd (what ran there),
@@ -379,19 +370,19 @@ static void put_xml_text(struct strbuf *sb, const char *s, size_t n, size_t max)
 
 static double node_x(const struct flame *fl, const struct node *nd)
 {
-	return XPAD + (double)nd->start * (IMAGE_WIDTH - 2 * XPAD) / (double)fl->total;
+	return SVG_XPAD + (double)nd->start * (SVG_IMAGE_WIDTH - 2 * SVG_XPAD) / (double)fl->total;
 }
 
 static double node_width(const struct flame *fl, const struct node *nd)
 {
-	return (double)nd->total * (IMAGE_WIDTH - 2 * XPAD) / (double)fl->total;
+	return (double)nd->total * (SVG_IMAGE_WIDTH - 2 * SVG_XPAD) / (double)fl->total;
 }
 
 static int node_y(const struct flame *fl, const struct node *nd)
 {
 	if (fl->o.icicle)
-		return TOP_PAD + (int)nd->depth * FRAME_HEIGHT;
-	return fl->height - BOTTOM_PAD - (int)(nd->depth + 1) * FRAME_HEIGHT;
+		return SVG_TOP_PAD + (int)nd->depth * SVG_FRAME_HEIGHT;
+	return fl->height - SVG_BOTTOM_PAD - (int)(nd->depth + 1) * SVG_FRAME_HEIGHT;
 }
 
 /* --jit: the function's trace abort in the tooltip. */
@@ -421,7 +412,7 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 	enum color_class cc = node_class(nd);
 	uint64_t h = hash_bytes(label, len, 0);
 	double x = node_x(fl, nd), w = node_width(fl, nd);
-	int y = node_y(fl, nd), fit = (int)((w - 6) / CHAR_WIDTH);
+	int y = node_y(fl, nd), fit = (int)((w - 6) / SVG_CHAR_WIDTH);
 	/* Neighbours differ a little in shade, so frames stay apart. */
 	int shade = (int)(h % 31) - 15;
 	static const char *const vm_names[NVM] = {
@@ -451,11 +442,11 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 		shade = 0;
 	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 		  "fill=\"rgb(%d,%d,%d)\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%d\">",
-		  x, y, w, FRAME_HEIGHT - 1,
+		  x, y, w, SVG_FRAME_HEIGHT - 1,
 		  clamp_channel(palette[cc].r + shade), clamp_channel(palette[cc].g + shade),
 		  clamp_channel(palette[cc].b + shade / 2),
 		  cc == CC_UNKNOWN ? " stroke=\"#888\" stroke-dasharray=\"3,2\"" : "",
-		  x + 3, y + FRAME_HEIGHT - 4);
+		  x + 3, y + SVG_FRAME_HEIGHT - 4);
 	if (fit >= 3)
 		put_xml_text(sb, label, len, (size_t)fit);
 	sb_puts(sb, "</text></g>\n");
@@ -463,7 +454,7 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 
 static void put_legend(struct strbuf *sb, const struct flame *fl, int y)
 {
-	double x = XPAD;
+	double x = SVG_XPAD;
 
 	for (int i = 0; i < CC_NCLASS; i++) {
 		if (!palette[i].legend || !fl->used[i])
@@ -482,52 +473,41 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 			    fl->o.icicle ? "Icicle Graph" : "Flame Graph";
 	int h = fl->height;
 
-	sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-		  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		  IMAGE_WIDTH, h, IMAGE_WIDTH, h);
-	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", svg_flame_style);
-	sb_printf(sb, "<script type=\"text/ecmascript\"><![CDATA[\n"
-		  "var WIDTH = %d, HEIGHT = %d, MIN_WIDTH = %d, XPAD = %d, CHAR_W = %.3f, "
-		  "TOTAL = %llu, MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
-		  IMAGE_WIDTH, h, MIN_IMAGE_WIDTH, XPAD, CHAR_WIDTH, (unsigned long long)fl->total,
-		  svg_flame_script);
-	sb_printf(sb, "<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
-		  IMAGE_WIDTH, h);
-	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH / 2);
+	svg_document_open(sb, h, fl->total);
+	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", SVG_IMAGE_WIDTH / 2);
 	put_xml_text(sb, title, strlen(title), 0);
 	if (fl->p->alloc_every)	/* -e alloc: a sample is alloc_every bytes */
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.1f MiB "
 			  "allocated (%llu samples of %llu KiB)"
-			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
+			  "; click a frame to zoom, Ctrl-F to search</text>\n", SVG_IMAGE_WIDTH / 2,
 			  (double)fl->total * (double)fl->p->alloc_every / 1048576.0,
 			  (unsigned long long)fl->total,
 			  (unsigned long long)fl->p->alloc_every >> 10);
 	else if (profile_unit_ns(fl->p))
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.3f s of %s time"
-			  "; click a frame to zoom, Ctrl-F to search</text>\n", IMAGE_WIDTH / 2,
+			  "; click a frame to zoom, Ctrl-F to search</text>\n", SVG_IMAGE_WIDTH / 2,
 			  (double)fl->total / 1e9, fl->p->event == PROFILE_WALL ? "wall" : "off-CPU");
 	else
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu samples at %u Hz"
 			  "; click a frame to zoom, Ctrl-F to search</text>\n",
-			  IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
+			  SVG_IMAGE_WIDTH / 2, (unsigned long long)fl->total, fl->p->hz);
 	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
 		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
 		  "text-anchor=\"end\">Search</text>\n",
-		  XPAD, IMAGE_WIDTH - XPAD);
+		  SVG_XPAD, SVG_IMAGE_WIDTH - SVG_XPAD);
 	sb_printf(sb, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
 		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		  XPAD, h - BOTTOM_PAD + FRAME_HEIGHT + 4, IMAGE_WIDTH - XPAD,
-		  h - BOTTOM_PAD + FRAME_HEIGHT + 4);
+		  SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4, SVG_IMAGE_WIDTH - SVG_XPAD,
+		  h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4);
 	for (uint32_t i = 0; fl->total && i < fl->n; i++)
-		if (node_width(fl, &fl->nodes[i]) >= MIN_WIDTH)
+		if (node_width(fl, &fl->nodes[i]) >= SVG_MIN_WIDTH)
 			fl->used[node_class(&fl->nodes[i])] = true;
 	put_legend(sb, fl, h - 10);
 	if (!fl->total)
 		sb_printf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">No samples collected</text>\n",
-			  IMAGE_WIDTH / 2, TOP_PAD + FRAME_HEIGHT);
+			  SVG_IMAGE_WIDTH / 2, SVG_TOP_PAD + SVG_FRAME_HEIGHT);
 	for (uint32_t i = 0; fl->total && i < fl->n; i++)
-		if (node_width(fl, &fl->nodes[i]) >= MIN_WIDTH)
+		if (node_width(fl, &fl->nodes[i]) >= SVG_MIN_WIDTH)
 			put_node(sb, fl, &fl->nodes[i]);
 	sb_puts(sb, "</svg>\n");
 }

@@ -11,14 +11,6 @@
 #include "model/heap_paths.h"
 #include "report/svg_script.h"
 
-#define IMAGE_WIDTH	1200
-#define XPAD		10
-#define FRAME_HEIGHT	16
-#define CHAR_WIDTH	(12 * 0.59)
-#define TOP_PAD		(FRAME_HEIGHT * 3 + 4)
-#define BOTTOM_PAD	(FRAME_HEIGHT * 3 + 8)
-#define MIN_WIDTH	0.1
-#define MIN_IMAGE_WIDTH	300
 #define NAME_MAX_SVG	1024
 
 static void put_text(struct strbuf *sb, const char *s, size_t max)
@@ -41,12 +33,12 @@ static void put_text(struct strbuf *sb, const char *s, size_t max)
 static void put_frame(struct strbuf *sb, const char *label, const char *path, uint64_t start,
 		      uint64_t bytes, uint64_t count, unsigned depth, uint64_t total, int height)
 {
-	double x = XPAD + (double)start * (IMAGE_WIDTH - 2 * XPAD) / (double)total;
-	double w = (double)bytes * (IMAGE_WIDTH - 2 * XPAD) / (double)total;
-	int y = height - BOTTOM_PAD - (int)(depth + 1) * FRAME_HEIGHT;
+	double x = SVG_XPAD + (double)start * (SVG_IMAGE_WIDTH - 2 * SVG_XPAD) / (double)total;
+	double w = (double)bytes * (SVG_IMAGE_WIDTH - 2 * SVG_XPAD) / (double)total;
+	int y = height - SVG_BOTTOM_PAD - (int)(depth + 1) * SVG_FRAME_HEIGHT;
 	int shade = (int)(hash_bytes(label, strlen(label), 0) % 40);
 
-	if (w < MIN_WIDTH)
+	if (w < SVG_MIN_WIDTH)
 		return;
 	sb_printf(sb, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%u\"><title>",
 		  (unsigned long long)start, (unsigned long long)bytes, depth);
@@ -55,38 +47,27 @@ static void put_frame(struct strbuf *sb, const char *label, const char *path, ui
 		  100.0 * (double)bytes / (double)total, (unsigned long long)count);
 	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 		  "fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
-		  x, y, w, FRAME_HEIGHT - 1, 60 + shade, 140 + shade, 200, x + 3,
-		  y + FRAME_HEIGHT - 4);
-	if (w >= 3 * CHAR_WIDTH + 6)
-		put_text(sb, label, (size_t)((w - 6) / CHAR_WIDTH));
+		  x, y, w, SVG_FRAME_HEIGHT - 1, 60 + shade, 140 + shade, 200, x + 3,
+		  y + SVG_FRAME_HEIGHT - 4);
+	if (w >= 3 * SVG_CHAR_WIDTH + 6)
+		put_text(sb, label, (size_t)((w - 6) / SVG_CHAR_WIDTH));
 	sb_puts(sb, "</text></g>\n");
 }
 
 static void put_head(struct strbuf *sb, const char *title, uint64_t total, int h)
 {
-	sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-		  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-		  IMAGE_WIDTH, h, IMAGE_WIDTH, h);
-	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", svg_flame_style);
-	sb_printf(sb, "<script type=\"text/ecmascript\"><![CDATA[\n"
-		  "var WIDTH = %d, HEIGHT = %d, MIN_WIDTH = %d, XPAD = %d, CHAR_W = %.3f, "
-		  "TOTAL = %llu, MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
-		  IMAGE_WIDTH, h, MIN_IMAGE_WIDTH, XPAD, CHAR_WIDTH, (unsigned long long)total,
-		  svg_flame_script);
-	sb_printf(sb, "<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
-		  "fill=\"#f8f8f4\"/>\n<text id=\"title\" x=\"%d\" y=\"22\">", IMAGE_WIDTH, h,
-		  IMAGE_WIDTH / 2);
+	svg_document_open(sb, h, total);
+	sb_printf(sb, "<text id=\"title\" x=\"%d\" y=\"22\">", SVG_IMAGE_WIDTH / 2);
 	put_text(sb, title, 0);
 	sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu bytes by reference "
 		  "path; click a frame to zoom, Ctrl-F to search</text>\n",
-		  IMAGE_WIDTH / 2, (unsigned long long)total);
+		  SVG_IMAGE_WIDTH / 2, (unsigned long long)total);
 	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
 		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
 		  "text-anchor=\"end\">Search</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
 		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		  XPAD, IMAGE_WIDTH - XPAD, XPAD, h - BOTTOM_PAD + FRAME_HEIGHT + 4,
-		  IMAGE_WIDTH - XPAD, h - BOTTOM_PAD + FRAME_HEIGHT + 4);
+		  SVG_XPAD, SVG_IMAGE_WIDTH - SVG_XPAD, SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4,
+		  SVG_IMAGE_WIDTH - SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4);
 }
 
 int heap_svg_write(FILE *f, const struct heap_paths *hp, const char *title)
@@ -108,7 +89,7 @@ int heap_svg_write(FILE *f, const struct heap_paths *hp, const char *title)
 		if (hp->p[i].depth > maxdepth)
 			maxdepth = hp->p[i].depth;
 	}
-	h = TOP_PAD + BOTTOM_PAD + (int)(maxdepth + 2) * FRAME_HEIGHT;
+	h = SVG_TOP_PAD + SVG_BOTTOM_PAD + (int)(maxdepth + 2) * SVG_FRAME_HEIGHT;
 	put_head(&sb, title, total, h);
 	if (total)
 		put_frame(&sb, "all", "all", 0, total, 0, 0, total, h);

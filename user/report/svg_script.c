@@ -137,3 +137,19 @@ const char svg_flame_style[] =
 	".button:hover { fill: #a00; }\n"
 	".parent { opacity: 0.5; }\n"
 	".hide { display: none; }\n";
+
+void svg_document_open(struct strbuf *sb, int height, uint64_t total)
+{
+	sb_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+		  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+		  SVG_IMAGE_WIDTH, height, SVG_IMAGE_WIDTH, height);
+	sb_printf(sb, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", svg_flame_style);
+	sb_printf(sb, "<script type=\"text/ecmascript\"><![CDATA[\n"
+		  "var WIDTH = %d, HEIGHT = %d, MIN_WIDTH = %d, XPAD = %d, CHAR_W = %.3f, "
+		  "TOTAL = %llu, MATCH_FILL = 'rgb(230,0,230)';\n%s]]></script>\n",
+		  SVG_IMAGE_WIDTH, height, SVG_MIN_IMAGE_WIDTH, SVG_XPAD, SVG_CHAR_WIDTH,
+		  (unsigned long long)total, svg_flame_script);
+	sb_printf(sb, "<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		  "fill=\"#f8f8f4\"/>\n", SVG_IMAGE_WIDTH, height);
+}
