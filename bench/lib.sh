@@ -44,11 +44,12 @@ fd_ids() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk -v k="$2:" '$1 == k {print $2}' | sort -un
 }
 
-# lbp_prog PID: the id of the on_sample program loaded by luabpfprof PID.
+# lbp_prog PID [NAME]: the id of the program NAME (default on_sample)
+# loaded by luabpfprof PID.
 lbp_prog() {
-	local id
+	local id name=${2:-on_sample}
 	for id in $(fd_ids "$1" prog_id); do
-		bpftool prog show id "$id" 2>/dev/null | grep -q ' name on_sample ' && { echo "$id"; return 0; }
+		bpftool prog show id "$id" 2>/dev/null | grep -q " name $name " && { echo "$id"; return 0; }
 	done
 	return 1
 }

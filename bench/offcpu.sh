@@ -53,15 +53,6 @@ rate() {
 	echo "$a $b" | awk '{ printf "%.1f\n", ($4 - $2) / ($3 - $1) }'
 }
 
-# switch_prog PID: the id of the on_switch program luabpfprof PID loaded.
-switch_prog() {
-	local id
-	for id in $(fd_ids "$1" prog_id); do
-		bpftool prog show id "$id" 2>/dev/null | grep -q ' name on_switch ' && { echo "$id"; return 0; }
-	done
-	return 1
-}
-
 # attach PIDS: starts luabpfprof -e off-cpu on PIDS; waits until its
 # program is attached; LBP is its pid, PROG the program's id.
 attach() {
@@ -70,7 +61,7 @@ attach() {
 	LBP=$!
 	pids+=("$LBP")
 	for ((i = 0; i < 1000; i++)); do
-		PROG=$(switch_prog "$LBP") && break
+		PROG=$(lbp_prog "$LBP" on_switch) && break
 		kill -0 "$LBP" 2>/dev/null || return 1
 		sleep 0.02
 	done
