@@ -4,12 +4,10 @@
 // schema the speedscope package ships.
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const Ajv = require('ajv');
-const { chromium } = require('playwright-core');
 const schema = require('speedscope/dist/release/file-format-schema.json');
-const { check, done } = require('./lib');
+const { check, withChromium, done } = require('./lib');
 
 const dir = path.resolve(process.argv[2]);
 const hot = process.argv[3];		// a frame that must be in the graph: FILE:NAME
@@ -37,14 +35,7 @@ async function main() {
 	check('live speedscope: the hot frame is a frame',
 		doc.shared.frames.some((f) => f.name === hot));
 
-	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbp-chromium-'));
-	const browser = await chromium.launchPersistentContext(profileDir, {
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		headless: true,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-			'--disable-component-update', '--disable-sync', '--no-first-run'],
-	});
-	try {
+	await withChromium(async (browser) => {
 		const page = await browser.newPage();
 		const errors = [];
 		page.on('pageerror', (e) => errors.push(e.message));
@@ -72,10 +63,7 @@ async function main() {
 		fs.writeFileSync(path.join(dir, 'p.png'), png);
 		check('live svg: screenshot is not blank', png.length > 5000, `${png.length} bytes`);
 		check('live svg: no script errors', !errors.length, errors.join('; '));
-	} finally {
-		await browser.close();
-		fs.rmSync(profileDir, { recursive: true, force: true });
-	}
+	});
 	done();
 }
 

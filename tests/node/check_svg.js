@@ -3,11 +3,9 @@
 // colours per VM state, icicle layout, and a screenshot that shows a graph.
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const { chromium } = require('playwright-core');
 const T = require('./truth');
-const { check, fail, done } = require('./lib');
+const { check, fail, withChromium, done } = require('./lib');
 
 const dir = path.resolve(process.argv[2]);
 const MATCH_FILL = 'rgb(230,0,230)';
@@ -205,27 +203,16 @@ async function checkIcicle(browser, errors) {
 
 async function main() {
 	const errors = [];
-	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lbp-chromium-'));
-	let browser;
 	try {
-		// A persistent context is how playwright takes a fresh profile dir.
-		browser = await chromium.launchPersistentContext(profileDir, {
-			executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-			headless: true,
-			args: ['--headless', '--no-sandbox', '--disable-gpu',
-				'--disable-background-networking', '--disable-component-update',
-				'--disable-sync', '--no-first-run'],
+		await withChromium(async (browser) => {
+			await checkProfile(browser, errors);
+			await checkStates(browser, errors);
+			await checkIcicle(browser, errors);
+			await checkWidth(browser, errors);
 		});
-		await checkProfile(browser, errors);
-		await checkStates(browser, errors);
-		await checkIcicle(browser, errors);
-		await checkWidth(browser, errors);
 		check('no script errors in the page', !errors.length, errors.join('; '));
 	} catch (e) {
 		fail('browser test', e.stack || e.message);
-	} finally {
-		if (browser) await browser.close();
-		fs.rmSync(profileDir, { recursive: true, force: true });
 	}
 	done();
 }
