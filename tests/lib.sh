@@ -42,6 +42,15 @@ wait_lua() {
 	return 1
 }
 
+# build_ingest: the ingest test server (tests/ingest/) in $INGEST, built
+# when missing or older than its source.
+INGEST=$TOP/.output/ingest
+build_ingest() {
+	[ -x "$INGEST" ] && [ "$INGEST" -nt "$TOP/tests/ingest/main.go" ] && return 0
+	(cd "$TOP" && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= \
+		GOCACHE="$TOP/.output/gocache" go build -o "$INGEST" ./tests/ingest)
+}
+
 # wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
 wait_for() {
 	local i

@@ -19,15 +19,9 @@
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/variants.sh"
 
-INGEST=$TOP/.output/ingest
 GO_FILE=$TMP/go
 
 # --- the ingest server ------------------------------------------------------
-build_ingest() {
-	[ -x "$INGEST" ] && [ "$INGEST" -nt "$TOP/tests/ingest/main.go" ] && return 0
-	(cd "$TOP" && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= \
-		GOCACHE="$TOP/.output/gocache" go build -o "$INGEST" ./tests/ingest)
-}
 
 # start_server LOG PORT [FLAGS]: starts the server, waits until it listens;
 # sets SRV.  PORT 0 picks a free one; the port ends up in SRV_PORT.

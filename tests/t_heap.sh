@@ -191,6 +191,12 @@ continuous() {
 	check "continuous: a heap profile per interval ($(ls "$out/dir" | grep -c heap))" \
 		[ "$(ls "$out/dir" | grep -c -- '-heap\.pb\.gz$')" -ge 3 ]
 	[ -n "$first" ] || return
+	# The ingest test server decodes each as it would a push.
+	if build_ingest && "$INGEST" -check "$out/dir"/*-heap.pb.gz > "$out/check" 2>&1; then
+		pass "continuous: the ingest server accepts every heap profile ($(grep -c '^ok' "$out/check"))"
+	else
+		fail "continuous: ingest" "$(head -c 300 "$out/check" | tr '\n' '|')"
+	fi
 	a=$(go tool pprof -top -sample_index=inuse_space -unit=byte "$first" 2>/dev/null |
 		awk '$NF == "_G.sessions[*]" { sub(/B$/, "", $4); print $4; exit }')
 	b=$(go tool pprof -top -sample_index=inuse_space -unit=byte "$last" 2>/dev/null |

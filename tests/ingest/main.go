@@ -93,8 +93,14 @@ func decode(raw []byte) (*profile.Profile, error) {
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("pprof: %v", err)
 	}
+	// A heap profile (--continuous --heap): objects and bytes in use.
+	if len(p.SampleType) == 2 && p.SampleType[0].Type == "inuse_objects" &&
+		p.SampleType[0].Unit == "count" && p.SampleType[1].Type == "inuse_space" &&
+		p.SampleType[1].Unit == "bytes" {
+		return p, nil
+	}
 	if len(p.SampleType) < 1 || p.SampleType[0].Type != "samples" || p.SampleType[0].Unit != "count" {
-		return nil, errors.New("pprof: first sample type is not samples/count")
+		return nil, errors.New("pprof: first sample type is not samples/count (nor a heap profile's inuse_objects/count)")
 	}
 	if p.PeriodType == nil || p.PeriodType.Type != "cpu" || p.PeriodType.Unit != "nanoseconds" {
 		return nil, errors.New("pprof: period type is not cpu/nanoseconds")
