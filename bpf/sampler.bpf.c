@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "sampler.h"
+#include "protos.bpf.h"
 #include "walk.bpf.h"
 
 /* Knobs set by the loader before load. */
@@ -386,6 +387,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	stacksize = (__u32)field(lblk, L_BLOCK, off->L_stacksize - off->L_base, 4);
 	wc->off = *off;
 	wc->L = L;
+	wc->g = vm->g;
+	wc->tgid = tgid;
 	wc->bottom = stack + 8 * off->gc64;
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
@@ -407,6 +410,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	walk_threads(sc, &ref, cb);
+	if (cb && wc->proto_lost)
+		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
 
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;

@@ -133,6 +133,15 @@ struct stack_trace {
 	struct lua_frame frames[LBP_MAX_FRAMES];
 };
 
+/* A prototype a walk met for the first time (bpf/protos.bpf.h), sent to
+ * user space through a ring buffer to be read before it can die. */
+struct proto_news {
+	__u32 pid;		/* tgid */
+	__u32 fp;		/* frame_fingerprint() the walk took */
+	__u64 g;		/* the universe it belongs to */
+	__u64 pt;		/* GCproto address */
+};
+
 #define SAMPLE_HOST	(1u << 0)	/* thread ran no Lua: counted as [host] */
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 
@@ -163,6 +172,7 @@ struct sample_key {
 	_(STACK_MAP_FULL, stack_map_full, 2, 1, "stack map full")	/* stacks map had no room */ \
 	_(COUNT_MAP_FULL, count_map_full, 2, 1, "count map full")	/* counts map had no room */ \
 	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
+	_(PROTO_LOST,     proto_lost,     2, 0, "new prototypes unannounced")	/* proto ring buffer full */ \
 	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
 	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
 	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \

@@ -41,6 +41,9 @@ struct collector {
 	struct sample_key *keys;
 	uint64_t *vals;
 	struct stack_trace *st;
+	struct ring_buffer *news;	/* prototype announcements */
+	news_fn news_cb;		/* during collector_read_news */
+	void *news_ctx;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -135,6 +138,15 @@ static bool fds_available(int n)
 	return ok;
 }
 
+static int on_news(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+
+	if (size >= sizeof(struct proto_news) && c->news_cb)
+		c->news_cb(c->news_ctx, data);
+	return 0;
+}
+
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -202,6 +214,11 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	c->hz = o->hz;
 	if (attach_cpus(c, o->hz, err, errlen))
 		goto fail;
+	c->news = ring_buffer__new(bpf_map__fd(c->skel->maps.proto_ring), on_news, c, NULL);
+	if (!c->news) {
+		snprintf(err, errlen, "setting up the prototype ring buffer: %s", strerror(errno));
+		goto fail;
+	}
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
 	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
 	c->grave = calloc(o->max_stacks / 2 + 1, sizeof(*c->grave));
@@ -227,6 +244,7 @@ void collector_close(struct collector *c)
 		if (c->pfds && c->pfds[i] > 0)
 			close(c->pfds[i]);
 	}
+	ring_buffer__free(c->news);
 	free(c->links);
 	free(c->pfds);
 	sampler_bpf__destroy(c->skel);
@@ -414,6 +432,24 @@ int collector_drain(struct collector *c, drain_fn fn, void *ctx)
 	}
 	recycle_stacks(c);
 	return 0;
+}
+
+int collector_news_fd(const struct collector *c)
+{
+	return c->news ? ring_buffer__epoll_fd(c->news) : -1;
+}
+
+int collector_read_news(struct collector *c, news_fn fn, void *ctx)
+{
+	int n;
+
+	if (!c->news)
+		return 0;
+	c->news_cb = fn;
+	c->news_ctx = ctx;
+	n = ring_buffer__consume(c->news);
+	c->news_cb = NULL;
+	return n < 0 ? 0 : n;
 }
 
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX])

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/hashfn.h"
 #include "base/hashidx.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "sample/collector.h"
 #include "sample/targets.h"
@@ -31,6 +32,13 @@ struct drain {
 	uint64_t next_epoch_ns;		/* next prototype revalidation */
 	/* Frames whose VM was gone when drained: the summary keeps them. */
 	uint64_t vanished_unknown;
+	/* Prototypes announced by the walker: read at once, or gone already. */
+	uint64_t news_read, news_gone;
+};
+
+struct drain_news {
+	struct drain *d;
+	struct targets *ts;
 };
 
 struct drain_state {
@@ -204,6 +212,25 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 	profile_add(p, &s);
 }
 
+static void read_news(void *ctx, const struct proto_news *n)
+{
+	struct drain_news *dn = ctx;
+	struct target *t = targets_find(dn->ts, (pid_t)n->pid);
+	struct symbolizer *sym = t ? target_vm(t, n->g, NULL, NULL) : NULL;
+
+	if (sym && !sym_prefetch(sym, n->pt, n->fp))
+		dn->d->news_read++;
+	else
+		dn->d->news_gone++;
+}
+
+int drain_news(struct drain *d, struct targets *ts, struct collector *col)
+{
+	struct drain_news dn = { d, ts };
+
+	return collector_read_news(col, read_news, &dn);
+}
+
 struct drain *drain_new(const struct drain_opts *o)
 {
 	struct drain *d = calloc(1, sizeof(*d));
@@ -215,6 +242,9 @@ struct drain *drain_new(const struct drain_opts *o)
 
 void drain_free(struct drain *d)
 {
+	if (d && (d->news_read || d->news_gone))
+		log_verbose("new prototypes: %llu read at first sight, %llu gone before",
+			    (unsigned long long)d->news_read, (unsigned long long)d->news_gone);
 	free(d);
 }
 

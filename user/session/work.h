@@ -33,6 +33,10 @@ struct work_kind {
 	void (*tick)(struct work *w, uint64_t now_ns);
 	/* Moves what was collected into the profile in progress. */
 	void (*drain)(struct work *w, struct targets *ts, struct profile *into);
+	/* A descriptor that turns readable when the kind has something to
+	 * read at once, between ticks (NULL or -1: none), and what to do then. */
+	int (*fd)(struct work *w);
+	void (*wake)(struct work *w, struct targets *ts);
 	/* Kernel time spent (NULL: none). */
 	void (*cost)(struct work *w, uint64_t *run_ns, uint64_t *run_cnt);
 	void (*close)(struct work *w);

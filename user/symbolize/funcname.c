@@ -226,3 +226,21 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 	}
 }
 
+
+void call_sites_all(struct symbolizer *s, struct proto_entry *e, uint32_t max)
+{
+	const uint32_t *bc = e->bc;
+	uint64_t bc_addr = e->addr + s->lay->sizeof_proto;
+	uint32_t n = 0;
+
+	if (!bc)
+		return;
+	/* Instruction 0 is the function header; a saved PC points just
+	 * after the instruction it stands for. */
+	for (uint32_t pos = 1; pos < e->sizebc && n < max; pos++) {
+		if (bc_mm(bc_op(bc[pos])) != MM_CALL)
+			continue;
+		call_site_name(s, e, bc_addr + 4ull * (pos + 1));
+		n++;
+	}
+}

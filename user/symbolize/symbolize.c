@@ -23,6 +23,7 @@
 #define MAX_SIZEBC	(1u << 24)
 #define CACHE_LIMIT	(1u << 16)	/* prototypes kept before a flush */
 #define CACHE_SWEEP	64		/* epochs a prototype is kept unused */
+#define OLDER_MAX	64		/* dead predecessors kept per address */
 
 struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
 			   const struct vmdef *vd)
@@ -54,10 +55,32 @@ static void entry_release(struct proto_entry *e)
 
 static void entry_free(struct proto_entry *e)
 {
-	if (!e)
-		return;
-	entry_release(e);
-	free(e);
+	while (e) {
+		struct proto_entry *older = e->older;
+
+		entry_release(e);
+		free(e);
+		e = older;
+	}
+}
+
+/* Keeps the prototype e held before another took its address: samples
+ * taken before the reuse still carry its fingerprint.  At most OLDER_MAX
+ * predecessors are kept, the newest first. */
+static void entry_retire(struct proto_entry *e)
+{
+	struct proto_entry *old = xmalloc(sizeof(*old)), *p = old;
+
+	*old = *e;
+	for (int depth = 1; p->older; depth++, p = p->older) {
+		if (depth == OLDER_MAX) {
+			entry_free(p->older);
+			p->older = NULL;
+			break;
+		}
+	}
+	memset(e, 0, sizeof(*e));
+	e->older = old;
 }
 
 static void cache_flush(struct symbolizer *s)
@@ -350,10 +373,19 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	e = cache_find(s, pt, &hint);
 	if (e && e->valid && fp && e->fp == fp)
 		return e;
+	/* A prototype read while it lived, whose memory another took since. */
+	for (struct proto_entry *o = e && fp ? e->older : NULL; o; o = o->older)
+		if (o->fp == fp)
+			return o;
 	if (e && (s->frozen || (e->epoch == s->epoch && !fp)))
 		return e->valid && !fp ? e : NULL;
 	if (proto_header(s, pt, &fresh)) {
 		if (e) {
+			/* Its samples still name it by their fingerprint. */
+			if (e->valid && e->fp && e->chunk) {
+				entry_retire(e);
+				e->addr = pt;
+			}
 			e->valid = false;
 			e->epoch = s->epoch;
 		}
@@ -379,9 +411,16 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	if (!e) {
 		e = xcalloc(1, sizeof(*e));
 		cache_add(s, hint, e);
+	} else if (e->valid && e->fp && e->chunk) {
+		entry_retire(e);
 	} else {
+		struct proto_entry *older = e->older;
+
+		e->older = NULL;
 		entry_release(e);
+		e->older = older;
 	}
+	fresh.older = e->older;
 	*e = fresh;
 	e->epoch = s->epoch;
 	proto_chunk(s, e);
@@ -389,7 +428,7 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	return e->valid && (!fp || e->fp == fp) ? e : NULL;
 }
 
-static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
+struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
 {
 	struct proto_entry *e = proto_lookup(s, pt, fp);
 
@@ -434,7 +473,7 @@ static int line_ok(int64_t line)
 	return line < 0 || line > INT32_MAX ? -1 : (int)line;
 }
 
-static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
+int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 {
 	int size;
 

@@ -46,6 +46,12 @@ void sym_freeze(struct symbolizer *s);
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 	       struct frame_sym *out);
 
+/* Reads and caches the prototype at pt, which a sample saw with
+ * fingerprint fp, with everything its frames need (prefetch.c): its later
+ * samples are then named from the cache even once it is freed.  -1 when
+ * memory no longer holds that prototype. */
+int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp);
+
 /* "chunk:line" where trace traceno of the VM at g starts, into buf;
  * -1 when the trace is gone. */
 int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);

@@ -47,6 +47,10 @@ struct proto_entry {
 	size_t varinfo_len, uvinfo_len;
 	struct site_name *sites;
 	uint32_t nsites;
+	bool prefetched;	/* every part copied while it lived (prefetch.c) */
+	/* The prototypes this address held before, newest first: samples
+	 * taken then carry their fingerprints (symbolize.c entry_retire). */
+	struct proto_entry *older;
 };
 
 struct symbolizer {
@@ -73,6 +77,14 @@ struct symbolizer {
 int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked, char *buf,
 			size_t max, uint32_t *sid);
 
+/* The prototype at pt that a sample with fingerprint fp (0: none) saw,
+ * cached, or NULL; marks it used in this epoch. */
+struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp);
+
+/* The line of instruction pos of e (copying the line table on first use),
+ * 0 for stripped bytecode, -1 when unknown. */
+int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos);
+
 /* Whether e's header is still in memory as it was read. */
 bool proto_same(struct symbolizer *s, const struct proto_entry *e);
 
@@ -88,5 +100,9 @@ int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t
 /* lj_debug_funcname (src/lj_debug.c): the name under which the caller at
  * call site pc called its callee, or NULL. */
 const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc);
+
+/* Derives and caches the names of every call site of e (CALL-like
+ * instructions), at most max of them; e's bytecode must be copied. */
+void call_sites_all(struct symbolizer *s, struct proto_entry *e, uint32_t max);
 
 #endif
