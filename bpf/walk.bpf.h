@@ -223,7 +223,7 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt)
 	c->last_pt = pt;
 	c->last_fp = frame_fingerprint(sid, first, num);
 	/* Met for the first time in this walk: user space may not know it. */
-	if (proto_announce(c->tgid, c->g, pt, c->last_fp))
+	if (proto_announce(&c->off, c->tgid, c->g, pt, str, c->last_fp))
 		c->proto_lost++;
 	return c->last_fp;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +142,12 @@ static bool fds_available(int n)
 static int on_news(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
+	const struct proto_news *n = data;
+	size_t head = offsetof(struct proto_news, block);
 
-	if (size >= sizeof(struct proto_news) && c->news_cb)
-		c->news_cb(c->news_ctx, data);
+	/* Only block_len bytes of the block are sent. */
+	if (size >= head && n->block_len <= size - head && c->news_cb)
+		c->news_cb(c->news_ctx, n);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "sample/targets.h"
 #include "symbolize/symbolize.h"
 #include "target/luaobj.h"
+#include "target/memory.h"
 
 #define EPOCH_NS	1000000000ull	/* prototype revalidation period */
 #define ZONE_NAME_MAX	256
@@ -217,8 +218,19 @@ static void read_news(void *ctx, const struct proto_news *n)
 	struct drain_news *dn = ctx;
 	struct target *t = targets_find(dn->ts, (pid_t)n->pid);
 	struct symbolizer *sym = t ? target_vm(t, n->g, NULL, NULL) : NULL;
+	struct mem_region copy[2];
+	size_t ncopy = 0;
 
-	if (sym && !sym_prefetch(sym, n->pt, n->fp))
+	/* The sampler's copies: the whole block (or none), the chunk name. */
+	if (n->block_len)
+		copy[ncopy++] = (struct mem_region){ n->pt, n->block,
+						     n->block_len < sizeof(n->block) ?
+						     n->block_len : sizeof(n->block) };
+	if (n->str_len)
+		copy[ncopy++] = (struct mem_region){ n->str, n->str_bytes,
+						     n->str_len < sizeof(n->str_bytes) ?
+						     n->str_len : sizeof(n->str_bytes) };
+	if (sym && !sym_prefetch(sym, n->pt, n->fp, copy, ncopy))
 		dn->d->news_read++;
 	else
 		dn->d->news_gone++;

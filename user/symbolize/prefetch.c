@@ -5,15 +5,39 @@
 #include "symbolize/symbolize.h"
 
 #include "symbolize/symbolizer_int.h"
+#include "target/memory.h"
 
 /* Bounds on the work done for one prototype (a chunk's main function can
  * be large): call sites whose names are derived ahead, at most. */
 #define PREFETCH_SITES	256
 
-int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp)
+/* Copies e's parts that frames need while its header reads as it did. */
+static void copy_parts(struct symbolizer *s, struct proto_entry *e)
 {
-	struct proto_entry *e = proto_get(s, pt, fp);
+	if (e->sizebc > 1)
+		line_at(s, e, 1);
+	proto_bc(s, e);
+	proto_debuginfo(s, e);
+}
 
+int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp, const struct mem_region *copy,
+		 size_t ncopy)
+{
+	struct proto_entry *e = NULL;
+
+	/* From the copy the sampler took while the prototype ran, when it has
+	 * one: the prototype may be freed by now. */
+	if (ncopy) {
+		mem_set_overlay(s->mem, copy, ncopy);
+		s->captured = true;
+		e = proto_get(s, pt, fp);
+		if (e && !e->prefetched)
+			copy_parts(s, e);
+		s->captured = false;
+		mem_set_overlay(s->mem, NULL, 0);
+	}
+	if (!e)
+		e = proto_get(s, pt, fp);
 	if (!e)
 		return -1;
 	if (e->prefetched)
@@ -22,9 +46,10 @@ int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp)
 	/* Each part is read only while the header still reads the same
 	 * (symbolize.c): a prototype that dies meanwhile keeps what was
 	 * read of it before, and its samples name what that covers. */
-	if (e->sizebc > 1)
-		line_at(s, e, 1);
-	if (proto_bc(s, e))
+	copy_parts(s, e);
+	/* Names of its call sites, with constant strings read from the
+	 * process: dropped (symbolize.c proto_same) if it died already. */
+	if (e->bc)
 		call_sites_all(s, e, PREFETCH_SITES);
 	return 0;
 }

@@ -266,6 +266,8 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	memcpy(&e->sizebc, h + lay->pt_sizebc, 4);
 	memcpy(&e->firstline, h + lay->pt_firstline, 4);
 	memcpy(&e->numline, h + lay->pt_numline, 4);
+	if (lay->pt_sizept)
+		memcpy(&e->sizept, h + lay->pt_sizept, 4);
 	memcpy(&e->sizekgc, h + lay->pt_sizekgc, 4);
 	e->sizeuv = h[lay->pt_sizeuv];
 	e->marked = h[lay->gct - 1];	/* GCHeader: marked just before gct */
@@ -317,6 +319,16 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	return 0;
 }
 
+uint64_t proto_block_end(const struct symbolizer *s, const struct proto_entry *e)
+{
+	uint64_t end = e->addr + e->sizept;
+
+	if (e->sizept < s->lay->sizeof_proto + 4ull * e->sizebc || e->k >= end ||
+	    e->lineinfo >= end || e->uvinfo >= end || e->varinfo >= end)
+		return 0;
+	return end;
+}
+
 /* Whether the prototype still is what e was read from.  A prototype can die
  * while its parts (chunk name, bytecode, lines, debug info) are read one
  * after the other, and their memory be reused by other objects: each part
@@ -354,7 +366,7 @@ static bool proto_newest(struct symbolizer *s, uint64_t pt)
 static void proto_chunk(struct symbolizer *s, struct proto_entry *e)
 {
 	e->chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME, &e->sid);
-	if (e->chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
+	if (e->chunk && (!proto_same(s, e) || (!s->captured && proto_newest(s, e->addr)))) {
 		free(e->chunk);
 		e->chunk = NULL;
 	}

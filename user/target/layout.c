@@ -23,7 +23,8 @@
 	.g_registrytv = 272, .gct = 9,                                       \
 	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
 	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
-	.pt_sizeuv = 60, .pt_chunkname = 64, .pt_firstline = 72,             \
+	.pt_sizept = 56, .pt_sizeuv = 60, .pt_chunkname = 64,               \
+	.pt_firstline = 72,                                                  \
 	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,                \
 	.pt_varinfo = 96, .str_sid = 12, .str_len = 20, .str_data = 24,      \
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
@@ -41,7 +42,8 @@
 	.g_registrytv = 216, .gct = 5,                                       \
 	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
 	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \
-	.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,             \
+	.pt_sizept = 32, .pt_sizeuv = 36, .pt_chunkname = 40,               \
+	.pt_firstline = 44,                                                  \
 	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,                \
 	.pt_varinfo = 60, .str_sid = 8, .str_len = 16, .str_data = 20,       \
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
@@ -114,7 +116,7 @@ static const struct lj_layout layouts[] = {
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
 		.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,
 		.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
-		.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,
+		.pt_sizept = 32, .pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,
 		.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,
 		.pt_varinfo = 60, .str_sid = 8, .str_len = 12, .str_data = 16,
 		.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,
@@ -280,9 +282,12 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->fn_cfunc = lay->fn_cfunc;
 	off->pt_sizebc = lay->pt_sizebc;
 	off->pt_chunkname = lay->pt_chunkname;
+	off->pt_sizept = lay->pt_sizept;
 	off->pt_firstline = lay->pt_firstline;
 	off->pt_numline = lay->pt_numline;
 	off->str_sid = lay->str_sid;
+	off->str_len = lay->str_len;
+	off->str_data = lay->str_data;
 	off->tab_array = lay->tab_array;
 	off->tab_asize = lay->tab_asize;
 	off->tr_nsnap = lay->tr_nsnap;

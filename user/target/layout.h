@@ -40,6 +40,7 @@ struct lj_layout {
 	uint16_t fn_ffid, fn_pc, fn_cfunc;
 	/* GCproto */
 	uint16_t sizeof_proto, pt_sizebc, pt_k, pt_sizekgc, pt_sizeuv, pt_chunkname;
+	uint16_t pt_sizept;	/* the whole block: header, bytecode, constants, debug info */
 	uint16_t pt_firstline, pt_numline, pt_lineinfo, pt_uvinfo, pt_varinfo;
 	/* GCstr */
 	uint16_t str_sid;	/* sid: a new id for each new string (hash before 2020) */
