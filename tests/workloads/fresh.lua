@@ -2,7 +2,8 @@
 -- after it ran, as test runners (busted loading spec files) and template
 -- engines do: its prototypes die long before a profiler's next drain.
 --
--- Each round load()s a new chunk "@fresh<k>.lua" (k = round % 50):
+-- Each round load()s a new chunk "@loaded.lua" (a new string each time,
+-- since the last one was collected: a new fingerprint):
 --   line 1  local function fresh_loop(n, x)
 --   line 2    the loop (almost all its time)
 --   line 3    return x
@@ -12,7 +13,7 @@
 -- runs it for 3 n iterations, drops it and collects (collectgarbage()), so
 -- the prototypes are freed at once and the next round's take their memory,
 -- then runs stable() (below) for 2 n iterations.  Both loops are the same
--- bytecode: the split is 60% fresh_loop (fresh<k>.lua:2), 40% stable, less
+-- bytecode: the split is 60% fresh_loop (loaded.lua:2), 40% stable, less
 -- what loading and collecting cost.  n is random per round (no aliasing
 -- with a fixed sampling period), 1.5-4.5 ms of fresh code a round,
 -- calibrated at start-up.  fresh_loop's name comes from fresh_run's
@@ -22,6 +23,8 @@
 local load = loadstring or load
 local random, clock = math.random, os.clock
 
+-- Built at run time, so that each round's chunk name is a new string.
+local CHUNK = "loaded.lua"
 local SOURCE = "local function fresh_loop(n, x)\n" ..
 	"\tfor i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end\n" ..
 	"\treturn x\n" ..
@@ -52,7 +55,7 @@ local secs = tonumber(arg and arg[1])
 local x, round = 1, 0
 while not secs or clock() < secs do
 	local n = math.floor(per_ms * (0.5 + random()))	-- 1.5-4.5 ms of fresh code
-	local fresh_run = assert(load(SOURCE, "@fresh" .. (round % 50) .. ".lua"))()
+	local fresh_run = assert(load(SOURCE, "@" .. CHUNK))()
 	x = fresh_run(3 * n, x)
 	fresh_run = nil
 	collectgarbage()
