@@ -323,7 +323,7 @@ uint64_t proto_block_end(const struct symbolizer *s, const struct proto_entry *e
 {
 	uint64_t end = e->addr + e->sizept;
 
-	if (e->sizept < s->lay->sizeof_proto + 4ull * e->sizebc || e->k >= end ||
+	if (e->sizept < s->lay->sizeof_proto + 4ull * e->sizebc || e->k > end ||
 	    e->lineinfo >= end || e->uvinfo >= end || e->varinfo >= end)
 		return 0;
 	return end;
