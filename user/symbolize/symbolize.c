@@ -67,10 +67,11 @@ static void entry_free(struct proto_entry *e)
 /* Keeps the prototype e held before another took its address: samples
  * taken before the reuse still carry its fingerprint.  At most OLDER_MAX
  * predecessors are kept, the newest first. */
-static void entry_retire(struct proto_entry *e)
+static void entry_retire(struct symbolizer *s, struct proto_entry *e)
 {
 	struct proto_entry *old = xmalloc(sizeof(*old)), *p = old;
 
+	s->nolder++;
 	*old = *e;
 	for (int depth = 1; p->older; depth++, p = p->older) {
 		if (depth == OLDER_MAX) {
@@ -90,6 +91,7 @@ static void cache_flush(struct symbolizer *s)
 	free(s->cache);
 	s->cache = NULL;
 	s->n = s->cap = 0;
+	s->nolder = 0;
 	hashidx_free(&s->idx);
 }
 
@@ -119,7 +121,7 @@ static const struct hashidx_ops cache_ops = { cache_entry_hash, cache_entry_matc
  * ever sampled (flat memory in long runs). */
 static void cache_sweep(struct symbolizer *s)
 {
-	uint32_t kept = 0;
+	uint32_t kept = 0, older = 0;
 
 	hashidx_clear(&s->idx);
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -129,10 +131,20 @@ static void cache_sweep(struct symbolizer *s)
 			entry_free(e);
 			continue;
 		}
+		/* Predecessors too: the newest first, so the rest is older. */
+		for (struct proto_entry **o = &e->older; *o; o = &(*o)->older) {
+			if (s->epoch - (*o)->used >= CACHE_SWEEP) {
+				entry_free(*o);
+				*o = NULL;
+				break;
+			}
+			older++;
+		}
 		s->cache[kept] = e;
 		hashidx_put(&s->idx, &cache_ops, s, hash_u64(e->addr, 0), kept++);
 	}
 	s->n = kept;
+	s->nolder = older;
 }
 
 /* The cached entry for addr, or NULL with *hint set for cache_add. */
@@ -159,7 +171,7 @@ void sym_next_epoch(struct symbolizer *s)
 	cfn_next_epoch(s->cfn);
 	/* Bounded memory over long runs with prototype churn.  A frozen
 	 * cache (the target exited) is all that is left: kept whole. */
-	if (s->n > CACHE_LIMIT)
+	if (s->n + s->nolder > CACHE_LIMIT)
 		cache_flush(s);
 	else if (!s->frozen && s->epoch % CACHE_SWEEP == 0)
 		cache_sweep(s);
@@ -395,7 +407,7 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 		if (e) {
 			/* Its samples still name it by their fingerprint. */
 			if (e->valid && e->fp && e->chunk) {
-				entry_retire(e);
+				entry_retire(s, e);
 				e->addr = pt;
 			}
 			e->valid = false;
@@ -424,7 +436,7 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 		e = xcalloc(1, sizeof(*e));
 		cache_add(s, hint, e);
 	} else if (e->valid && e->fp && e->chunk) {
-		entry_retire(e);
+		entry_retire(s, e);
 	} else {
 		struct proto_entry *older = e->older;
 

@@ -60,6 +60,7 @@ struct symbolizer {
 	const struct vmdef *vd;
 	struct proto_entry **cache;	/* cached prototypes */
 	uint32_t n, cap;
+	uint32_t nolder;		/* predecessors kept (proto_entry.older) */
 	struct hashidx idx;		/* over cache, by address */
 	uint32_t epoch;
 	uint64_t g;		/* global_State, 0 when unknown */
