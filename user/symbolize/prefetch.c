@@ -4,12 +4,26 @@
  * GC freed it (bpf/protos.bpf.h announces each new one). */
 #include "symbolize/symbolize.h"
 
+#include "target/layout.h"
+
 #include "symbolize/symbolizer_int.h"
 #include "target/memory.h"
 
 /* Bounds on the work done for one prototype (a chunk's main function can
  * be large): call sites whose names are derived ahead, at most. */
 #define PREFETCH_SITES	256
+
+/* GCproto.sizept covers the header, bytecode, constants and debug info:
+ * lj_parse.c fs_finish allocates them as one block. */
+uint64_t proto_block_end(const struct symbolizer *s, const struct proto_entry *e)
+{
+	uint64_t end = e->addr + e->sizept;
+
+	if (e->sizept < s->lay->sizeof_proto + 4ull * e->sizebc || e->k > end ||
+	    e->lineinfo >= end || e->uvinfo >= end || e->varinfo >= end)
+		return 0;
+	return end;
+}
 
 /* Copies e's parts that frames need while its header reads as it did. */
 static void copy_parts(struct symbolizer *s, struct proto_entry *e)

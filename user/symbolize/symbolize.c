@@ -73,13 +73,12 @@ static void entry_retire(struct symbolizer *s, struct proto_entry *e)
 
 	s->nolder++;
 	*old = *e;
-	for (int depth = 1; p->older; depth++, p = p->older) {
+	for (int depth = 1; p->older; depth++, p = p->older)
 		if (depth == OLDER_MAX) {
 			entry_free(p->older);
 			p->older = NULL;
 			break;
 		}
-	}
 	memset(e, 0, sizeof(*e));
 	e->older = old;
 }
@@ -278,8 +277,7 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	memcpy(&e->sizebc, h + lay->pt_sizebc, 4);
 	memcpy(&e->firstline, h + lay->pt_firstline, 4);
 	memcpy(&e->numline, h + lay->pt_numline, 4);
-	if (lay->pt_sizept)
-		memcpy(&e->sizept, h + lay->pt_sizept, 4);
+	memcpy(&e->sizept, h + lay->pt_sizept, 4);
 	memcpy(&e->sizekgc, h + lay->pt_sizekgc, 4);
 	e->sizeuv = h[lay->pt_sizeuv];
 	e->marked = h[lay->gct - 1];	/* GCHeader: marked just before gct */
@@ -329,16 +327,6 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 			return -1;
 	}
 	return 0;
-}
-
-uint64_t proto_block_end(const struct symbolizer *s, const struct proto_entry *e)
-{
-	uint64_t end = e->addr + e->sizept;
-
-	if (e->sizept < s->lay->sizeof_proto + 4ull * e->sizebc || e->k > end ||
-	    e->lineinfo >= end || e->uvinfo >= end || e->varinfo >= end)
-		return 0;
-	return end;
 }
 
 /* Whether the prototype still is what e was read from.  A prototype can die
