@@ -148,13 +148,17 @@ static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uin
 	return NULL;
 }
 
-/* String constant d of the prototype (kgc grows downwards from k). */
+/* String constant d of the prototype (kgc grows downwards from k), read
+ * now: its GC colour is compared with the prototype's colour now, not with
+ * the one cached when its header was read (the GC flips whites between). */
 static const char *const_string(struct symbolizer *s, struct proto_entry *e, uint32_t d)
 {
 	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
+	uint8_t marked = 0;
 
-	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
-	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
+	if (d >= e->sizekgc || mem_read(s->mem, e->addr + s->lay->gct - 1, &marked, 1) ||
+	    mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
+	    read_gcstr_into(s, ref, marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
 		return NULL;
 	return s->scratch;
 }
@@ -227,8 +231,9 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 			slot -= 3;
 		name = slot_name(s, caller, bc, (uint32_t)pos, slot, &from_k);
 		/* A constant string read from a prototype that died meanwhile
-		 * may be another object's: neither used nor cached. */
-		if (name && from_k && !proto_same(s, caller))
+		 * may be another object's, and one that failed to read may
+		 * read next time: neither used nor cached. */
+		if (from_k && (!name || !proto_same(s, caller)))
 			return NULL;
 	} else if (mm != MM_NONE) {
 		name = bc_mm_name(mm);

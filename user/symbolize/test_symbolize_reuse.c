@@ -237,6 +237,34 @@ static void prefetched(struct mem_reader *m)
 	CHECK("overlay off: memory again", !mem_read(m, pt, buf, 16) && buf[lay->gct] == 0);
 }
 
+/* A call site's constant name read a GC cycle after its prototype's
+ * header: the string's colour is compared with the prototype's colour now,
+ * both having changed white since (found under moses: a whole function
+ * unnamed for the rest of a run). */
+static void whites_flip(void)
+{
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_GGET, 0, 0),
+				       INS_ABC(OP_CALL, 0, 1, 1), INS_AD(OP_RET0, 0, 1) };
+	static const uint8_t li[] = { 1, 2, 3 };
+	static const char *const k[] = { "gflip" };
+	struct pspec p = { .chunk = "@flip.lua", .firstline = 3, .numline = 3, .bc = bc,
+			   .sizebc = 4, .kstr = k, .nk = 1, .lineinfo = li };
+	uint64_t pt = mkproto(&p), kref = 0, kaddr;
+	struct lua_frame one[1] = { lua_at(pt, 1) }, two[2] = { lua_at(callee, 1), lua_at(pt, 2) };
+
+	memcpy(&kaddr, at(pt + lay->pt_k), 8);
+	memcpy(&kref, at(kaddr - 8), 8);
+	put(pt + lay->gct - 1, 0x01, 1);
+	put(kref + lay->gct - 1, 0x01, 1);
+	run(one, 1);
+	CHECK_STR("whites: the prototype read while white", put_frame(&out[0], 'l'), "flip.lua:4");
+	put(pt + lay->gct - 1, 0x02, 1);	/* a cycle later: the other white */
+	put(kref + lay->gct - 1, 0x02, 1);
+	run(two, 2);
+	CHECK_STR("whites: its call site named after the flip", out[0].name ? out[0].name : "(none)",
+		  "gflip");
+}
+
 static void dying(void)
 {
 	static const uint8_t li[] = { 1, 2, 3 };
@@ -391,6 +419,7 @@ int main(void)
 	fingerprints();
 	dying();
 	prefetched(m);
+	whites_flip();
 	sweep();
 	deep();
 	image_teardown(m);
