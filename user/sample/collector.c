@@ -220,7 +220,9 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 		goto fail;
 	c->news = ring_buffer__new(bpf_map__fd(c->skel->maps.proto_ring), on_news, c, NULL);
 	if (!c->news) {
-		snprintf(err, errlen, "setting up the prototype ring buffer: %s", strerror(errno));
+		snprintf(err, errlen, "setting up the prototype ring buffer: %s",
+			 errno == EMFILE || errno == ENFILE ? "too many open files (raise ulimit -n)" :
+			 strerror(errno));
 		goto fail;
 	}
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
