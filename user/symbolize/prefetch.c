@@ -4,9 +4,8 @@
  * GC freed it (bpf/protos.bpf.h announces each new one). */
 #include "symbolize/symbolize.h"
 
-#include "target/layout.h"
-
 #include "symbolize/symbolizer_int.h"
+#include "target/layout.h"
 #include "target/memory.h"
 
 /* Bounds on the work done for one prototype (a chunk's main function can
