@@ -8,7 +8,6 @@
 #include "base/clock.h"
 #include "base/hashfn.h"
 #include "base/hashidx.h"
-#include "base/log.h"
 #include "base/xalloc.h"
 #include "sample/collector.h"
 #include "sample/targets.h"
@@ -33,13 +32,6 @@ struct drain {
 	uint64_t next_epoch_ns;		/* next prototype revalidation */
 	/* Frames whose VM was gone when drained: the summary keeps them. */
 	uint64_t vanished_unknown;
-	/* Prototypes announced by the walker: read at once, or gone already. */
-	uint64_t news_read, news_gone;
-};
-
-struct drain_news {
-	struct drain *d;
-	struct targets *ts;
 };
 
 struct drain_state {
@@ -215,8 +207,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 
 static void read_news(void *ctx, const struct proto_news *n)
 {
-	struct drain_news *dn = ctx;
-	struct target *t = targets_find(dn->ts, (pid_t)n->pid);
+	struct target *t = targets_find(ctx, (pid_t)n->pid);
 	struct symbolizer *sym = t ? target_vm(t, n->g, NULL, NULL) : NULL;
 	struct mem_region copy[2];
 	size_t ncopy = 0;
@@ -230,17 +221,16 @@ static void read_news(void *ctx, const struct proto_news *n)
 		copy[ncopy++] = (struct mem_region){ n->str, n->str_bytes,
 						     n->str_len < sizeof(n->str_bytes) ?
 						     n->str_len : sizeof(n->str_bytes) };
-	if (sym && !sym_prefetch(sym, n->pt, n->fp, copy, ncopy))
-		dn->d->news_read++;
-	else
-		dn->d->news_gone++;
+	/* One that cannot be read now is read by the drain, if it still
+	 * can be; its frames are counted as unknown otherwise. */
+	if (sym)
+		sym_prefetch(sym, n->pt, n->fp, copy, ncopy);
 }
 
 int drain_news(struct drain *d, struct targets *ts, struct collector *col)
 {
-	struct drain_news dn = { d, ts };
-
-	return collector_read_news(col, read_news, &dn);
+	(void)d;		/* nothing of it is needed yet */
+	return collector_read_news(col, read_news, ts);
 }
 
 struct drain *drain_new(const struct drain_opts *o)
@@ -254,9 +244,6 @@ struct drain *drain_new(const struct drain_opts *o)
 
 void drain_free(struct drain *d)
 {
-	if (d && (d->news_read || d->news_gone))
-		log_verbose("new prototypes: %llu read at first sight, %llu gone before",
-			    (unsigned long long)d->news_read, (unsigned long long)d->news_gone);
 	free(d);
 }
 
