@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "sampler.h"
+#include "protos.bpf.h"
 #include "walk.bpf.h"
 
 /* Knobs set by the loader before load. */
@@ -383,6 +384,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	stacksize = (__u32)field(lblk, L_BLOCK, off->L_stacksize - off->L_base, 4);
 	wc->off = *off;
 	wc->L = L;
+	wc->g = vm->g;
+	wc->tgid = key->pid;
 	wc->bottom = stack + 8 * off->gc64;
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
@@ -404,6 +407,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	walk_threads(sc, &ref, cb);
+	if (cb && wc->proto_lost)
+		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
 
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;

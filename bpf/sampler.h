@@ -43,8 +43,11 @@ struct lj_offsets {
 	__u16 pt_chunkname;
 	__u16 pt_firstline;
 	__u16 pt_numline;
+	__u16 pt_sizept;	/* the whole block (src/lj_parse.c fs_finish) */
 	/* GCstr */
 	__u16 str_sid;		/* string id (or hash, older builds) */
+	__u16 str_len;
+	__u16 str_data;		/* bytes start after the header */
 	/* GCtab */
 	__u16 tab_array;
 	__u16 tab_asize;
@@ -133,6 +136,27 @@ struct stack_trace {
 	struct lua_frame frames[LBP_MAX_FRAMES];
 };
 
+#define PROTO_NEWS_STR	512	/* chunk name bytes captured, GCstr header included */
+#define PROTO_NEWS_BLOCK 8192	/* prototype bytes captured (a power of two) */
+
+/* A prototype a walk met for the first time (bpf/protos.bpf.h), sent to
+ * user space through a ring buffer, with a copy of its memory taken at the
+ * sample instant: the prototype's block (header, bytecode, constants'
+ * references, line table, debug info: lj_parse allocates them as one) and
+ * its chunk name's GCstr.  block_len is 0 when the block is larger than
+ * PROTO_NEWS_BLOCK: user space then reads it from the process. */
+struct proto_news {
+	__u32 pid;		/* tgid */
+	__u32 fp;		/* frame_fingerprint() the walk took */
+	__u64 g;		/* the universe it belongs to */
+	__u64 pt;		/* GCproto address */
+	__u64 str;		/* its chunk name's GCstr */
+	__u32 block_len;	/* bytes of block[] captured: the whole block, or 0 */
+	__u32 str_len;		/* bytes of str_bytes[] captured */
+	__u8 str_bytes[PROTO_NEWS_STR];
+	__u8 block[PROTO_NEWS_BLOCK];	/* only block_len bytes are sent */
+};
+
 #define SAMPLE_HOST	(1u << 0)	/* thread ran no Lua: counted as [host] */
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 #define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
@@ -183,6 +207,7 @@ struct parked {
 	_(STACK_MAP_FULL, stack_map_full, 2, 1, "stack map full")	/* stacks map had no room */ \
 	_(COUNT_MAP_FULL, count_map_full, 2, 1, "count map full")	/* counts map had no room */ \
 	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
+	_(PROTO_LOST,     proto_lost,     2, 0, "prototype news lost")	/* proto ring buffer full */ \
 	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
 	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
 	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \

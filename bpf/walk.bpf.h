@@ -54,6 +54,9 @@ struct walk_ctx {
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
 	__u64 root_fn;		/* first frame's function, when a trace replaced it */
+	__u64 g;		/* the universe walked (prototype announcements) */
+	__u32 tgid;
+	__u32 proto_lost;	/* announcements the ring buffer had no room for */
 	__u32 n;
 	__u32 steps;		/* frame slots read in this thread */
 	__u32 max;		/* frames to record before declaring truncation */
@@ -219,6 +222,9 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt)
 	}
 	c->last_pt = pt;
 	c->last_fp = frame_fingerprint(sid, first, num);
+	/* Met for the first time in this walk: user space may not know it. */
+	if (proto_announce(&c->off, c->tgid, c->g, pt, str, c->last_fp))
+		c->proto_lost++;
 	return c->last_fp;
 }
 

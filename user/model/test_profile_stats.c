@@ -14,13 +14,14 @@ static void summary_by_hand(const struct profile_stats *st, double s, unsigned h
 	snprintf(buf, len,
 		 "luabpfprof: %llu samples in %.1f s at %u Hz (%llu outside Lua); "
 		 "unwind: %llu bad frame, %llu truncated, %llu read fault, %llu no frame base; "
-		 "lost: %llu stack map full, %llu count map full, %llu no VM yet, %llu unknown frames",
+		 "lost: %llu stack map full, %llu count map full, %llu no VM yet, "
+		 "%llu prototype news lost, %llu unknown frames",
 		 (unsigned long long)st->samples, s, hz, (unsigned long long)st->host,
 		 (unsigned long long)st->bad_frame, (unsigned long long)st->truncated,
 		 (unsigned long long)st->read_fault, (unsigned long long)st->no_base,
 		 (unsigned long long)st->stack_map_full,
 		 (unsigned long long)st->count_map_full, (unsigned long long)st->no_vm,
-		 (unsigned long long)st->sym_unknown);
+		 (unsigned long long)st->proto_lost, (unsigned long long)st->sym_unknown);
 }
 
 static void test_from_kernel(struct profile_stats *st)
@@ -35,6 +36,7 @@ static void test_from_kernel(struct profile_stats *st)
 	CHECK("stats: samples from CNT_SAMPLES", st->samples == cnt[CNT_SAMPLES]);
 	CHECK("stats: host from CNT_HOST", st->host == cnt[CNT_HOST]);
 	CHECK("stats: no_vm from CNT_NO_VM", st->no_vm == cnt[CNT_NO_VM]);
+	CHECK("stats: proto_lost from CNT_PROTO_LOST", st->proto_lost == cnt[CNT_PROTO_LOST]);
 	CHECK("stats: bad_frame from CNT_BAD_FRAME", st->bad_frame == cnt[CNT_BAD_FRAME]);
 	CHECK("stats: truncated from CNT_TRUNCATED", st->truncated == cnt[CNT_TRUNCATED]);
 	CHECK("stats: read_fault from CNT_READ_FAULT", st->read_fault == cnt[CNT_READ_FAULT]);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,45 +18,10 @@
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/log.h"
+#include "sample/collector_int.h"
 #include "sampler.skel.h"
 
 #define DRAIN_BATCH	1024
-
-struct collector {
-	struct sampler_bpf *skel;
-	struct bpf_link **links;
-	int *pfds;
-	int ncpus, nattached;
-	struct bpf_link *switch_link;	/* off-CPU: the sched_switch program */
-	bool offcpu, cpu_clock;
-	uint64_t min_block_ns;
-	unsigned hz;
-	uint64_t jitter_state;	/* xorshift64 state, 0: jitter disabled */
-	uint32_t max_stacks;
-	/* Stack ids already read from the kernel; once they fill half the map
-	 * they are deleted there and kept here for one more drain, since a
-	 * count may still arrive for them. */
-	uint64_t *seen;
-	size_t nseen;
-	struct hashidx seen_idx;	/* over seen[] */
-	struct stack_trace *grave;
-	uint64_t *grave_ids;
-	size_t ngrave;
-	struct sample_key *keys;
-	uint64_t *vals;
-	struct stack_trace *st;
-	/* -e alloc: one uprobe link per target process and allocator. */
-	uint64_t alloc_every;
-	struct alloc_link *alinks;
-	int nalinks, calinks;
-};
-
-struct alloc_link {
-	pid_t pid;
-	uint64_t off;
-	char path[320];
-	struct bpf_link *link;
-};
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -150,6 +116,18 @@ static bool fds_available(int n)
 	return ok;
 }
 
+static int on_news(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	const struct proto_news *n = data;
+	size_t head = offsetof(struct proto_news, block);
+
+	/* Only block_len bytes of the block are sent. */
+	if (size >= head && n->block_len <= size - head && c->news_cb)
+		c->news_cb(c->news_ctx, n);
+	return 0;
+}
+
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -237,6 +215,13 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	}
 	if (c->cpu_clock && attach_cpus(c, o->hz, err, errlen))
 		goto fail;
+	c->news = ring_buffer__new(bpf_map__fd(c->skel->maps.proto_ring), on_news, c, NULL);
+	if (!c->news) {
+		snprintf(err, errlen, "setting up the prototype ring buffer: %s",
+			 errno == EMFILE || errno == ENFILE ? "too many open files (raise ulimit -n)" :
+			 strerror(errno));
+		goto fail;
+	}
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
 	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
 	c->grave = calloc(o->max_stacks / 2 + 1, sizeof(*c->grave));
@@ -262,6 +247,7 @@ void collector_close(struct collector *c)
 		if (c->pfds && c->pfds[i] > 0)
 			close(c->pfds[i]);
 	}
+	ring_buffer__free(c->news);
 	free(c->links);
 	free(c->pfds);
 	bpf_link__destroy(c->switch_link);
@@ -290,61 +276,11 @@ int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms
 	return bpf_map__update_elem(c->skel->maps.procs, &key, sizeof(key), &pi, sizeof(pi), BPF_ANY);
 }
 
-bool collector_samples_alloc(const struct collector *c)
-{
-	return c->alloc_every != 0;
-}
-
-int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off)
-{
-	struct alloc_link *al;
-	struct bpf_link *link;
-
-	for (int i = 0; i < c->nalinks; i++)
-		if (c->alinks[i].pid == pid && c->alinks[i].off == off &&
-		    !strcmp(c->alinks[i].path, path))
-			return 0;
-	if (c->nalinks == c->calinks) {
-		int cap = c->calinks ? 2 * c->calinks : 8;
-		struct alloc_link *n = realloc(c->alinks, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		c->alinks = n;
-		c->calinks = cap;
-	}
-	/* A pid filter: the breakpoint is installed in this process only. */
-	link = bpf_program__attach_uprobe(c->skel->progs.on_alloc, false, pid, path, (size_t)off);
-	if (!link)
-		return -1;
-	al = &c->alinks[c->nalinks++];
-	al->pid = pid;
-	al->off = off;
-	snprintf(al->path, sizeof(al->path), "%s", path);
-	al->link = link;
-	log_verbose("PID %d: sampling allocations at %s+0x%llx", (int)pid, path,
-		    (unsigned long long)off);
-	return 0;
-}
-
-/* Detaches pid's allocator probes (the process is gone or dropped). */
-static void detach_alloc(struct collector *c, pid_t pid)
-{
-	for (int i = 0; i < c->nalinks;) {
-		if (c->alinks[i].pid != pid) {
-			i++;
-			continue;
-		}
-		bpf_link__destroy(c->alinks[i].link);
-		c->alinks[i] = c->alinks[--c->nalinks];
-	}
-}
-
 int collector_del_proc(struct collector *c, pid_t pid)
 {
 	__u32 key = (__u32)pid;
 
-	detach_alloc(c, pid);
+	collector_detach_alloc(c, pid);
 	return bpf_map__delete_elem(c->skel->maps.procs, &key, sizeof(key), 0);
 }
 
@@ -544,6 +480,24 @@ int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx)
 	}
 	free(tids);
 	return 0;
+}
+
+int collector_news_fd(const struct collector *c)
+{
+	return c->news ? ring_buffer__epoll_fd(c->news) : -1;
+}
+
+int collector_read_news(struct collector *c, news_fn fn, void *ctx)
+{
+	int n;
+
+	if (!c->news)
+		return 0;
+	c->news_cb = fn;
+	c->news_ctx = ctx;
+	n = ring_buffer__consume(c->news);
+	c->news_cb = NULL;
+	return n < 0 ? 0 : n;
 }
 
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX])

@@ -59,6 +59,16 @@ int collector_drain(struct collector *c, drain_fn fn, void *ctx);
  * its time so far, into fn; they are forgotten in the kernel. */
 int collector_drain_parked(struct collector *c, drain_fn fn, void *ctx);
 
+/* Called per prototype a walk met for the first time (bpf/protos.bpf.h). */
+typedef void (*news_fn)(void *ctx, const struct proto_news *n);
+
+/* A descriptor that turns readable when prototype news is waiting, to
+ * poll() on; -1 when there is none. */
+int collector_news_fd(const struct collector *c);
+
+/* Hands every waiting piece of prototype news to fn; returns how many. */
+int collector_read_news(struct collector *c, news_fn fn, void *ctx);
+
 /* Totals of the kernel's counters (enum lbp_counter), summed over CPUs. */
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX]);
 

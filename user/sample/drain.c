@@ -13,6 +13,7 @@
 #include "sample/targets.h"
 #include "symbolize/symbolize.h"
 #include "target/luaobj.h"
+#include "target/memory.h"
 
 #define EPOCH_NS	1000000000ull	/* prototype revalidation period */
 #define ZONE_NAME_MAX	256
@@ -238,6 +239,34 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 			s.trace_start = trace;
 	}
 	profile_add(p, &s);
+}
+
+static void read_news(void *ctx, const struct proto_news *n)
+{
+	struct target *t = targets_find(ctx, (pid_t)n->pid);
+	struct symbolizer *sym = t ? target_vm(t, n->g, NULL, NULL) : NULL;
+	struct mem_region copy[2];
+	size_t ncopy = 0;
+
+	/* The sampler's copies: the whole block (or none), the chunk name. */
+	if (n->block_len)
+		copy[ncopy++] = (struct mem_region){ n->pt, n->block,
+						     n->block_len < sizeof(n->block) ?
+						     n->block_len : sizeof(n->block) };
+	if (n->str_len)
+		copy[ncopy++] = (struct mem_region){ n->str, n->str_bytes,
+						     n->str_len < sizeof(n->str_bytes) ?
+						     n->str_len : sizeof(n->str_bytes) };
+	/* One that cannot be read now is read by the drain, if it still
+	 * can be; its frames are counted as unknown otherwise. */
+	if (sym)
+		sym_prefetch(sym, n->pt, n->fp, copy, ncopy);
+}
+
+int drain_news(struct drain *d, struct targets *ts, struct collector *col)
+{
+	(void)d;		/* nothing of it is needed yet */
+	return collector_read_news(col, read_news, ts);
 }
 
 struct drain *drain_new(const struct drain_opts *o)

@@ -38,6 +38,11 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 int drain_run_parked(struct drain *d, struct targets *ts, struct collector *col,
 		     struct profile *p);
 
+/* Reads the prototypes the walker met for the first time (bpf/protos.bpf.h)
+ * into their VMs' symbol caches, so that their frames are named even once
+ * they are freed; returns how many were announced. */
+int drain_news(struct drain *d, struct targets *ts, struct collector *col);
+
 /* One pass by hand.  drain_sample has the collector's drain_fn shape;
  * drain_end takes the kernel counters (NULL: left as they are) and frees
  * the pass. */

@@ -4,6 +4,7 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -78,6 +79,44 @@ static int open_works(struct session *s, char *err, size_t errlen)
 			return -1;
 	}
 	return 0;
+}
+
+/* Sleeps ns, serving the works whose descriptor turns readable meanwhile
+ * (new prototypes must be read within milliseconds, before the GC can
+ * free them).  Returns early on a signal, so that a stop is seen. */
+static void sleep_serving(struct session *s, uint64_t ns)
+{
+	struct pollfd fds[SESSION_MAX_WORK];
+	int owner[SESSION_MAX_WORK], n = 0;
+	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ns;
+
+	for (int i = 0; i < s->nworks; i++) {
+		const struct work_kind *k = s->works[i].kind;
+		int fd = k->fd && k->wake ? k->fd(&s->works[i]) : -1;
+
+		if (fd >= 0) {
+			fds[n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+			owner[n++] = i;
+		}
+	}
+	for (;;) {
+		uint64_t now = clock_ns(CLOCK_MONOTONIC), left = end > now ? end - now : 0;
+		struct timespec ts = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
+		int r;
+
+		if (!left)
+			return;
+		if (!n) {
+			nanosleep(&ts, NULL);
+			return;
+		}
+		r = ppoll(fds, (nfds_t)n, &ts, NULL);
+		if (r <= 0)
+			return;		/* time is up, or a signal */
+		for (int j = 0; j < n; j++)
+			if (fds[j].revents)
+				s->works[owner[j]].kind->wake(&s->works[owner[j]], s->ts);
+	}
 }
 
 /* ==== Set-up ==== */
@@ -230,7 +269,7 @@ static uint64_t drain_after(const struct session *s, uint64_t now, uint64_t star
 int session_run(struct session *s, const struct session_consumer *c)
 {
 	uint64_t every = (uint64_t)(s->c.every_s * 1e9), start, next_cut, next_drain;
-	struct timespec tick = { 0, TICK_NS };
+	uint64_t tick;
 	int why, rc = 0;
 
 	s->start_mono = clock_ns(CLOCK_MONOTONIC);
@@ -260,12 +299,12 @@ int session_run(struct session *s, const struct session_consumer *c)
 			c->tick(c->ctx, s, &clk);
 		/* A process waiting for its VM (a command just launched) is
 		 * looked at often, so its first samples are not lost. */
-		tick.tv_nsec = !targets_waiting(s->ts) ? TICK_NS :
-			       s->child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
+		tick = !targets_waiting(s->ts) ? TICK_NS :
+		       s->child > 0 ? CHILD_WAIT_TICK_NS : WAIT_TICK_NS;
 		/* A young command is drained every few ms: tick as often. */
-		if (s->child > 0 && now - start < YOUNG_NS && tick.tv_nsec > (long)YOUNG_DRAIN_NS)
-			tick.tv_nsec = (long)YOUNG_DRAIN_NS;
-		nanosleep(&tick, NULL);
+		if (s->child > 0 && now - start < YOUNG_NS && tick > YOUNG_DRAIN_NS)
+			tick = YOUNG_DRAIN_NS;
+		sleep_serving(s, tick);
 	}
 	if (rc)
 		return rc;

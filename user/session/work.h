@@ -36,6 +36,10 @@ struct work_kind {
 	/* The run ends: moves what is still open (threads off the CPU) into
 	 * the last profile, before its last drain (NULL: nothing open). */
 	void (*settle)(struct work *w, struct targets *ts, struct profile *into);
+	/* A descriptor that turns readable when the kind has something to
+	 * read at once, between ticks (NULL or -1: none), and what to do then. */
+	int (*fd)(struct work *w);
+	void (*wake)(struct work *w, struct targets *ts);
 	/* Kernel time spent (NULL: none). */
 	void (*cost)(struct work *w, uint64_t *run_ns, uint64_t *run_cnt);
 	void (*close)(struct work *w);

@@ -52,6 +52,7 @@ static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
 {
 	struct cpu_work *cw = w->state;
 
+	drain_news(cw->drain, ts, cw->col);
 	drain_run(cw->drain, ts, cw->col, into);
 }
 
@@ -60,6 +61,22 @@ static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
 	struct cpu_work *cw = w->state;
 
 	drain_run_parked(cw->drain, ts, cw->col, into);
+}
+
+/* Prototypes the walker met for the first time are read at once: code
+ * loaded and collected between two drains is still named. */
+static int cpu_fd(struct work *w)
+{
+	struct cpu_work *cw = w->state;
+
+	return collector_news_fd(cw->col);
+}
+
+static void cpu_wake(struct work *w, struct targets *ts)
+{
+	struct cpu_work *cw = w->state;
+
+	drain_news(cw->drain, ts, cw->col);
 }
 
 static void cpu_cost(struct work *w, uint64_t *run_ns, uint64_t *run_cnt)
@@ -86,6 +103,8 @@ static const struct work_kind cpu_sampling = {
 	.open = cpu_open,
 	.drain = cpu_drain,
 	.settle = cpu_settle,
+	.fd = cpu_fd,
+	.wake = cpu_wake,
 	.cost = cpu_cost,
 	.close = cpu_close,
 };

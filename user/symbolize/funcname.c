@@ -1,6 +1,7 @@
 /* Names from the caller's bytecode, by LuaJIT's rules (src/lj_debug.c
  * lj_debug_funcname, lj_debug_slotname): a local variable, a global, a
  * field or method, an upvalue, or a metamethod. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +17,53 @@ static const char *const for_varnames[] = {
 	"(for control)",
 };
 
-/* Copies a debug-info block (NUL-terminated records of unknown total size):
- * as much as is readable, up to MAX_DEBUGINFO bytes. */
-static uint8_t *copy_debuginfo(struct symbolizer *s, uint64_t addr, size_t *len)
+/* Copies a debug-info block of e (NUL-terminated records of unknown total
+ * size): as much as is readable, up to MAX_DEBUGINFO bytes, and no further
+ * than the end of e's block when its header gives one. */
+static uint8_t *copy_debuginfo(struct symbolizer *s, const struct proto_entry *e, uint64_t addr,
+			       size_t *len)
 {
 	uint8_t *buf = malloc(MAX_DEBUGINFO);
-	size_t n = 0;
+	uint64_t end = proto_block_end(s, e);
+	size_t n = 0, max = MAX_DEBUGINFO;
 
 	if (!buf)
 		return NULL;
-	while (n < MAX_DEBUGINFO) {
+	if (end > addr && end - addr < max)
+		max = (size_t)(end - addr);
+	while (n < max) {
 		size_t chunk = 4096 - ((addr + n) & 4095);
 
-		if (chunk > MAX_DEBUGINFO - n)
-			chunk = MAX_DEBUGINFO - n;
+		if (chunk > max - n)
+			chunk = max - n;
 		if (mem_read(s->mem, addr + n, buf + n, chunk))
 			break;
 		n += chunk;
 	}
 	*len = n;
 	return buf;
+}
+
+/* A copy of a debug-info block, kept only if e's header reads the same
+ * after it. */
+static uint8_t *checked_copy(struct symbolizer *s, const struct proto_entry *e, uint64_t addr,
+			     size_t *len)
+{
+	uint8_t *buf = copy_debuginfo(s, e, addr, len);
+
+	if (buf && !proto_same(s, e)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+void proto_debuginfo(struct symbolizer *s, struct proto_entry *e)
+{
+	if (e->varinfo && !e->varinfo_copy)
+		e->varinfo_copy = checked_copy(s, e, e->varinfo, &e->varinfo_len);
+	if (e->uvinfo && !e->uvinfo_copy)
+		e->uvinfo_copy = checked_copy(s, e, e->uvinfo, &e->uvinfo_len);
 }
 
 static uint64_t uleb(const uint8_t **p, const uint8_t *end)
@@ -64,13 +92,7 @@ static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint3
 
 	if (!e->varinfo)
 		return NULL;
-	if (!e->varinfo_copy) {
-		e->varinfo_copy = copy_debuginfo(s, e->varinfo, &e->varinfo_len);
-		if (e->varinfo_copy && !proto_same(s, e)) {
-			free(e->varinfo_copy);
-			e->varinfo_copy = NULL;
-		}
-	}
+	proto_debuginfo(s, e);
 	if (!e->varinfo_copy)
 		return NULL;
 	p = e->varinfo_copy;
@@ -108,13 +130,7 @@ static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uin
 
 	if (!e->uvinfo || idx >= e->sizeuv)
 		return NULL;
-	if (!e->uvinfo_copy) {
-		e->uvinfo_copy = copy_debuginfo(s, e->uvinfo, &e->uvinfo_len);
-		if (e->uvinfo_copy && !proto_same(s, e)) {
-			free(e->uvinfo_copy);
-			e->uvinfo_copy = NULL;
-		}
-	}
+	proto_debuginfo(s, e);
 	if (!e->uvinfo_copy)
 		return NULL;
 	p = e->uvinfo_copy;
@@ -132,21 +148,26 @@ static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uin
 	return NULL;
 }
 
-/* String constant d of the prototype (kgc grows downwards from k). */
+/* String constant d of the prototype (kgc grows downwards from k), read
+ * now: its GC colour is compared with the prototype's colour now, not with
+ * the one cached when its header was read (the GC flips whites between). */
 static const char *const_string(struct symbolizer *s, struct proto_entry *e, uint32_t d)
 {
 	uint64_t ref = 0, ref_size = s->lay->gc64 ? 8 : 4;
+	uint8_t marked = 0;
 
-	if (d >= e->sizekgc || mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
-	    read_gcstr_into(s, ref, e->marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
+	if (d >= e->sizekgc || mem_read(s->mem, e->addr + s->lay->gct - 1, &marked, 1) ||
+	    mem_read(s->mem, e->k - (d + 1) * ref_size, &ref, ref_size) ||
+	    read_gcstr_into(s, ref, marked, s->scratch, sizeof(s->scratch) - 1, NULL) < 0)
 		return NULL;
 	return s->scratch;
 }
 
 /* lj_debug_slotname: where did the value in `slot` come from, scanning
- * backwards from instruction pos. */
+ * backwards from instruction pos.  *from_k: the name is a constant string,
+ * read from memory now (the debug info is a copy checked when taken). */
 static const char *slot_name(struct symbolizer *s, struct proto_entry *e, const uint32_t *bc,
-			     uint32_t pos, uint32_t slot)
+			     uint32_t pos, uint32_t slot, bool *from_k)
 {
 	const char *name;
 
@@ -169,8 +190,10 @@ restart:
 				slot = bc_d(ins);
 				goto restart;
 			case BC_GGET:
+				*from_k = true;
 				return const_string(s, e, bc_d(ins));
 			case BC_TGETS:
+				*from_k = true;
 				return const_string(s, e, bc_c(ins));
 			case BC_UGET:
 				return upvalue_name(s, e, bc_d(ins));
@@ -189,6 +212,7 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 	int64_t pos = pc_pos(s, caller, pc);
 	const uint32_t *bc;
 	const char *name = NULL;
+	bool from_k = false;
 	enum bc_mm mm;
 	uint32_t slot;
 
@@ -205,10 +229,11 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 		slot = bc_a(bc[pos]);
 		if (bc_op(bc[pos]) == BC_ITERC)
 			slot -= 3;
-		name = slot_name(s, caller, bc, (uint32_t)pos, slot);
+		name = slot_name(s, caller, bc, (uint32_t)pos, slot, &from_k);
 		/* A constant string read from a prototype that died meanwhile
-		 * may be another object's: neither used nor cached. */
-		if (name && !proto_same(s, caller))
+		 * may be another object's, and one that failed to read may
+		 * read next time: neither used nor cached. */
+		if (from_k && (!name || !proto_same(s, caller)))
 			return NULL;
 	} else if (mm != MM_NONE) {
 		name = bc_mm_name(mm);
@@ -226,3 +251,21 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 	}
 }
 
+
+void call_sites_all(struct symbolizer *s, struct proto_entry *e, uint32_t max)
+{
+	const uint32_t *bc = e->bc;
+	uint64_t bc_addr = e->addr + s->lay->sizeof_proto;
+	uint32_t n = 0;
+
+	if (!bc)
+		return;
+	/* Instruction 0 is the function header; a saved PC points just
+	 * after the instruction it stands for. */
+	for (uint32_t pos = 1; pos < e->sizebc && n < max; pos++) {
+		if (bc_mm(bc_op(bc[pos])) != MM_CALL)
+			continue;
+		call_site_name(s, e, bc_addr + 4ull * (pos + 1));
+		n++;
+	}
+}

@@ -23,6 +23,7 @@
 #define MAX_SIZEBC	(1u << 24)
 #define CACHE_LIMIT	(1u << 16)	/* prototypes kept before a flush */
 #define CACHE_SWEEP	64		/* epochs a prototype is kept unused */
+#define OLDER_MAX	64		/* dead predecessors kept per address */
 
 struct symbolizer *sym_new(struct mem_reader *mem, const struct lj_layout *lay,
 			   const struct vmdef *vd)
@@ -54,10 +55,32 @@ static void entry_release(struct proto_entry *e)
 
 static void entry_free(struct proto_entry *e)
 {
-	if (!e)
-		return;
-	entry_release(e);
-	free(e);
+	while (e) {
+		struct proto_entry *older = e->older;
+
+		entry_release(e);
+		free(e);
+		e = older;
+	}
+}
+
+/* Keeps the prototype e held before another took its address: samples
+ * taken before the reuse still carry its fingerprint.  At most OLDER_MAX
+ * predecessors are kept, the newest first. */
+static void entry_retire(struct symbolizer *s, struct proto_entry *e)
+{
+	struct proto_entry *old = xmalloc(sizeof(*old)), *p = old;
+
+	s->nolder++;
+	*old = *e;
+	for (int depth = 1; p->older; depth++, p = p->older)
+		if (depth == OLDER_MAX) {
+			entry_free(p->older);
+			p->older = NULL;
+			break;
+		}
+	memset(e, 0, sizeof(*e));
+	e->older = old;
 }
 
 static void cache_flush(struct symbolizer *s)
@@ -67,6 +90,7 @@ static void cache_flush(struct symbolizer *s)
 	free(s->cache);
 	s->cache = NULL;
 	s->n = s->cap = 0;
+	s->nolder = 0;
 	hashidx_free(&s->idx);
 }
 
@@ -96,7 +120,7 @@ static const struct hashidx_ops cache_ops = { cache_entry_hash, cache_entry_matc
  * ever sampled (flat memory in long runs). */
 static void cache_sweep(struct symbolizer *s)
 {
-	uint32_t kept = 0;
+	uint32_t kept = 0, older = 0;
 
 	hashidx_clear(&s->idx);
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -106,10 +130,20 @@ static void cache_sweep(struct symbolizer *s)
 			entry_free(e);
 			continue;
 		}
+		/* Predecessors too: the newest first, so the rest is older. */
+		for (struct proto_entry **o = &e->older; *o; o = &(*o)->older) {
+			if (s->epoch - (*o)->used >= CACHE_SWEEP) {
+				entry_free(*o);
+				*o = NULL;
+				break;
+			}
+			older++;
+		}
 		s->cache[kept] = e;
 		hashidx_put(&s->idx, &cache_ops, s, hash_u64(e->addr, 0), kept++);
 	}
 	s->n = kept;
+	s->nolder = older;
 }
 
 /* The cached entry for addr, or NULL with *hint set for cache_add. */
@@ -136,7 +170,7 @@ void sym_next_epoch(struct symbolizer *s)
 	cfn_next_epoch(s->cfn);
 	/* Bounded memory over long runs with prototype churn.  A frozen
 	 * cache (the target exited) is all that is left: kept whole. */
-	if (s->n > CACHE_LIMIT)
+	if (s->n + s->nolder > CACHE_LIMIT)
 		cache_flush(s);
 	else if (!s->frozen && s->epoch % CACHE_SWEEP == 0)
 		cache_sweep(s);
@@ -243,6 +277,7 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 	memcpy(&e->sizebc, h + lay->pt_sizebc, 4);
 	memcpy(&e->firstline, h + lay->pt_firstline, 4);
 	memcpy(&e->numline, h + lay->pt_numline, 4);
+	memcpy(&e->sizept, h + lay->pt_sizept, 4);
 	memcpy(&e->sizekgc, h + lay->pt_sizekgc, 4);
 	e->sizeuv = h[lay->pt_sizeuv];
 	e->marked = h[lay->gct - 1];	/* GCHeader: marked just before gct */
@@ -331,7 +366,7 @@ static bool proto_newest(struct symbolizer *s, uint64_t pt)
 static void proto_chunk(struct symbolizer *s, struct proto_entry *e)
 {
 	e->chunk = read_gcstr(s, e->chunk_ptr, e->marked, MAX_CHUNKNAME, &e->sid);
-	if (e->chunk && (!proto_same(s, e) || proto_newest(s, e->addr))) {
+	if (e->chunk && (!proto_same(s, e) || (!s->captured && proto_newest(s, e->addr)))) {
 		free(e->chunk);
 		e->chunk = NULL;
 	}
@@ -350,10 +385,19 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	e = cache_find(s, pt, &hint);
 	if (e && e->valid && fp && e->fp == fp)
 		return e;
+	/* A prototype read while it lived, whose memory another took since. */
+	for (struct proto_entry *o = e && fp ? e->older : NULL; o; o = o->older)
+		if (o->fp == fp)
+			return o;
 	if (e && (s->frozen || (e->epoch == s->epoch && !fp)))
 		return e->valid && !fp ? e : NULL;
 	if (proto_header(s, pt, &fresh)) {
 		if (e) {
+			/* Its samples still name it by their fingerprint. */
+			if (e->valid && e->fp && e->chunk) {
+				entry_retire(s, e);
+				e->addr = pt;
+			}
 			e->valid = false;
 			e->epoch = s->epoch;
 		}
@@ -379,9 +423,16 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	if (!e) {
 		e = xcalloc(1, sizeof(*e));
 		cache_add(s, hint, e);
+	} else if (e->valid && e->fp && e->chunk) {
+		entry_retire(s, e);
 	} else {
+		struct proto_entry *older = e->older;
+
+		e->older = NULL;
 		entry_release(e);
+		e->older = older;
 	}
+	fresh.older = e->older;
 	*e = fresh;
 	e->epoch = s->epoch;
 	proto_chunk(s, e);
@@ -389,7 +440,7 @@ static struct proto_entry *proto_lookup(struct symbolizer *s, uint64_t pt, uint3
 	return e->valid && (!fp || e->fp == fp) ? e : NULL;
 }
 
-static struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
+struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp)
 {
 	struct proto_entry *e = proto_lookup(s, pt, fp);
 
@@ -434,7 +485,7 @@ static int line_ok(int64_t line)
 	return line < 0 || line > INT32_MAX ? -1 : (int)line;
 }
 
-static int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
+int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos)
 {
 	int size;
 
@@ -518,53 +569,4 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 		name_function(s, f);
 		caller = pt;
 	}
-}
-
-int sym_pc_location(struct symbolizer *s, uint64_t pt, uint64_t pc, char fmt, char *buf,
-		    size_t len)
-{
-	struct proto_entry *e = proto_get(s, pt, 0);
-	struct frame_sym f = { .kind = FRAME_LUA };
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!e)
-		return -1;
-	f.chunk = e->chunk;
-	f.firstline = e->firstline;
-	/* pc points at the instruction itself, not after it. */
-	f.line = line_at(s, e, pc_pos(s, e, pc + 4));
-	frame_put(&sb, &f, fmt, true);
-	snprintf(buf, len, "%s", sb_str(&sb));
-	sb_free(&sb);
-	return 0;
-}
-
-int sym_func_ffname(struct symbolizer *s, uint64_t fn, char *buf, size_t len)
-{
-	uint8_t ffid = 0;
-	const char *name;
-
-	if (!fn || mem_read(s->mem, fn + s->lay->fn_ffid, &ffid, 1) || ffid <= 1)
-		return -1;
-	name = vmdef_ffname(s->vd, ffid);
-	if (name)
-		snprintf(buf, len, "%s", name);
-	else
-		snprintf(buf, len, "[builtin#%u]", ffid);
-	return 0;
-}
-
-int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len)
-{
-	const struct lj_layout *lay = s->lay;
-	uint64_t traces = 0, T = 0, pt = 0, startpc = 0;
-	uint32_t sizetrace = 0;
-
-	if (traceno <= 0 || mem_read(s->mem, g + lay->g_trace, &traces, 8) ||
-	    mem_read(s->mem, g + lay->g_sizetrace, &sizetrace, 4) || (uint32_t)traceno >= sizetrace ||
-	    layout_read_ref(s->mem, lay, traces + (uint64_t)traceno * (lay->gc64 ? 8 : 4), &T) || !T ||
-	    layout_read_ref(s->mem, lay, T + lay->tr_startpt, &pt) ||
-	    layout_read_ref(s->mem, lay, T + lay->tr_startpc, &startpc))
-		return -1;
-	return sym_pc_location(s, pt, startpc, 'l', buf, len);
 }

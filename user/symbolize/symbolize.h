@@ -16,6 +16,7 @@
 
 struct lj_layout;
 struct mem_reader;
+struct mem_region;
 struct vmdef;
 
 struct symbolizer;
@@ -45,6 +46,15 @@ void sym_freeze(struct symbolizer *s);
  * out stay valid until the next sym_next_epoch. */
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 	       struct frame_sym *out);
+
+/* Reads and caches the prototype at pt, which a sample saw with
+ * fingerprint fp, with everything its frames need (prefetch.c): its later
+ * samples are then named from the cache even once it is freed.  copy (n
+ * spans, may be 0) is memory the sampler copied while the prototype ran,
+ * read instead of the process where it covers a read.  -1 when neither
+ * holds that prototype. */
+int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp, const struct mem_region *copy,
+		 size_t ncopy);
 
 /* "chunk:line" where trace traceno of the VM at g starts, into buf;
  * -1 when the trace is gone. */

@@ -31,6 +31,7 @@ struct proto_entry {
 	uint64_t chunk_ptr;
 	int32_t firstline, numline;
 	uint32_t sizebc;
+	uint32_t sizept;	/* the whole block, 0 when the layout has no such field */
 	uint32_t epoch;		/* last epoch it was validated in */
 	uint32_t used;		/* last epoch it named a frame */
 	bool valid;
@@ -47,6 +48,10 @@ struct proto_entry {
 	size_t varinfo_len, uvinfo_len;
 	struct site_name *sites;
 	uint32_t nsites;
+	bool prefetched;	/* every part copied while it lived (prefetch.c) */
+	/* The prototypes this address held before, newest first: samples
+	 * taken then carry their fingerprints (symbolize.c entry_retire). */
+	struct proto_entry *older;
 };
 
 struct symbolizer {
@@ -55,10 +60,14 @@ struct symbolizer {
 	const struct vmdef *vd;
 	struct proto_entry **cache;	/* cached prototypes */
 	uint32_t n, cap;
+	uint32_t nolder;		/* predecessors kept (proto_entry.older) */
 	struct hashidx idx;		/* over cache, by address */
 	uint32_t epoch;
 	uint64_t g;		/* global_State, 0 when unknown */
 	bool frozen;		/* the target exited: its memory cannot change */
+	/* Reading a copy taken while the prototype ran (sym_prefetch): it was
+	 * complete then, even if it is its VM's newest object now. */
+	bool captured;
 	uint64_t unknown;
 	char scratch[MAX_NAME];
 	pid_t pid;			/* 0: C functions keep their address */
@@ -72,6 +81,17 @@ struct symbolizer {
  * GC mark bits are parent_marked. */
 int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marked, char *buf,
 			size_t max, uint32_t *sid);
+
+/* The prototype at pt that a sample with fingerprint fp (0: none) saw,
+ * cached, or NULL; marks it used in this epoch. */
+struct proto_entry *proto_get(struct symbolizer *s, uint64_t pt, uint32_t fp);
+
+/* The line of instruction pos of e (copying the line table on first use),
+ * 0 for stripped bytecode, -1 when unknown. */
+int line_at(struct symbolizer *s, struct proto_entry *e, int64_t pos);
+
+/* The end of e's block when its header gives a plausible one, else 0. */
+uint64_t proto_block_end(const struct symbolizer *s, const struct proto_entry *e);
 
 /* Whether e's header is still in memory as it was read. */
 bool proto_same(struct symbolizer *s, const struct proto_entry *e);
@@ -88,5 +108,12 @@ int64_t pc_pos(const struct symbolizer *s, const struct proto_entry *e, uint64_t
 /* lj_debug_funcname (src/lj_debug.c): the name under which the caller at
  * call site pc called its callee, or NULL. */
 const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uint64_t pc);
+
+/* Copies e's variable and upvalue names, if not yet done. */
+void proto_debuginfo(struct symbolizer *s, struct proto_entry *e);
+
+/* Derives and caches the names of every call site of e (CALL-like
+ * instructions), at most max of them; e's bytecode must be copied. */
+void call_sites_all(struct symbolizer *s, struct proto_entry *e, uint32_t max);
 
 #endif

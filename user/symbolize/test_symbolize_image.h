@@ -164,6 +164,7 @@ static inline uint64_t mkproto_at(const struct pspec *p, uint64_t where)
 		memcpy(at(varinfo), p->varinfo, p->varinfo_len);
 	}
 	write_header(pt, p, chunk, k, lineinfo, varinfo, uvinfo);
+	put(pt + lay->pt_sizept, size, 4);
 	return pt;
 }
 

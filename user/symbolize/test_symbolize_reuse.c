@@ -121,7 +121,7 @@ static void fingerprints(void)
 	struct pspec b = a;
 	struct lua_frame fr[1] = { lua_at(SPARE, 1) };
 	uint64_t chunk = 0, unknown;
-	uint32_t fp_a, fp_b;
+	uint32_t fp_a, fp_b, fp_a2;
 
 	mkproto_at(&a, SPARE);
 	fp_a = fr[0].fp = fingerprint_of(SPARE);
@@ -132,7 +132,7 @@ static void fingerprints(void)
 	/* Sampled alive, first read dead: the header stays, the chunk name's
 	 * memory holds a new string. */
 	mkproto_at(&a, SPARE);
-	fr[0].fp = fingerprint_of(SPARE);
+	fp_a2 = fr[0].fp = fingerprint_of(SPARE);
 	memcpy(&chunk, at(SPARE + lay->pt_chunkname), 8);
 	write_str(chunk, "@gen37.lua", 10);
 	unknown = sym_unknown_count(sym);
@@ -153,9 +153,17 @@ static void fingerprints(void)
 	fr[0].fp = fp_b;
 	run(fr, 1);
 	CHECK_STR("the new prototype's sample: named", put_frame(&out[0], 'l'), "gen37.lua:39");
+	/* gen12 was read while it lived: its samples keep its name after
+	 * two others took its address. */
 	fr[0].fp = fp_a;
 	run(fr, 1);
-	CHECK("the dead prototype's sample: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK_STR("the dead prototype's sample: the name it had", put_frame(&out[0], 'l'),
+		  "gen12.lua:14");
+	/* The prototype sampled when its string was reused was never read
+	 * whole: unknown, never named after another that held the address. */
+	fr[0].fp = fp_a2;
+	run(fr, 1);
+	CHECK("a dead prototype never read: unknown", out[0].kind == FRAME_UNKNOWN);
 
 	/* A matching fingerprint needs no read: the sample saw that prototype. */
 	fr[0].fp = fp_b;
@@ -166,9 +174,95 @@ static void fingerprints(void)
 	run(fr, 1);
 	CHECK_STR("next epoch, fingerprint matches: still the name the sample saw",
 		  put_frame(&out[0], 'l'), "gen37.lua:39");
+	fr[0].fp = fp_a2;
+	run(fr, 1);
+	CHECK("memory gone, fingerprint never read: unknown", out[0].kind == FRAME_UNKNOWN);
 	fr[0].fp = fp_a;
 	run(fr, 1);
-	CHECK("memory gone, fingerprint differs: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK_STR("memory gone, a predecessor's fingerprint: its name", put_frame(&out[0], 'l'),
+		  "gen12.lua:14");
+}
+
+/* Prototypes the sampler announced with a copy of their memory taken while
+ * they ran (sym_prefetch): named from the copy once they died, with their
+ * lines and the names their call sites give. */
+static void prefetched(struct mem_reader *m)
+{
+	static const uint8_t li[] = { 1, 2, 3 };
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_UGET, 0, 0),
+				       INS_ABC(OP_CALL, 0, 1, 1), INS_AD(OP_RET0, 0, 1) };
+	struct pspec p = { .chunk = "@loaded.lua", .firstline = 5, .numline = 3, .bc = bc,
+			   .sizebc = 4, .lineinfo = li, .uvinfo = "helper", .uvinfo_len = 7,
+			   .sizeuv = 1 };
+	uint64_t pt = mkproto(&p), chunk = 0;
+	uint32_t fp = fingerprint_of(pt);
+	static uint8_t block[512], str[64];
+	struct mem_region copy[2];
+	struct lua_frame fr[2];
+	uint8_t buf[16];
+
+	memcpy(&chunk, at(pt + lay->pt_chunkname), 8);
+	memcpy(block, at(pt), sizeof(block));
+	memcpy(str, at(chunk), sizeof(str));
+	copy[0] = (struct mem_region){ pt, block, sizeof(block) };
+	copy[1] = (struct mem_region){ chunk, str, lay->str_data + sizeof("@loaded.lua") };
+	/* Freed before user space woke: the header and the chunk name's
+	 * memory hold something else now. */
+	put(pt + lay->gct, 0, 1);
+	write_str(chunk, "@other.lua", 10);
+	CHECK("prefetch: a dead prototype without a copy is not read",
+	      sym_prefetch(sym, pt, fp, NULL, 0) == -1);
+	CHECK("prefetch: read from the sampler's copy", sym_prefetch(sym, pt, fp, copy, 2) == 0);
+	fr[0] = lua_at(callee, 1);
+	fr[0].fp = fingerprint_of(callee);
+	fr[1] = lua_at(pt, 2);
+	fr[1].fp = fp;
+	run(fr, 2);
+	CHECK_STR("prefetch: the dead prototype and its line", put_frame(&out[1], 'l'),
+		  "loaded.lua:7");
+	CHECK_STR("prefetch: its call site names the callee (upvalue)",
+		  out[0].name ? out[0].name : "(none)", "helper");
+	fr[1].fp = fp ^ 1;
+	run(fr, 2);
+	CHECK("prefetch: another fingerprint at that address: unknown",
+	      out[1].kind == FRAME_UNKNOWN);
+
+	/* The copy serves reads inside it; one across its edge would pair it
+	 * with memory as it is now. */
+	mem_set_overlay(m, copy, 2);
+	CHECK("overlay: a read inside the copy", !mem_read(m, pt, buf, 16) && buf[lay->gct] == 7);
+	CHECK("overlay: a read across its edge fails", mem_read(m, pt + sizeof(block) - 4, buf, 8));
+	CHECK("overlay: a read outside it reads memory", !mem_read(m, BASE + 64, buf, 8));
+	mem_set_overlay(m, NULL, 0);
+	CHECK("overlay off: memory again", !mem_read(m, pt, buf, 16) && buf[lay->gct] == 0);
+}
+
+/* A call site's constant name read a GC cycle after its prototype's
+ * header: the string's colour is compared with the prototype's colour now,
+ * both having changed white since (found under moses: a whole function
+ * unnamed for the rest of a run). */
+static void whites_flip(void)
+{
+	static const uint32_t bc[] = { INS_AD(OP_FUNCF, 2, 0), INS_AD(OP_GGET, 0, 0),
+				       INS_ABC(OP_CALL, 0, 1, 1), INS_AD(OP_RET0, 0, 1) };
+	static const uint8_t li[] = { 1, 2, 3 };
+	static const char *const k[] = { "gflip" };
+	struct pspec p = { .chunk = "@flip.lua", .firstline = 3, .numline = 3, .bc = bc,
+			   .sizebc = 4, .kstr = k, .nk = 1, .lineinfo = li };
+	uint64_t pt = mkproto(&p), kref = 0, kaddr;
+	struct lua_frame one[1] = { lua_at(pt, 1) }, two[2] = { lua_at(callee, 1), lua_at(pt, 2) };
+
+	memcpy(&kaddr, at(pt + lay->pt_k), 8);
+	memcpy(&kref, at(kaddr - 8), 8);
+	put(pt + lay->gct - 1, 0x01, 1);
+	put(kref + lay->gct - 1, 0x01, 1);
+	run(one, 1);
+	CHECK_STR("whites: the prototype read while white", put_frame(&out[0], 'l'), "flip.lua:4");
+	put(pt + lay->gct - 1, 0x02, 1);	/* a cycle later: the other white */
+	put(kref + lay->gct - 1, 0x02, 1);
+	run(two, 2);
+	CHECK_STR("whites: its call site named after the flip", out[0].name ? out[0].name : "(none)",
+		  "gflip");
 }
 
 static void dying(void)
@@ -324,6 +418,8 @@ int main(void)
 	reuse();
 	fingerprints();
 	dying();
+	prefetched(m);
+	whites_flip();
 	sweep();
 	deep();
 	image_teardown(m);

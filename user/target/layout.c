@@ -28,7 +28,7 @@
 	.sizeof_udata = 48, .ud_len = 24, .ud_env = 16,                      \
 	.sizeof_upval = 48, .uv_closed = 10, .uv_tv = 16, .uv_v = 32,        \
 	.fn_nupvalues = 11, .fn_env = 16, .fn_uvptr = 40, .fn_upvalue = 48,  \
-	.sizeof_fnl0 = 40, .sizeof_fnc0 = 48, .pt_sizept = 56,               \
+	.sizeof_fnl0 = 40, .sizeof_fnc0 = 48,              \
 	.sizeof_cdata = 16, .sizeof_ctype = 24, .ctype_size = 4,             \
 	.sizeof_trace = HEAP_TRACE64, .tr_nins = 12, .tr_nk = 40, .sizeof_snap = 12
 
@@ -40,7 +40,7 @@
 	.sizeof_udata = 24, .ud_len = 12, .ud_env = 8,                       \
 	.sizeof_upval = 24, .uv_closed = 6, .uv_tv = 8, .uv_v = 16,          \
 	.fn_nupvalues = 7, .fn_env = 8, .fn_uvptr = 20, .fn_upvalue = 32,    \
-	.sizeof_fnl0 = 20, .sizeof_fnc0 = 32, .pt_sizept = 32,               \
+	.sizeof_fnl0 = 20, .sizeof_fnc0 = 32,              \
 	.sizeof_cdata = 8, .sizeof_ctype = 16, .ctype_size = 4,              \
 	.sizeof_trace = HEAP_TRACE32, .tr_nins = 8, .tr_nk = 24, .sizeof_snap = 12
 
@@ -88,7 +88,8 @@
 	.g_registrytv = 272, .gct = 9,                                       \
 	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
 	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
-	.pt_sizeuv = 60, .pt_chunkname = 64, .pt_firstline = 72,             \
+	.pt_sizept = 56, .pt_sizeuv = 60, .pt_chunkname = 64,               \
+	.pt_firstline = 72,                                                  \
 	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,                \
 	.pt_varinfo = 96, .str_sid = 12, .str_len = 20, .str_data = 24,      \
 	.tab_array = 16, .tab_node = 40, .tab_asize = 48, .tab_hmask = 52,   \
@@ -107,7 +108,8 @@
 	.g_registrytv = 216, .gct = 5,                                       \
 	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
 	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \
-	.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,             \
+	.pt_sizept = 32, .pt_sizeuv = 36, .pt_chunkname = 40,               \
+	.pt_firstline = 44,                                                  \
 	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,                \
 	.pt_varinfo = 60, .str_sid = 8, .str_len = 16, .str_data = 20,       \
 	.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,    \
@@ -193,7 +195,7 @@ static const struct lj_layout layouts[] = {
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
 		.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,
 		.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
-		.pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,
+		.pt_sizept = 32, .pt_sizeuv = 36, .pt_chunkname = 40, .pt_firstline = 44,
 		.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,
 		.pt_varinfo = 60, .str_sid = 8, .str_len = 12, .str_data = 16,
 		.tab_array = 8, .tab_node = 20, .tab_asize = 24, .tab_hmask = 28,
@@ -367,9 +369,12 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->fn_cfunc = lay->fn_cfunc;
 	off->pt_sizebc = lay->pt_sizebc;
 	off->pt_chunkname = lay->pt_chunkname;
+	off->pt_sizept = lay->pt_sizept;
 	off->pt_firstline = lay->pt_firstline;
 	off->pt_numline = lay->pt_numline;
 	off->str_sid = lay->str_sid;
+	off->str_len = lay->str_len;
+	off->str_data = lay->str_data;
 	off->tab_array = lay->tab_array;
 	off->tab_asize = lay->tab_asize;
 	off->tr_nsnap = lay->tr_nsnap;

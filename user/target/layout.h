@@ -40,6 +40,7 @@ struct lj_layout {
 	uint16_t fn_ffid, fn_pc, fn_cfunc;
 	/* GCproto */
 	uint16_t sizeof_proto, pt_sizebc, pt_k, pt_sizekgc, pt_sizeuv, pt_chunkname;
+	uint16_t pt_sizept;	/* the whole block: header, bytecode, constants, debug info */
 	uint16_t pt_firstline, pt_numline, pt_lineinfo, pt_uvinfo, pt_varinfo;
 	/* GCstr */
 	uint16_t str_sid;	/* sid: a new id for each new string (hash before 2020) */
@@ -73,7 +74,6 @@ struct lj_layout {
 	uint16_t sizeof_upval, uv_closed, uv_tv, uv_v;
 	uint16_t fn_nupvalues, fn_env, fn_uvptr, fn_upvalue;	/* GCfuncL.uvptr, GCfuncC.upvalue */
 	uint16_t sizeof_fnl0, sizeof_fnc0;	/* sizeLfunc(0), sizeCfunc(0) */
-	uint16_t pt_sizept;
 	uint16_t sizeof_cdata, sizeof_ctype, ctype_size;	/* CType: info at 0 */
 	uint16_t sizeof_trace, tr_nins, tr_nk, sizeof_snap;	/* IRIns 8, SnapEntry 4 */
 	/* -- End of heap census fields -------------------------------------- */

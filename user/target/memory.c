@@ -10,6 +10,8 @@ struct mem_reader {
 	pid_t pid;			/* 0 for an image */
 	const struct mem_region *regions;
 	size_t nregions;
+	const struct mem_region *overlay;	/* mem_set_overlay */
+	size_t noverlay;
 	uint64_t faults;
 };
 
@@ -51,13 +53,40 @@ static int read_image(struct mem_reader *m, uint64_t addr, void *buf, size_t len
 	return -1;
 }
 
+void mem_set_overlay(struct mem_reader *m, const struct mem_region *spans, size_t n)
+{
+	m->overlay = spans;
+	m->noverlay = n;
+}
+
+/* 0: served from the overlay, -1: it straddles an overlay span's edge, 1:
+ * outside every span. */
+static int read_overlay(struct mem_reader *m, uint64_t addr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < m->noverlay; i++) {
+		const struct mem_region *r = &m->overlay[i];
+
+		if (addr >= r->addr && len <= r->len && addr - r->addr <= r->len - len) {
+			memcpy(buf, (const char *)r->data + (addr - r->addr), len);
+			return 0;
+		}
+		if (addr < r->addr + r->len && addr + len > r->addr)
+			return -1;
+	}
+	return 1;
+}
+
 int mem_read(struct mem_reader *m, uint64_t addr, void *buf, size_t len)
 {
-	int err;
+	int err = 1;
 
 	if (!len)
 		return 0;
-	if (addr + len < addr) {
+	if (m->noverlay && addr + len >= addr)
+		err = read_overlay(m, addr, buf, len);
+	if (err <= 0) {
+		/* served by the overlay, or mixing it with memory read now */
+	} else if (addr + len < addr) {
 		err = -1;
 	} else if (m->pid) {
 		struct iovec local = { buf, len };

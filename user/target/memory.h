@@ -25,6 +25,13 @@ struct mem_reader *mem_open_image(const struct mem_region *regions, size_t n);
 
 void mem_close(struct mem_reader *m);
 
+/* Serves reads that lie inside one of spans from it, instead of the
+ * process or image: memory as a sampler copied it earlier.  A read that
+ * straddles a span's edge fails: it would pair the copy with memory as it
+ * is now.  The spans are used by reference until the next call; n = 0
+ * turns the overlay off. */
+void mem_set_overlay(struct mem_reader *m, const struct mem_region *spans, size_t n);
+
 /* Reads len bytes at addr; 0 on success, -1 when any byte is unreadable. */
 int mem_read(struct mem_reader *m, uint64_t addr, void *buf, size_t len);
 

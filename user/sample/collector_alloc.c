@@ -1,0 +1,61 @@
+/* -e alloc: the allocator uprobes, one per target process and allocator
+ * file offset (bpf/alloc.bpf.h), attached and detached with the targets. */
+#include "sample/collector.h"
+
+#include <bpf/libbpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "sample/collector_int.h"
+#include "sampler.skel.h"
+
+bool collector_samples_alloc(const struct collector *c)
+{
+	return c->alloc_every != 0;
+}
+
+int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off)
+{
+	struct alloc_link *al;
+	struct bpf_link *link;
+
+	for (int i = 0; i < c->nalinks; i++)
+		if (c->alinks[i].pid == pid && c->alinks[i].off == off &&
+		    !strcmp(c->alinks[i].path, path))
+			return 0;
+	if (c->nalinks == c->calinks) {
+		int cap = c->calinks ? 2 * c->calinks : 8;
+		struct alloc_link *n = realloc(c->alinks, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		c->alinks = n;
+		c->calinks = cap;
+	}
+	/* A pid filter: the breakpoint is installed in this process only. */
+	link = bpf_program__attach_uprobe(c->skel->progs.on_alloc, false, pid, path, (size_t)off);
+	if (!link)
+		return -1;
+	al = &c->alinks[c->nalinks++];
+	al->pid = pid;
+	al->off = off;
+	snprintf(al->path, sizeof(al->path), "%s", path);
+	al->link = link;
+	log_verbose("PID %d: sampling allocations at %s+0x%llx", (int)pid, path,
+		    (unsigned long long)off);
+	return 0;
+}
+
+void collector_detach_alloc(struct collector *c, pid_t pid)
+{
+	for (int i = 0; i < c->nalinks;) {
+		if (c->alinks[i].pid != pid) {
+			i++;
+			continue;
+		}
+		bpf_link__destroy(c->alinks[i].link);
+		c->alinks[i] = c->alinks[--c->nalinks];
+	}
+}

@@ -1,0 +1,56 @@
+/* Inside the collector: the struct behind struct collector, shared by
+ * its loading and draining (collector.c) and the allocator probes
+ * (collector_alloc.c).  Not for other modules. */
+#ifndef LBP_COLLECTOR_INT_H
+#define LBP_COLLECTOR_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/hashidx.h"
+#include "sample/collector.h"
+
+struct collector {
+	struct sampler_bpf *skel;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpus, nattached;
+	struct bpf_link *switch_link;	/* off-CPU: the sched_switch program */
+	bool offcpu, cpu_clock;
+	uint64_t min_block_ns;
+	unsigned hz;
+	uint64_t jitter_state;	/* xorshift64 state, 0: jitter disabled */
+	uint32_t max_stacks;
+	/* Stack ids already read from the kernel; once they fill half the map
+	 * they are deleted there and kept here for one more drain, since a
+	 * count may still arrive for them. */
+	uint64_t *seen;
+	size_t nseen;
+	struct hashidx seen_idx;	/* over seen[] */
+	struct stack_trace *grave;
+	uint64_t *grave_ids;
+	size_t ngrave;
+	struct sample_key *keys;
+	uint64_t *vals;
+	struct stack_trace *st;
+	/* -e alloc: one uprobe link per target process and allocator. */
+	uint64_t alloc_every;
+	struct alloc_link *alinks;
+	int nalinks, calinks;
+	struct ring_buffer *news;	/* prototype announcements */
+	news_fn news_cb;		/* during collector_read_news */
+	void *news_ctx;
+};
+
+struct alloc_link {
+	pid_t pid;
+	uint64_t off;
+	char path[320];
+	struct bpf_link *link;
+};
+
+/* Detaches pid's allocator probes (the process is gone or dropped). */
+void collector_detach_alloc(struct collector *c, pid_t pid);
+
+#endif
