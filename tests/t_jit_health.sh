@@ -21,7 +21,8 @@
 # puts it in the function's tooltip.
 # --fail-if-interpreted 20 exits 3 on fnew and 0 on healthy, and
 # the target's trace count (jit.util.traceinfo) is the same before and
-# after the profile.
+# after the profile.  In nginx, fnew is a request handler under wrk,
+# compared with the worker's own jit.v log.
 set -u
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/variants.sh"
@@ -33,12 +34,13 @@ MODES="fnew nyiff stitch leave healthy"
 # fnew's closure line, and its loop's FORL just above.
 CLOSURE_LINE=$(grep -n 'local f = function() return i end' "$SCRIPT" | cut -d: -f1)
 FORL_LINE=$((CLOSURE_LINE - 1))
+MAXLINE=60	# aborts compared: those starting before this line (work(), the hot code)
 
 # root_aborts REF: "LINE<TAB>REASON<TAB>AT" for each root abort in work()
 # (start line below 60: the driver runs with the JIT off).
 root_aborts() {
 	sed -n 's/^\[TRACE --- '"$CHUNK"':\([0-9]*\) -- \(.*\) at '"$CHUNK"':\([0-9]*\)\]$/\1\t\2\t\3/p' "$1" |
-		awk -F'\t' '$1 < 60' | sort -u
+		awk -F'\t' -v max="$MAXLINE" '$1 < max' | sort -u
 }
 
 # our_aborts OUT: "LINE<TAB>TEXT<TAB>AT" for each abort line of the report.
@@ -55,7 +57,7 @@ our_aborts() {
 # jit.util.traceinfo names them.
 root_traces() {
 	sed -n 's/^\[TRACE *[0-9]* '"$CHUNK"':\([0-9]*\) \(.*\)\]$/\1 \2/p' "$1" |
-		awk '$1 < 60 {
+		awk -v max="$MAXLINE" '$1 < max {
 			l = $2
 			if ($2 == "->") l = "root"
 			else if ($2 == "--") l = "interpreter"
@@ -211,3 +213,53 @@ if command -v tarantool >/dev/null; then
 else
 	fail "tarantool" "not installed (tests/deps/apt.runtimes)"
 fi
+
+# nginx + Lua (Debian's nginx and lua-nginx-module on OpenResty's LuaJIT,
+# tests/deps/setup-nginx.sh): the closure case as a request handler
+# (tests/nginx/jit_fnew.lua) under wrk, its worker's own jit.v log the
+# reference; the report attached to the running worker.
+run_nginx() {
+	local tree=$TOP/.deps/nginx run=$TMP/nginx port worker rc jitlib
+	local orlib=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+	jitlib=$(dirname "$(ls -d "$TOP"/.deps/luajit2/usr/share/luajit-2.1*/jit 2>/dev/null | head -1)")
+	if [ ! -x "$tree/usr/sbin/nginx" ] || [ ! -d "$jitlib/jit" ] || ! command -v wrk >/dev/null; then
+		fail "nginx fnew" "needs .deps/nginx, .deps/luajit2 (tests/deps/setup-*.sh) and wrk"
+		return
+	fi
+	mkdir -p "$run"
+	port=$((20000 + RANDOM % 20000))
+	sed -e "s|@DIR@|$run|g; s|@TREE@|$tree|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$port|g" \
+		-e "s|@JITLIB@|$jitlib|g" "$TOP/tests/nginx/jit.conf.in" > "$run/nginx.conf"
+	start_bg env LD_LIBRARY_PATH="$orlib" "$tree/usr/sbin/nginx" -p "$run" -c "$run/nginx.conf" \
+		-e "$run/error.log"
+	local master=$BGPID
+	for _ in $(seq 100); do
+		worker=$(pgrep -P "$master" | head -1)
+		[ -n "$worker" ] && curl -sf "http://127.0.0.1:$port/fnew" >/dev/null 2>&1 && break
+		worker=
+		sleep 0.1
+	done
+	if [ -z "$worker" ]; then
+		fail "nginx fnew: server" "$(tail -c 300 "$run/error.log" | tr '\n' '|')"
+		kill "$master" 2>/dev/null
+		return
+	fi
+	start_bg wrk -t1 -c2 -d20s "http://127.0.0.1:$port/fnew"
+	local load=$BGPID
+	sleep 1
+	"$PROF" -p "$worker" -d 1.5 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
+		2>"$run/err"
+	rc=$?
+	kill "$load" "$master" 2>/dev/null
+	wait "$load" "$master" 2>/dev/null
+	# The hot code is work() (lines 4-11); the handler's own trace start
+	# (line 12) holds no samples of its own, so the report leaves it out.
+	CHUNK=jit_fnew.lua MAXLINE=12
+	check_aborts "nginx fnew" "$run/jv.log" "$run/out"
+	CHUNK=jit_health.lua MAXLINE=60
+	check "nginx fnew: the handler's loop is blacklisted" \
+		grep -q "^    blacklisted FORL at jit_fnew.lua:6$" "$run/out"
+	check "nginx fnew: gate exits 3 ($rc)" test "$rc" = 3
+	echo "info: nginx fnew report: $(sed -n '/==== JIT health/,$p' "$run/out" | tr '\n' '|')"
+}
+run_nginx
