@@ -179,17 +179,19 @@ static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *g
 
 #include "base.bpf.h"
 
-/* The GCstr on top of the jit.zone stack (the module table's array part). */
-static __always_inline __u64 zone_top(const struct vm_slot *v)
+/* The GCstr on top of the jit.zone stack (the module table's array part).
+ * A global function, so the verifier checks its loop once, not again on
+ * every path of every program that samples (scalars only, as global
+ * functions take). */
+__noinline __u64 zone_top_of(__u64 zone_tab, __u32 tab_array, __u32 tab_asize, __u32 gc64)
 {
-	const struct lj_offsets *off = &v->off;
-	__u64 slots[LBP_MAX_ZONE], array, top = 0;
+	__u64 slots[LBP_MAX_ZONE], array = 0, top = 0;
 	__u32 asize = 0, n;
 
-	if (!v->zone_tab)
+	if (!zone_tab)
 		return 0;
-	array = read_ref(off, v->zone_tab + off->tab_array);
-	bpf_probe_read_user(&asize, 4, (void *)(v->zone_tab + off->tab_asize));
+	bpf_probe_read_user(&array, gc64 ? 8 : 4, (void *)(zone_tab + tab_array));
+	bpf_probe_read_user(&asize, 4, (void *)(zone_tab + tab_asize));
 	if (!array || asize < 2)
 		return 0;
 	n = asize < LBP_MAX_ZONE ? asize : LBP_MAX_ZONE;
@@ -200,7 +202,7 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 
 		if (i >= n)
 			break;
-		if (off->gc64) {
+		if (gc64) {
 			if (tv == ~0ull)	/* nil */
 				break;
 			if ((__u32)((__s64)tv >> 47) == 0xfffffffbu)	/* string */
@@ -213,6 +215,11 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 		}
 	}
 	return top;
+}
+
+static __always_inline __u64 zone_top(const struct vm_slot *v)
+{
+	return zone_top_of(v->zone_tab, v->off.tab_array, v->off.tab_asize, v->off.gc64);
 }
 
 static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb,

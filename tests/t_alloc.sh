@@ -39,8 +39,8 @@ profile() {
 		-p "$tgt" 2> "$out.err"
 	PROFPID=$BGPID
 	if ! wait_for "$out.err" 'sampling allocations at' 30; then
-		fail "$name: attach" "no allocator probe: $(tr '\n' '|' < "$out.err" | head -c 400)"
-		touch "$out.go"
+		fail "$name: attach" "no allocator probe: $(grep -v '^libbpf: ' "$out.err" | tail -n 4 | tr '\n' '|' | head -c 600)"
+		kill "$tgt" "$PROFPID" 2>/dev/null
 		return 1
 	fi
 	touch "$out.go"
