@@ -92,7 +92,11 @@ if command -v love >/dev/null && command -v xvfb-run >/dev/null; then
 		kill "$pid" 2>/dev/null
 	else
 		fail "LÖVE" "love did not start under xvfb-run"
+		pkill -x love -P "$BGPID" 2>/dev/null
 	fi
+	# xvfb-run stops its Xvfb once love exits; killed first, it would leave
+	# Xvfb running.
+	for _ in $(seq 50); do kill -0 "$BGPID" 2>/dev/null || break; sleep 0.1; done
 	cleanup_children
 else
 	fail "LÖVE" "love or xvfb-run not installed (tests/deps/apt.runtimes)"
