@@ -101,12 +101,18 @@ if ! start_nginx; then
 fi
 pass "nginx + Lua starts: master $MASTER, workers ${WORKERS[*]}, port $PORT"
 
-start_bg wrk -t2 -c8 -d30s "http://127.0.0.1:$PORT/work"
+start_bg wrk -t2 -c16 -d120s "http://127.0.0.1:$PORT/work"	# killed at the end
 WRK=$BGPID
 sleep 1.5	# every worker has served requests: handler loaded, traces compiled
 
 # --- one worker ---------------------------------------------------------------
+# The busier one over half a second: the connections need not be spread
+# evenly, and the split is measured on the worker that serves them.
+ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
+t0=$(ticks "${WORKERS[0]}") t1=$(ticks "${WORKERS[1]}")
+sleep 0.5
 w=${WORKERS[0]}
+[ $(($(ticks "${WORKERS[1]}") - t1)) -gt $(($(ticks "${WORKERS[0]}") - t0)) ] && w=${WORKERS[1]}
 before=$(truth "$w")
 "$PROF" -p "$w" -d "$SECS" -F "$HZ" --jp F >"$RUN/w.F" 2>"$RUN/w.F.err" &
 p1=$!
