@@ -4,10 +4,12 @@
  * resolved by user space when it next drains the maps.  Code loaded anew
  * and collected soon after (test runners loading files every round,
  * template engines, load()-heavy programs) can be freed before that drain.
- * So the first time a walk meets a prototype, its address goes to a ring
- * buffer; user space, woken by it, reads and caches the prototype's names
- * and lines within milliseconds, and later samples resolve from that copy
- * even after the prototype died (user/symbolize/symbolize.c sym_prefetch).
+ * So the first time a walk meets a prototype, a copy of it (the whole
+ * GCproto block: bytecode, line table, names) and of its chunk name goes
+ * to a ring buffer; user space, woken by it, reads names and lines from
+ * that copy, which outlives the prototype, and later samples resolve from
+ * its cache (user/symbolize/prefetch.c sym_prefetch).  Reading the live
+ * prototype when woken instead lost 1-3% of such frames under load.
  *
  * "Seen" is a direct-mapped table of tags (pid, prototype, fingerprint):
  * one array slot per check, which the verifier inlines into a few loads.
