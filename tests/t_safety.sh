@@ -20,7 +20,6 @@
 #    `make deps demo` for real.
 source "$(dirname "$0")/lib.sh"
 
-INGEST=$TOP/.output/ingest
 EVIL=lbpsafe$$
 PUB=$(mktemp -d /tmp/lbp-safety-pub.XXXXXX)
 chmod 755 "$PUB"
@@ -31,12 +30,6 @@ finish() {
 	rm -rf "$PUB"
 }
 trap finish EXIT
-
-build_ingest() {
-	[ -x "$INGEST" ] && [ "$INGEST" -nt "$TOP/tests/ingest/main.go" ] && return 0
-	(cd "$TOP" && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= \
-		GOCACHE="$TOP/.output/gocache" go build -o "$INGEST" ./tests/ingest)
-}
 
 # free_port: a TCP port nothing listens on now.
 free_port() {

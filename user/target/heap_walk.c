@@ -185,7 +185,8 @@ static void walk_mmudata(struct heap_snapshot *s, uint64_t bound)
 static void read_tmpbuf(struct heap_snapshot *s)
 {
 	uint64_t sb = s->ctx.g + s->ctx.lay->g_tmpbuf;
-	uint64_t e = heap_mem_uint(s->ctx.mem, sb + 8, 8), b = heap_mem_uint(s->ctx.mem, sb + 16, 8);
+	uint64_t e = heap_mem_uint(s->ctx.mem, sb + s->ctx.lay->sbuf_e, 8),
+		 b = heap_mem_uint(s->ctx.mem, sb + s->ctx.lay->sbuf_b, 8);
 
 	if (e >= b && e - b <= s->st.gc_total)
 		s->st.tmpbuf_bytes = e - b;

@@ -22,7 +22,7 @@
  * jit_base, so it is given per row (HEAP_CTS). */
 #define HEAP_GC64                                                            \
 	.g_gc_total = 16, .g_gc_state = 33, .g_gc_mmudata = 80,              \
-	.g_strtab = 152, .g_strmask = 160, .g_tmpbuf = 200,                                \
+	.g_strtab = 152, .g_strmask = 160, .g_tmpbuf = 200, .sbuf_e = 8, .sbuf_b = 16,                                \
 	.L_top = 40, .L_openupval = 64, .L_env = 72, .L_status = 11,         \
 	.sizeof_tab = 64, .tab_colo = 11, .tab_meta = 32,                    \
 	.sizeof_udata = 48, .ud_len = 24, .ud_env = 16,                      \
@@ -34,7 +34,7 @@
 
 #define HEAP_GC32                                                            \
 	.g_gc_total = 16, .g_gc_state = 25, .g_gc_mmudata = 52,              \
-	.g_strtab = 104, .g_strmask = 112, .g_tmpbuf = 144,                                \
+	.g_strtab = 104, .g_strmask = 112, .g_tmpbuf = 144, .sbuf_e = 8, .sbuf_b = 16,                                \
 	.L_top = 24, .L_openupval = 40, .L_env = 44, .L_status = 7,          \
 	.sizeof_tab = 32, .tab_colo = 7, .tab_meta = 16,                     \
 	.sizeof_udata = 24, .ud_len = 12, .ud_env = 8,                       \

@@ -67,6 +67,7 @@ struct lj_layout {
 	uint16_t g_gc_total, g_gc_state, g_gc_mmudata;
 	uint16_t g_strtab, g_strmask;	/* StrInternState.tab (a pointer), .mask */
 	uint16_t g_tmpbuf;		/* SBuf: w, e, b are pointers; size e - b */
+	uint8_t sbuf_e, sbuf_b;		/* SBuf.e and SBuf.b (src/lj_buf.h) */
 	uint16_t g_ctype_state;		/* CTState *, 0 without FFI */
 	uint16_t L_top, L_openupval, L_env, L_status;
 	uint16_t sizeof_tab, tab_colo, tab_meta;	/* GCudata.metatable is at tab_meta too */
