@@ -11,6 +11,10 @@
 #            the interpreter ("return" link) and no abort is invented;
 # - stitch:  a C function (os.clock): a "stitch" trace;
 # - leave:   inner loops leaving the root trace: those reasons and lines;
+# - side:    a type-unstable branch: its exit gets hot and a side trace;
+#            every side trace -jv prints as "(P/E)" is reported as
+#            "side of P/exit E" (GCtrace keeps no parent: rebuilt from the
+#            snapshots), and the exit is listed as hot with its side trace;
 # - healthy: one loop trace, no abort at all, and the gate passes.
 # Each report is compared with the target's own -jv log (-jv=FILE), root
 # aborts only (side-trace aborts never
@@ -30,11 +34,13 @@ trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 SCRIPT=$WL/jit_health.lua
 CHUNK=jit_health.lua
-MODES="fnew nyiff stitch leave healthy"
+MODES="fnew nyiff stitch leave side healthy"
 # fnew's closure line, and its loop's FORL just above.
 CLOSURE_LINE=$(grep -n 'local f = function() return i end' "$SCRIPT" | cut -d: -f1)
 FORL_LINE=$((CLOSURE_LINE - 1))
-MAXLINE=60	# aborts compared: those starting before this line (work(), the hot code)
+# Aborts compared: those starting above the driver (work(), the hot code).
+MAXLINE=$(grep -n '^-- The driver' "$SCRIPT" | cut -d: -f1)
+SIDE_LINE=$(grep -n 'local v = vals\[' "$SCRIPT" | cut -d: -f1)
 
 # root_aborts REF: "LINE<TAB>REASON<TAB>AT" for each root abort in work()
 # (start line below 60: the driver runs with the JIT off).
@@ -122,6 +128,36 @@ pprof_labels() {
 		for (const [k, v] of m) console.log(v + "\t" + k);' "$1" "$2"
 }
 
+# side_traces REF: "N<TAB>P/E<TAB>LINE" for each side trace -jv compiled in
+# work() ("[TRACE   2 (1/2) chunk:57 -> 1]"; stitches print "(P/stitch)"
+# and are root traces to the JIT: left out).
+side_traces() {
+	sed -n 's/^\[TRACE *\([0-9][0-9]*\) (\([0-9]*\/[0-9]*\)) '"$CHUNK"':\([0-9]*\) .*$/\1\t\2\t\3/p' "$1" |
+		awk -F'\t' -v max="$MAXLINE" '$3 < max' | sort -u
+}
+
+# check_sides LABEL REF OUT [SKIPLINE]: each of -jv's side traces is in the
+# report with -jv's parent and exit, and its exit is listed as hot.
+check_sides() {
+	local label=$1 ref=$2 out=$3 skip=${4:-0} n pe line bad="" count=0
+	while IFS=$'\t' read -r n pe line; do
+		[ "$line" = "$skip" ] && continue
+		count=$((count + 1))
+		grep -Eq "^    trace +$n $CHUNK:$line .* side of ${pe%/*}/exit ${pe#*/}$" "$out" ||
+			bad="$bad trace $n ($pe at $line);"
+		grep -Eq "^    exit +${pe%/*}/${pe#*/} +$CHUNK:$line -- hot, side trace $n( |$)" "$out" ||
+			bad="$bad exit $pe not hot;"
+	done < <(side_traces "$ref")
+	if [ -z "$bad" ]; then
+		pass "$label: side traces' parent/exit as -jv ($count: $(side_traces "$ref" | tr '\t\n' ' ,'))"
+	else
+		fail "$label: side traces" "$bad report: $(grep -E '^    (trace|exit)' "$out" | tr '\n' '|')"
+	fi
+	SIDES=$count
+}
+
+declare -A JOPTS=([side]="-Ohotexit=7 -Otryside=3")
+
 run_case() {
 	local v=$1 mode=$2 dir="$TMP/$1-$2" rc pid counts
 	mkdir -p "$dir"
@@ -131,7 +167,8 @@ run_case() {
 		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
 			'$SCRIPT' $mode 20 0.5 '$dir/stop' >'$dir/counts'"
 	else
-		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+		# side: J->param set off its defaults, to be read back.
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" ${JOPTS[$mode]:-} "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
 	fi
 	pid=$BGPID
 	# Profile once the first count is out; stop the target after.
@@ -157,6 +194,7 @@ run_case() {
 	check_aborts "$v $mode" "$dir/ref" "$dir/out"
 	# fnew's closure is a function of its own, near 5% of the samples.
 	check_traces "$v $mode" "$dir/ref" "$dir/out" "$([ "$mode" = fnew ] && echo "$CLOSURE_LINE")"
+	check_sides "$v $mode" "$dir/ref" "$dir/out" "$([ "$mode" = fnew ] && echo "$CLOSURE_LINE")"
 	counts=$(awk '/^traces /{print $2}' "$dir/counts" | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	set -- $counts
@@ -186,6 +224,11 @@ run_case() {
 			check "$v fnew: SVG tooltip names the abort" \
 				grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg"
 		fi ;;
+	side)
+		check "$v side: -jv has a side trace at the branch (line $SIDE_LINE)" \
+			grep -q "^[0-9]*	[0-9]*/[0-9]*	$SIDE_LINE$" <(side_traces "$dir/ref")
+		check "$v side: the target's -Ohotexit=7 -Otryside=3 read back" \
+			grep -q "^(exits: counted up to hotexit=7, then the JIT tries a side trace 3 times" "$dir/out" ;;
 	healthy)
 		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
 		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"
@@ -203,9 +246,10 @@ for v in deb-bin or-bin; do
 	done
 done
 # Non-GC64 (32-bit GCRefs, its own jit_State offsets): the closure case on
-# OpenResty's build, the one with every message detail.
+# OpenResty's build, the one with every message detail; and the side exit
+# (32-bit PCs in the snapshot map).
 for v in "${NOGC64_VARIANTS[@]}"; do
-	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; fi
+	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; run_case "$v" side; fi
 done
 # Tarantool's fork of 2.1.0-beta3 (its own jit_State offsets).
 if command -v tarantool >/dev/null; then
@@ -256,7 +300,7 @@ run_nginx() {
 	# (line 12) holds no samples of its own, so the report leaves it out.
 	CHUNK=jit_fnew.lua MAXLINE=12
 	check_aborts "nginx fnew" "$run/jv.log" "$run/out"
-	CHUNK=jit_health.lua MAXLINE=60
+	CHUNK=jit_health.lua MAXLINE=$(grep -n '^-- The driver' "$SCRIPT" | cut -d: -f1)
 	check "nginx fnew: the handler's loop is blacklisted" \
 		grep -q "^    blacklisted FORL at jit_fnew.lua:6$" "$run/out"
 	check "nginx fnew: gate exits 3 ($rc)" test "$rc" = 3
