@@ -263,7 +263,7 @@ fi
 # (tests/nginx/jit_fnew.lua) under wrk, its worker's own jit.v log the
 # reference; the report attached to the running worker.
 run_nginx() {
-	local tree=$TOP/.deps/nginx run=$TMP/nginx port worker rc jitlib
+	local tree=$TOP/.deps/nginx run=$TMP/nginx port worker rc jitlib before after
 	local orlib=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 	jitlib=$(dirname "$(ls -d "$TOP"/.deps/luajit2/usr/share/luajit-2.1*/jit 2>/dev/null | head -1)")
 	if [ ! -x "$tree/usr/sbin/nginx" ] || [ ! -d "$jitlib/jit" ] || ! command -v wrk >/dev/null; then
@@ -288,22 +288,37 @@ run_nginx() {
 		kill "$master" 2>/dev/null
 		return
 	fi
-	start_bg wrk -t1 -c2 -d20s "http://127.0.0.1:$port/fnew"
+	start_bg wrk -t1 -c1 -d20s "http://127.0.0.1:$port/fnew"
 	local load=$BGPID
+	start_bg wrk -t1 -c1 -d20s "http://127.0.0.1:$port/side"
+	local load2=$BGPID
 	sleep 1
+	before=$(curl -sf "http://127.0.0.1:$port/traces")
 	"$PROF" -p "$worker" -d 1.5 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
 		2>"$run/err"
 	rc=$?
-	kill "$load" "$master" 2>/dev/null
-	wait "$load" "$master" 2>/dev/null
-	# The hot code is work() (lines 4-11); the handler's own trace start
-	# (line 12) holds no samples of its own, so the report leaves it out.
-	CHUNK=jit_fnew.lua MAXLINE=12
+	after=$(curl -sf "http://127.0.0.1:$port/traces")
+	kill "$load" "$load2" "$master" 2>/dev/null
+	wait "$load" "$load2" "$master" 2>/dev/null
+	# The hot code is side() and work(), above the handlers; the handlers'
+	# own trace starts hold no samples of their own, so the report leaves
+	# them out.
+	CHUNK=jit_fnew.lua MAXLINE=$(grep -n '^-- The handlers' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
 	check_aborts "nginx fnew" "$run/jv.log" "$run/out"
+	check_sides "nginx side" "$run/jv.log" "$run/out"
+	local forl=$(($(grep -n 'local f = function() return i end' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1) - 1))
+	local branch=$(grep -n 'local v = vals\[' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
+	check "nginx side: -jv has a side trace at the branch (line $branch)" \
+		grep -q "^[0-9]*	[0-9]*/[0-9]*	$branch$" <(side_traces "$run/jv.log")
 	CHUNK=jit_health.lua MAXLINE=$(grep -n '^-- The driver' "$SCRIPT" | cut -d: -f1)
 	check "nginx fnew: the handler's loop is blacklisted" \
-		grep -q "^    blacklisted FORL at jit_fnew.lua:6$" "$run/out"
+		grep -q "^    blacklisted FORL at jit_fnew.lua:$forl$" "$run/out"
 	check "nginx fnew: gate exits 3 ($rc)" test "$rc" = 3
-	echo "info: nginx fnew report: $(sed -n '/==== JIT health/,$p' "$run/out" | tr '\n' '|')"
+	if [ -n "$before" ] && [ "$before" = "$after" ]; then
+		pass "nginx: trace count unchanged by profiling ($before)"
+	else
+		fail "nginx: trace count" "before/after: '$before' '$after'"
+	fi
+	echo "info: nginx report: $(sed -n '/==== JIT health/,$p' "$run/out" | tr '\n' '|')"
 }
 run_nginx
