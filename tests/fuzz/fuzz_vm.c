@@ -32,6 +32,7 @@ static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struc
 {
 	static struct jexit exits[MAX_TRACES][MAX_EXITS];
 	struct jsnap_trace st[MAX_TRACES];
+	struct jsnap_link links[MAX_TRACES];
 	size_t nt = 0;
 	struct jstate js;
 	struct jtrace tr;
@@ -67,13 +68,11 @@ static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struc
 			st[nt].nexits = 0;
 		nt++;
 	}
-	for (size_t i = 0; i < nt; i++) {
-		uint16_t parent = 0, exitno = 0;
-
-		if (jsnap_parent(lay, st, nt, i, &parent, &exitno) == JSNAP_PARENT &&
-		    (parent == st[i].traceno || !parent))
+	jsnap_parents(lay, st, nt, NULL, NULL, links);
+	for (size_t i = 0; i < nt; i++)
+		if (links[i].found == JSNAP_PARENT &&
+		    (links[i].parent == st[i].traceno || !links[i].parent))
 			__builtin_trap();	/* a trace is never its own parent */
-	}
 }
 
 /* The raw input as SnapShots and their map, for every layout: each exit

@@ -291,8 +291,14 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 	}
 	if (!listed)
 		fprintf(out, "(no function reaches %g%% of the samples)\n", o->hot_pct);
-	fprintf(out, "(%llu polls of the JIT state, %llu unreadable)\n",
+	fprintf(out, "(%llu polls of the JIT state, %llu unreadable",
 		(unsigned long long)r->polls, (unsigned long long)r->read_failures);
+	if (r->polls)
+		fprintf(out, "; %.0f us and %.0f bytes read per poll; at the end %.1f ms, %.0f KB",
+			(double)r->poll_ns / 1e3 / (double)r->polls,
+			(double)r->poll_bytes / (double)r->polls, (double)r->finish_ns / 1e6,
+			(double)r->finish_bytes / 1024.0);
+	fprintf(out, ")\n");
 	if (r->nexits)
 		fprintf(out, "(exits: counted up to hotexit=%d, then the JIT tries a side trace "
 			"%d times and stops counting)\n", r->exits[0].hotexit, r->exits[0].tryside);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/xalloc.h"
 #include "sample/targets.h"
@@ -166,14 +167,24 @@ static void poll_vm(struct jitwatch *jw, struct mem_reader *mem, struct symboliz
 			poll_slot(jw, mem, sym, vm, pid, &js, &js.penalty[i]);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 typedef void (*vm_fn)(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
 		      const struct lj_vm *vm, uint32_t pid);
 
 /* Calls fn on every VM of every running target; returns how many targets
- * had exited. */
-static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn)
+ * had exited.  Adds the time taken and the bytes read to *ns, *bytes. */
+static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn, uint64_t *ns,
+			uint64_t *bytes)
 {
 	uint32_t exited = 0;
+	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
@@ -187,17 +198,22 @@ static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn)
 			struct mem_reader *mem = NULL;
 			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
 
-			if (vm && sym && mem)
+			if (vm && sym && mem) {
+				uint64_t b0 = mem_bytes(mem);
+
 				fn(jw, mem, sym, vm, (uint32_t)target_pid(t));
+				*bytes += mem_bytes(mem) - b0;
+			}
 		}
 	}
+	*ns += now_ns() - t0;
 	return exited;
 }
 
 void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
 {
 	jw->r.polls++;
-	each_vm(jw, ts, poll_vm);
+	each_vm(jw, ts, poll_vm, &jw->r.poll_ns, &jw->r.poll_bytes);
 }
 
 /* ==== Traces and blacklisted bytecode, at the end ==== */
@@ -213,10 +229,39 @@ void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
 struct vm_traces {
 	struct jtrace *tr;
 	struct jsnap_trace *st;
-	uint16_t *parent, *exitno;
-	enum jsnap_parent_found *found;
+	struct jsnap_link *link;
 	size_t n;
+	/* Machine code read for jsnap_parents, by trace index: NULL not yet
+	 * read; len 0 unreadable. */
+	struct mem_reader *mem;
+	uint8_t **code;
+	size_t *codelen;
 };
+
+#define MCODE_MAX	(1u << 20)	/* machine code of one trace read */
+
+/* jsnap_jumps_fn: reads the trace's code once. */
+static int trace_jumps_to(void *ctx, size_t idx, uint64_t target)
+{
+	struct vm_traces *vt = ctx;
+	const struct jtrace *tr = &vt->tr[idx];
+
+	if (!vt->code[idx]) {
+		size_t len = tr->szmcode <= MCODE_MAX ? tr->szmcode : 0;
+
+		vt->code[idx] = xmalloc(len + 1);
+		if (!tr->mcode || mem_read(vt->mem, tr->mcode, vt->code[idx], len))
+			len = 0;
+		vt->codelen[idx] = len;
+	}
+	long at = jsnap_code_jump_to(vt->code[idx], vt->codelen[idx], tr->mcode, target);
+	int e;
+
+	if (at < 0)
+		return JSNAP_NO_JUMP;
+	e = jsnap_exit_at(&vt->st[idx], (uint32_t)at);
+	return e >= 0 ? e : JSNAP_JUMP_ANY_EXIT;
+}
 
 static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid, uint64_t g,
 		      const struct vm_traces *vt, size_t i)
@@ -229,11 +274,11 @@ static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid,
 	memset(o, 0, sizeof(*o));
 	*o = (struct jw_trace){ .pid = pid, .g = g, .traceno = tr->traceno, .link = tr->link,
 				.root = tr->root, .linktype = tr->linktype };
-	if (vt->found[i] == JSNAP_PARENT) {
-		o->parent = vt->parent[i];
-		o->exitno = vt->exitno[i];
+	if (vt->link[i].found == JSNAP_PARENT) {
+		o->parent = vt->link[i].parent;
+		o->exitno = vt->link[i].exitno;
 	}
-	o->parent_ambiguous = vt->found[i] == JSNAP_PARENT_AMBIGUOUS;
+	o->parent_ambiguous = vt->link[i].found == JSNAP_PARENT_AMBIGUOUS;
 	if (sym_pc_location(sym, tr->startpt, tr->startpc, 'l', o->start, sizeof(o->start)) ||
 	    sym_pc_location(sym, tr->startpt, tr->startpc, 'f', o->func, sizeof(o->func)))
 		o->start[0] = o->func[0] = 0;
@@ -243,7 +288,8 @@ static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid,
 static const struct jtrace *side_of(const struct vm_traces *vt, uint16_t t, uint16_t e)
 {
 	for (size_t i = 0; i < vt->n; i++)
-		if (vt->found[i] == JSNAP_PARENT && vt->parent[i] == t && vt->exitno[i] == e)
+		if (vt->link[i].found == JSNAP_PARENT && vt->link[i].parent == t &&
+		    vt->link[i].exitno == e)
 			return &vt->tr[i];
 	return NULL;
 }
@@ -315,26 +361,29 @@ static void vm_traces_read(struct jitwatch *jw, struct mem_reader *mem,
 		}
 		vt->tr[vt->n] = tr;
 		vt->st[vt->n] = (struct jsnap_trace){ .traceno = tr.traceno, .root = tr.root,
-						      .startpc = tr.startpc, .exits = ex,
-						      .nexits = nex };
+						      .startpc = tr.startpc, .mcode = tr.mcode,
+						      .exits = ex, .nexits = nex,
+						      .has_mcofs = lay->snap_mcofs != 0 };
 		vt->n++;
 	}
-	vt->parent = xcalloc(vt->n + 1, sizeof(*vt->parent));
-	vt->exitno = xcalloc(vt->n + 1, sizeof(*vt->exitno));
-	vt->found = xcalloc(vt->n + 1, sizeof(*vt->found));
-	for (size_t i = 0; i < vt->n; i++)
-		vt->found[i] = jsnap_parent(lay, vt->st, vt->n, i, &vt->parent[i], &vt->exitno[i]);
+	vt->link = xcalloc(vt->n + 1, sizeof(*vt->link));
+	vt->mem = mem;
+	vt->code = xcalloc(vt->n + 1, sizeof(*vt->code));
+	vt->codelen = xcalloc(vt->n + 1, sizeof(*vt->codelen));
+	jsnap_parents(lay, vt->st, vt->n, trace_jumps_to, vt, vt->link);
 }
 
 static void vm_traces_free(struct vm_traces *vt)
 {
-	for (size_t i = 0; i < vt->n; i++)
+	for (size_t i = 0; i < vt->n; i++) {
 		free((void *)vt->st[i].exits);
+		free(vt->code[i]);
+	}
+	free(vt->code);
+	free(vt->codelen);
 	free(vt->tr);
 	free(vt->st);
-	free(vt->parent);
-	free(vt->exitno);
-	free(vt->found);
+	free(vt->link);
 }
 
 static void add_blacks(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
@@ -405,6 +454,6 @@ const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
 {
 	jw->final = true;
 	jitwatch_poll(jw, ts);
-	jw->r.exited += each_vm(jw, ts, finish_vm);
+	jw->r.exited += each_vm(jw, ts, finish_vm, &jw->r.finish_ns, &jw->r.finish_bytes);
 	return &jw->r;
 }

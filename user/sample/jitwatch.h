@@ -77,6 +77,10 @@ struct jw_result {
 	size_t nexits;
 	uint64_t exit_read_failures;	/* traces whose snapshots were unreadable */
 	uint64_t polls, read_failures;
+	/* What the reads cost: wall time in luabpfprof and bytes copied from
+	 * the targets, for the polls and for the last reading at the end
+	 * (traces, exits, blacklisted bytecode, with their names). */
+	uint64_t poll_ns, poll_bytes, finish_ns, finish_bytes;
 	uint32_t exited;	/* targets gone before the end: no traces, blacklists */
 	char refusal[200];	/* a VM whose JIT state cannot be read: why */
 };

@@ -54,6 +54,8 @@ int jtrace_read(struct mem_reader *mem, const struct lj_layout *lay,
 	/* Native pointers in every x86-64 build (src/lj_jit.h GCtrace). */
 	memcpy(&out->snap, b + lay->tr_snap, 8);
 	memcpy(&out->snapmap, b + lay->tr_snapmap, 8);
+	memcpy(&out->mcode, b + lay->tr_mcode, 8);
+	memcpy(&out->szmcode, b + lay->tr_szmcode, 4);
 	memcpy(&out->startins, b + lay->tr_startins, 4);
 	if (layout_read_ref(mem, lay, T + lay->tr_startpt, &out->startpt) ||
 	    layout_read_ref(mem, lay, T + lay->tr_startpc, &out->startpc))
