@@ -251,6 +251,43 @@ done
 for v in "${NOGC64_VARIANTS[@]}"; do
 	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; run_case "$v" side; fi
 done
+# Many side traces (bench/workloads/tables.lua: chains of exit-0 side
+# traces, exits sharing a PC): each side trace the report lists has -jv's
+# parent and exit, never another; Tarantool's snapshots have no mcofs, so
+# there an exit may be left ambiguous ("side of root R"), never wrong.
+run_many_sides() {
+	local v=$1 dir="$TMP/$1-tables" pid n pe line got listed=0 exact=0 bad=""
+	mkdir -p "$dir"
+	if [ "$v" = tarantool ]; then
+		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
+			'$TOP/bench/workloads/tables.lua' 8 >/dev/null"
+	else
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$TOP/bench/workloads/tables.lua" 8) >/dev/null"
+	fi
+	pid=$BGPID
+	sleep 2
+	"$PROF" -p "$pid" -d 1.0 --jit --jit-hot 0 -o "$dir/out" 2>"$dir/err"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	while IFS=$'\t' read -r n pe line; do
+		got=$(grep -E "^    trace +$n tables.lua:$line " "$dir/out" | head -1)
+		[ -n "$got" ] || continue
+		listed=$((listed + 1))
+		case $got in
+		*" side of ${pe%/*}/exit ${pe#*/}") exact=$((exact + 1)) ;;
+		*" side of root "*" (exit not unique)") [ "$v" = tarantool ] || bad="$bad $n:ambiguous" ;;
+		*) bad="$bad $n($pe):${got##*side of }" ;;
+		esac
+	done < <(CHUNK=tables.lua MAXLINE=100000 side_traces "$dir/ref")
+	if [ -z "$bad" ] && [ "$listed" -ge 5 ] && { [ "$v" = tarantool ] || [ "$exact" = "$listed" ]; }; then
+		pass "$v tables: side traces' parent/exit as -jv ($exact of $listed listed exact, of $(CHUNK=tables.lua MAXLINE=100000 side_traces "$dir/ref" | wc -l) in -jv)"
+	else
+		fail "$v tables: side traces" "listed $listed, exact $exact, wrong:${bad:- none}"
+	fi
+}
+variant_cmd deb-bin "$SCRIPT" >/dev/null 2>&1 && run_many_sides deb-bin
+command -v tarantool >/dev/null && run_many_sides tarantool
+
 # Tarantool's fork of 2.1.0-beta3 (its own jit_State offsets).
 if command -v tarantool >/dev/null; then
 	run_case tarantool fnew
