@@ -156,6 +156,18 @@ check_sides() {
 	SIDES=$count
 }
 
+# check_interp_share LABEL OUT: the report's interpreted share of the
+# hottest function is --jp v's for it (the Fv view of the same samples,
+# whole points).
+check_interp_share() {
+	local interp vshare
+	interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$2")
+	vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
+		inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$2")
+	if near "$interp" "${vshare:-x}" 3; then pass "$1: interpreted share ${interp}% as --jp Fv's ${vshare}%"
+	else fail "$1: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$2" | tr '\n' '|')"; fi
+}
+
 declare -A JOPTS=([side]="-Ohotexit=7 -Otryside=3")
 
 run_case() {
@@ -209,11 +221,7 @@ run_case() {
 			fail "$v fnew: argument" "no abort with argument and line: $(grep abort "$dir/out" | tr '\n' '|')"
 		# The report's interpreted share of the hot function is --jp v's
 		# for it (the Fv view of the same samples, whole points).
-		interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$dir/out")
-		vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
-			inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$dir/out")
-		if near "$interp" "${vshare:-x}" 3; then pass "$v fnew: interpreted share ${interp}% as --jp Fv's ${vshare}%"
-		else fail "$v fnew: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$dir/out" | tr '\n' '|')"; fi
+		check_interp_share "$v fnew" "$dir/out"
 		check "$v fnew: FORL blacklisted" grep -q "^    blacklisted FORL at $CHUNK:$FORL_LINE$" "$dir/out"
 		check "$v fnew: gate exits 3 ($rc)" test "$rc" = 3
 		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
@@ -331,7 +339,7 @@ run_nginx() {
 	local load2=$BGPID
 	sleep 1
 	before=$(curl -sf "http://127.0.0.1:$port/traces")
-	"$PROF" -p "$worker" -d 1.5 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
+	"$PROF" -p "$worker" -d 1.5 --jp Fv --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
 		2>"$run/err"
 	rc=$?
 	after=$(curl -sf "http://127.0.0.1:$port/traces")
@@ -342,6 +350,7 @@ run_nginx() {
 	# them out.
 	CHUNK=jit_fnew.lua MAXLINE=$(grep -n '^-- The handlers' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
 	check_aborts "nginx fnew" "$run/jv.log" "$run/out"
+	check_interp_share "nginx fnew" "$run/out"
 	check_sides "nginx side" "$run/jv.log" "$run/out"
 	local forl=$(($(grep -n 'local f = function() return i end' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1) - 1))
 	local branch=$(grep -n 'local v = vals\[' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
