@@ -14,7 +14,9 @@
 # - side:    a type-unstable branch: its exit gets hot and a side trace;
 #            every side trace -jv prints as "(P/E)" is reported as
 #            "side of P/exit E" (GCtrace keeps no parent: rebuilt from the
-#            snapshots), and the exit is listed as hot with its side trace;
+#            snapshots), and the exit is listed as hot with its side trace
+#            (the loop's exit falls back to the interpreter: the driver
+#            runs with the JIT off, so its side trace's tries fail);
 # - healthy: one loop trace, no abort at all, and the gate passes.
 # Each report is compared with the target's own -jv log (-jv=FILE), root
 # aborts only (side-trace aborts never
@@ -147,6 +149,11 @@ check_sides() {
 			bad="$bad trace $n ($pe at $line);"
 		grep -Eq "^    exit +${pe%/*}/${pe#*/} +$CHUNK:$line -- hot, side trace $n( |$)" "$out" ||
 			bad="$bad exit $pe not hot;"
+		# -jv's "fallback to interpreter": a side trace linked to it.
+		if grep -q "^\[TRACE *$n ($pe) $CHUNK:$line -- fallback to interpreter\]$" "$ref"; then
+			grep -Eq "^    exit +${pe%/*}/${pe#*/} .* side trace $n falls back to the interpreter$" "$out" ||
+				bad="$bad exit $pe not a fallback;"
+		fi
 	done < <(side_traces "$ref")
 	if [ -z "$bad" ]; then
 		pass "$label: side traces' parent/exit as -jv ($count: $(side_traces "$ref" | tr '\t\n' ' ,'))"

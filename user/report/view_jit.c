@@ -224,8 +224,7 @@ static void put_exits(FILE *out, const struct jw_result *r, const char *key)
 			continue;
 		fprintf(out, "    exit %3u/%-3u %s -- ", x->traceno, x->exitno, x->where);
 		if (x->side && x->side_linktype == JLINK_INTERP)
-			fprintf(out, "hot, side trace %u returns to the interpreter "
-				"(up to %d tries failed)\n", x->side, x->tryside);
+			fprintf(out, "hot, side trace %u falls back to the interpreter\n", x->side);
 		else if (x->side)
 			fprintf(out, "hot, side trace %u\n", x->side);
 		else
