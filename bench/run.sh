@@ -605,5 +605,8 @@ TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
 # Figure 8: the target's slowdown under -e alloc.
 log "figure 8: -e alloc's slowdown"
 PROF=$PROF "$TOP/bench/alloc.sh" "$REPS" 1 >> "$OUT"
+# Figure 9: --jit's polls of the JIT state.
+log "figure 9: --jit's polls"
+PROF=$PROF "$TOP/bench/jit.sh" "$REPS" 1 >> "$OUT"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"

@@ -11,6 +11,12 @@
 #            the interpreter ("return" link) and no abort is invented;
 # - stitch:  a C function (os.clock): a "stitch" trace;
 # - leave:   inner loops leaving the root trace: those reasons and lines;
+# - side:    a type-unstable branch: its exit gets hot and a side trace;
+#            every side trace -jv prints as "(P/E)" is reported as
+#            "side of P/exit E" (GCtrace keeps no parent: rebuilt from the
+#            snapshots), and the exit is listed as hot with its side trace
+#            (the loop's exit falls back to the interpreter: the driver
+#            runs with the JIT off, so its side trace's tries fail);
 # - healthy: one loop trace, no abort at all, and the gate passes.
 # Each report is compared with the target's own -jv log (-jv=FILE), root
 # aborts only (side-trace aborts never
@@ -30,11 +36,13 @@ trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
 SCRIPT=$WL/jit_health.lua
 CHUNK=jit_health.lua
-MODES="fnew nyiff stitch leave healthy"
+MODES="fnew nyiff stitch leave side healthy"
 # fnew's closure line, and its loop's FORL just above.
 CLOSURE_LINE=$(grep -n 'local f = function() return i end' "$SCRIPT" | cut -d: -f1)
 FORL_LINE=$((CLOSURE_LINE - 1))
-MAXLINE=60	# aborts compared: those starting before this line (work(), the hot code)
+# Aborts compared: those starting above the driver (work(), the hot code).
+MAXLINE=$(grep -n '^-- The driver' "$SCRIPT" | cut -d: -f1)
+SIDE_LINE=$(grep -n 'local v = vals\[' "$SCRIPT" | cut -d: -f1)
 
 # root_aborts REF: "LINE<TAB>REASON<TAB>AT" for each root abort in work()
 # (start line below 60: the driver runs with the JIT off).
@@ -122,6 +130,53 @@ pprof_labels() {
 		for (const [k, v] of m) console.log(v + "\t" + k);' "$1" "$2"
 }
 
+# side_traces REF: "N<TAB>P/E<TAB>LINE" for each side trace -jv compiled in
+# work() ("[TRACE   2 (1/2) chunk:57 -> 1]"; stitches print "(P/stitch)"
+# and are root traces to the JIT: left out).
+side_traces() {
+	sed -n 's/^\[TRACE *\([0-9][0-9]*\) (\([0-9]*\/[0-9]*\)) '"$CHUNK"':\([0-9]*\) .*$/\1\t\2\t\3/p' "$1" |
+		awk -F'\t' -v max="$MAXLINE" '$3 < max' | sort -u
+}
+
+# check_sides LABEL REF OUT [SKIPLINE]: each of -jv's side traces is in the
+# report with -jv's parent and exit, and its exit is listed as hot.
+check_sides() {
+	local label=$1 ref=$2 out=$3 skip=${4:-0} n pe line bad="" count=0
+	while IFS=$'\t' read -r n pe line; do
+		[ "$line" = "$skip" ] && continue
+		count=$((count + 1))
+		grep -Eq "^    trace +$n $CHUNK:$line .* side of ${pe%/*}/exit ${pe#*/}$" "$out" ||
+			bad="$bad trace $n ($pe at $line);"
+		grep -Eq "^    exit +${pe%/*}/${pe#*/} +$CHUNK:$line -- hot, side trace $n( |$)" "$out" ||
+			bad="$bad exit $pe not hot;"
+		# -jv's "fallback to interpreter": a side trace linked to it.
+		if grep -q "^\[TRACE *$n ($pe) $CHUNK:$line -- fallback to interpreter\]$" "$ref"; then
+			grep -Eq "^    exit +${pe%/*}/${pe#*/} .* side trace $n falls back to the interpreter$" "$out" ||
+				bad="$bad exit $pe not a fallback;"
+		fi
+	done < <(side_traces "$ref")
+	if [ -z "$bad" ]; then
+		pass "$label: side traces' parent/exit as -jv ($count: $(side_traces "$ref" | tr '\t\n' ' ,'))"
+	else
+		fail "$label: side traces" "$bad report: $(grep -E '^    (trace|exit)' "$out" | tr '\n' '|')"
+	fi
+	SIDES=$count
+}
+
+# check_interp_share LABEL OUT: the report's interpreted share of the
+# hottest function is --jp v's for it (the Fv view of the same samples,
+# whole points).
+check_interp_share() {
+	local interp vshare
+	interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$2")
+	vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
+		inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$2")
+	if near "$interp" "${vshare:-x}" 3; then pass "$1: interpreted share ${interp}% as --jp Fv's ${vshare}%"
+	else fail "$1: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$2" | tr '\n' '|')"; fi
+}
+
+declare -A JOPTS=([side]="-Ohotexit=7 -Otryside=3")
+
 run_case() {
 	local v=$1 mode=$2 dir="$TMP/$1-$2" rc pid counts
 	mkdir -p "$dir"
@@ -131,7 +186,8 @@ run_case() {
 		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
 			'$SCRIPT' $mode 20 0.5 '$dir/stop' >'$dir/counts'"
 	else
-		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
+		# side: J->param set off its defaults, to be read back.
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" ${JOPTS[$mode]:-} "$SCRIPT" "$mode" 20 0.5 "$dir/stop") >'$dir/counts'"
 	fi
 	pid=$BGPID
 	# Profile once the first count is out; stop the target after.
@@ -157,6 +213,7 @@ run_case() {
 	check_aborts "$v $mode" "$dir/ref" "$dir/out"
 	# fnew's closure is a function of its own, near 5% of the samples.
 	check_traces "$v $mode" "$dir/ref" "$dir/out" "$([ "$mode" = fnew ] && echo "$CLOSURE_LINE")"
+	check_sides "$v $mode" "$dir/ref" "$dir/out" "$([ "$mode" = fnew ] && echo "$CLOSURE_LINE")"
 	counts=$(awk '/^traces /{print $2}' "$dir/counts" | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	set -- $counts
@@ -171,11 +228,7 @@ run_case() {
 			fail "$v fnew: argument" "no abort with argument and line: $(grep abort "$dir/out" | tr '\n' '|')"
 		# The report's interpreted share of the hot function is --jp v's
 		# for it (the Fv view of the same samples, whole points).
-		interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$dir/out")
-		vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
-			inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$dir/out")
-		if near "$interp" "${vshare:-x}" 3; then pass "$v fnew: interpreted share ${interp}% as --jp Fv's ${vshare}%"
-		else fail "$v fnew: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$dir/out" | tr '\n' '|')"; fi
+		check_interp_share "$v fnew" "$dir/out"
 		check "$v fnew: FORL blacklisted" grep -q "^    blacklisted FORL at $CHUNK:$FORL_LINE$" "$dir/out"
 		check "$v fnew: gate exits 3 ($rc)" test "$rc" = 3
 		check "$v fnew: gate names the reason" grep -q "runs .*interpreted.*NYI: bytecode" "$dir/err"
@@ -186,6 +239,11 @@ run_case() {
 			check "$v fnew: SVG tooltip names the abort" \
 				grep -q "trace abort: $CHUNK:[0-9]* -- NYI: bytecode" "$dir/out.svg"
 		fi ;;
+	side)
+		check "$v side: -jv has a side trace at the branch (line $SIDE_LINE)" \
+			grep -q "^[0-9]*	[0-9]*/[0-9]*	$SIDE_LINE$" <(side_traces "$dir/ref")
+		check "$v side: the target's -Ohotexit=7 -Otryside=3 read back" \
+			grep -q "^(exits: counted up to hotexit=7, then the JIT tries a side trace 3 times" "$dir/out" ;;
 	healthy)
 		check "$v healthy: no abort" bash -c "! grep -q '^    abort' '$dir/out'"
 		check "$v healthy: no blacklisted bytecode" bash -c "! grep -q '^    blacklisted' '$dir/out'"
@@ -203,10 +261,48 @@ for v in deb-bin or-bin; do
 	done
 done
 # Non-GC64 (32-bit GCRefs, its own jit_State offsets): the closure case on
-# OpenResty's build, the one with every message detail.
+# OpenResty's build, the one with every message detail; and the side exit
+# (32-bit PCs in the snapshot map).
 for v in "${NOGC64_VARIANTS[@]}"; do
-	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; fi
+	if [ "$v" = or-nogc64-bin ]; then run_case "$v" fnew; run_case "$v" side; fi
 done
+# Many side traces (bench/workloads/tables.lua: chains of exit-0 side
+# traces, exits sharing a PC): each side trace the report lists has -jv's
+# parent and exit, never another; Tarantool's snapshots have no mcofs, so
+# there an exit may be left ambiguous ("side of root R"), never wrong.
+run_many_sides() {
+	local v=$1 dir="$TMP/$1-tables" pid n pe line got listed=0 exact=0 bad=""
+	mkdir -p "$dir"
+	if [ "$v" = tarantool ]; then
+		start_bg eval "exec tarantool -e 'require(\"jit.v\").start(\"$dir/ref\")' \
+			'$TOP/bench/workloads/tables.lua' 8 >/dev/null"
+	else
+		start_bg eval "exec $(variant_cmd "$v" "-jv=$dir/ref" "$TOP/bench/workloads/tables.lua" 8) >/dev/null"
+	fi
+	pid=$BGPID
+	sleep 2
+	"$PROF" -p "$pid" -d 1.0 --jit --jit-hot 0 -o "$dir/out" 2>"$dir/err"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	while IFS=$'\t' read -r n pe line; do
+		got=$(grep -E "^    trace +$n tables.lua:$line " "$dir/out" | head -1)
+		[ -n "$got" ] || continue
+		listed=$((listed + 1))
+		case $got in
+		*" side of ${pe%/*}/exit ${pe#*/}") exact=$((exact + 1)) ;;
+		*" side of root "*" (exit not unique)") [ "$v" = tarantool ] || bad="$bad $n:ambiguous" ;;
+		*) bad="$bad $n($pe):${got##*side of }" ;;
+		esac
+	done < <(CHUNK=tables.lua MAXLINE=100000 side_traces "$dir/ref")
+	if [ -z "$bad" ] && [ "$listed" -ge 5 ] && { [ "$v" = tarantool ] || [ "$exact" = "$listed" ]; }; then
+		pass "$v tables: side traces' parent/exit as -jv ($exact of $listed listed exact, of $(CHUNK=tables.lua MAXLINE=100000 side_traces "$dir/ref" | wc -l) in -jv)"
+	else
+		fail "$v tables: side traces" "listed $listed, exact $exact, wrong:${bad:- none}"
+	fi
+}
+variant_cmd deb-bin "$SCRIPT" >/dev/null 2>&1 && run_many_sides deb-bin
+command -v tarantool >/dev/null && run_many_sides tarantool
+
 # Tarantool's fork of 2.1.0-beta3 (its own jit_State offsets).
 if command -v tarantool >/dev/null; then
 	run_case tarantool fnew
@@ -219,7 +315,7 @@ fi
 # (tests/nginx/jit_fnew.lua) under wrk, its worker's own jit.v log the
 # reference; the report attached to the running worker.
 run_nginx() {
-	local tree=$TOP/.deps/nginx run=$TMP/nginx port worker rc jitlib
+	local tree=$TOP/.deps/nginx run=$TMP/nginx port worker rc jitlib before after
 	local orlib=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 	jitlib=$(dirname "$(ls -d "$TOP"/.deps/luajit2/usr/share/luajit-2.1*/jit 2>/dev/null | head -1)")
 	if [ ! -x "$tree/usr/sbin/nginx" ] || [ ! -d "$jitlib/jit" ] || ! command -v wrk >/dev/null; then
@@ -244,22 +340,38 @@ run_nginx() {
 		kill "$master" 2>/dev/null
 		return
 	fi
-	start_bg wrk -t1 -c2 -d20s "http://127.0.0.1:$port/fnew"
+	start_bg wrk -t1 -c1 -d20s "http://127.0.0.1:$port/fnew"
 	local load=$BGPID
+	start_bg wrk -t1 -c1 -d20s "http://127.0.0.1:$port/side"
+	local load2=$BGPID
 	sleep 1
-	"$PROF" -p "$worker" -d 1.5 --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
+	before=$(curl -sf "http://127.0.0.1:$port/traces")
+	"$PROF" -p "$worker" -d 1.5 --jp Fv --jit --jit-hot 5 --fail-if-interpreted 20 -o "$run/out" \
 		2>"$run/err"
 	rc=$?
-	kill "$load" "$master" 2>/dev/null
-	wait "$load" "$master" 2>/dev/null
-	# The hot code is work() (lines 4-11); the handler's own trace start
-	# (line 12) holds no samples of its own, so the report leaves it out.
-	CHUNK=jit_fnew.lua MAXLINE=12
+	after=$(curl -sf "http://127.0.0.1:$port/traces")
+	kill "$load" "$load2" "$master" 2>/dev/null
+	wait "$load" "$load2" "$master" 2>/dev/null
+	# The hot code is side() and work(), above the handlers; the handlers'
+	# own trace starts hold no samples of their own, so the report leaves
+	# them out.
+	CHUNK=jit_fnew.lua MAXLINE=$(grep -n '^-- The handlers' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
 	check_aborts "nginx fnew" "$run/jv.log" "$run/out"
-	CHUNK=jit_health.lua MAXLINE=60
+	check_interp_share "nginx fnew" "$run/out"
+	check_sides "nginx side" "$run/jv.log" "$run/out"
+	local forl=$(($(grep -n 'local f = function() return i end' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1) - 1))
+	local branch=$(grep -n 'local v = vals\[' "$TOP/tests/nginx/jit_fnew.lua" | cut -d: -f1)
+	check "nginx side: -jv has a side trace at the branch (line $branch)" \
+		grep -q "^[0-9]*	[0-9]*/[0-9]*	$branch$" <(side_traces "$run/jv.log")
+	CHUNK=jit_health.lua MAXLINE=$(grep -n '^-- The driver' "$SCRIPT" | cut -d: -f1)
 	check "nginx fnew: the handler's loop is blacklisted" \
-		grep -q "^    blacklisted FORL at jit_fnew.lua:6$" "$run/out"
+		grep -q "^    blacklisted FORL at jit_fnew.lua:$forl$" "$run/out"
 	check "nginx fnew: gate exits 3 ($rc)" test "$rc" = 3
-	echo "info: nginx fnew report: $(sed -n '/==== JIT health/,$p' "$run/out" | tr '\n' '|')"
+	if [ -n "$before" ] && [ "$before" = "$after" ]; then
+		pass "nginx: trace count unchanged by profiling ($before)"
+	else
+		fail "nginx: trace count" "before/after: '$before' '$after'"
+	fi
+	echo "info: nginx report: $(sed -n '/==== JIT health/,$p' "$run/out" | tr '\n' '|')"
 }
 run_nginx

@@ -2,12 +2,15 @@
  * arrives, on a memory image: GG_State validation against every layout,
  * the jit.zone lookup through the registry, trace start lookups and the
  * GCstr/table readers, and the JIT-state readers of --jit (jit_State,
- * traces, blacklisted bytecode, abort messages).  Input: a snapshot (snapfmt.h). */
+ * traces, their exits and side traces' parents, blacklisted bytecode,
+ * abort messages).  Input: a snapshot (snapfmt.h); the snapshot decoder
+ * also gets the raw input as snapshots and map, with every layout. */
 #include <stdint.h>
 #include <string.h>
 
 #include "target/discover.h"
 #include "target/jblack.h"
+#include "target/jsnap.h"
 #include "target/jstate.h"
 #include "target/jtrace.h"
 #include "target/traceerr.h"
@@ -19,11 +22,18 @@
 
 static struct snapshot snap;
 
+#define MAX_TRACES	64
+#define MAX_EXITS	JSNAP_MAX
+
 /* What --jit reads (sample/jitwatch.c): the penalty cache, the traces,
  * prototypes found from PCs and their blacklisted bytecode. */
 static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struct lj_layout *lay,
 		     uint64_t g)
 {
+	static struct jexit exits[MAX_TRACES][MAX_EXITS];
+	struct jsnap_trace st[MAX_TRACES];
+	struct jsnap_link links[MAX_TRACES];
+	size_t nt = 0;
 	struct jstate js;
 	struct jtrace tr;
 	struct jblack_ins bl[8];
@@ -47,9 +57,41 @@ static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struc
 	}
 	sym_func_ffname(sym, js.errinfo_func, buf, sizeof(buf));
 	sym_pc_location(sym, js.pt, js.pc, 'f', buf, sizeof(buf));
-	for (unsigned n = 1; n < js.sizetrace && n < 64; n++)
-		if (!jtrace_read(mem, lay, &js, n, &tr))
-			sym_pc_location(sym, tr.startpt, tr.startpc, 'l', buf, sizeof(buf));
+	for (unsigned n = 1; n < js.sizetrace && nt < MAX_TRACES; n++) {
+		if (jtrace_read(mem, lay, &js, n, &tr))
+			continue;
+		sym_pc_location(sym, tr.startpt, tr.startpc, 'l', buf, sizeof(buf));
+		st[nt] = (struct jsnap_trace){ .traceno = tr.traceno, .root = tr.root,
+					       .startpc = tr.startpc, .exits = exits[nt] };
+		st[nt].nexits = jsnap_read(mem, lay, &tr, exits[nt], MAX_EXITS);
+		if (st[nt].nexits < 0)
+			st[nt].nexits = 0;
+		nt++;
+	}
+	jsnap_parents(lay, st, nt, NULL, NULL, links);
+	for (size_t i = 0; i < nt; i++)
+		if (links[i].found == JSNAP_PARENT &&
+		    (links[i].parent == st[i].traceno || !links[i].parent))
+			__builtin_trap();	/* a trace is never its own parent */
+}
+
+/* The raw input as SnapShots and their map, for every layout: each exit
+ * decoded lies within the map. */
+static void parse_snaps(const uint8_t *data, size_t size)
+{
+	static struct jexit ex[MAX_EXITS];
+	size_t half = size / 2;
+
+	for (int l = 0; l < layout_count(); l++) {
+		const struct lj_layout *lay = layout_at(l);
+		size_t nsnap = lay->sizeof_snap ? half / lay->sizeof_snap : 0;
+		int n = jsnap_parse(lay, data, nsnap, data + half, (size - half) / 4, ex,
+				    MAX_EXITS);
+
+		for (int i = 0; i < n; i++)
+			if (ex[i].exitno >= nsnap || !ex[i].pc)
+				__builtin_trap();
+	}
 }
 
 /* Reads through a VM the way the loader does once a layout is known. */
@@ -83,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t out;
 	char buf[300];
 
+	parse_snaps(data, size);
 	if (snap_parse(data, size, &snap))
 		return 0;
 	mem = mem_open_image(snap.regions, (size_t)snap.nregions);

@@ -1,7 +1,7 @@
 -- Workloads whose JIT fate is known (tests/t_jit_health.sh).  Usage:
 --   jit_health.lua MODE SECONDS [COUNT_AT [STOPFILE]]
--- MODE picks the hot loop in work(); every work() lies above line 60 (the
--- test tells their aborts from the main loop's by that).
+-- MODE picks the hot loop in work(); every work() lies above the driver
+-- (the test tells their aborts from the driver's by that line).
 -- At COUNT_AT seconds and at the end the number of live traces
 -- (jit.util.traceinfo) is printed, to show profiling left them alone; the
 -- run also ends early once STOPFILE exists.
@@ -46,6 +46,16 @@ elseif mode == "leave" then   -- inner loops leaving the root trace
         s = s + v
         for q = 1, 2 do s = s + q end
       end
+    end
+    return s
+  end
+elseif mode == "side" then    -- a type-unstable branch: a hot side exit
+  local vals = {1, 2, 3, "four"}
+  work = function(n)
+    local s = 0
+    for i = 1, n do
+      local v = vals[i % 4 + 1]
+      if type(v) == "number" then s = s + v else s = s + #v end
     end
     return s
   end

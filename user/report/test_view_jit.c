@@ -26,12 +26,27 @@ int main(void)
 			       .func = "app.lua:1", .start = "app.lua:2",
 			       .at = "app.lua:3", .text = "NYI: bytecode 51" };
 	struct jw_abort ab2 = ab;	/* the same abort, seen in a second worker */
-	struct jw_trace tr = { .pid = 42, .traceno = 3, .link = 3, .linktype = 2,
-			       .func = "app.lua:1", .start = "app.lua:2" };
+	/* Loop trace 3; side traces 5 (of 3/2, falling back to the
+	 * interpreter) and 6 (root 3, its exit not unique). */
+	struct jw_trace trs[3] = {
+		{ .pid = 42, .traceno = 3, .link = 3, .linktype = 2, .func = "app.lua:1",
+		  .start = "app.lua:2" },
+		{ .pid = 42, .traceno = 5, .root = 3, .parent = 3, .exitno = 2, .linktype = 6,
+		  .func = "app.lua:1", .start = "app.lua:4" },
+		{ .pid = 42, .traceno = 6, .link = 3, .root = 3, .parent_ambiguous = true,
+		  .linktype = 1, .func = "app.lua:1", .start = "app.lua:2" },
+	};
+	struct jw_exit ex[2] = {
+		{ .pid = 42, .traceno = 3, .exitno = 2, .side = 5, .side_linktype = 6,
+		  .hotexit = 10, .tryside = 4, .func = "app.lua:1", .where = "app.lua:4" },
+		{ .pid = 42, .traceno = 3, .exitno = 4, .count = 12, .hotexit = 10, .tryside = 4,
+		  .func = "app.lua:1", .where = "app.lua:3" },
+	};
 	struct jw_black bl = { .pid = 42, .op = "FORL", .func = "app.lua:1", .where = "app.lua:2" };
 	struct jw_abort aborts[2];
-	struct jw_result r = { .aborts = aborts, .naborts = 2, .traces = &tr, .ntraces = 1,
-			       .blacks = &bl, .nblacks = 1, .polls = 7 };
+	struct jw_result r = { .aborts = aborts, .naborts = 2, .traces = trs, .ntraces = 3,
+			       .blacks = &bl, .nblacks = 1, .exits = ex, .nexits = 2, .polls = 7,
+			       .poll_ns = 70000, .poll_bytes = 7 * 3449 };
 	struct view_jit_opts o;
 	char *out, *gate;
 	int rc;
@@ -49,6 +64,18 @@ int main(void)
 	CHECK("outer: GC", strstr(out, "100.0%     0.0%  app.lua:5\n"));
 	CHECK("main chunk: JIT compiler", strstr(out, "100.0%  app.lua:0\n"));
 	CHECK("work's trace", strstr(out, "app.lua:1\n    trace   3 app.lua:2 loop\n"));
+	CHECK("side trace 5: parent and exit",
+	      strstr(out, "    trace   5 app.lua:4 interpreter  side of 3/exit 2\n"));
+	CHECK("side trace 6: only its root",
+	      strstr(out, "    trace   6 app.lua:2 root -> 3  side of root 3 (exit not unique)\n"));
+	CHECK("hot exit with a fallback side trace",
+	      strstr(out, "    exit   3/2   app.lua:4 -- hot, side trace 5 falls back to the interpreter\n"));
+	CHECK("hot exit, tried 3 times, no side trace",
+	      strstr(out, "    exit   3/4   app.lua:3 -- hot, taken 12 times, no side trace (3 tries failed)\n"));
+	CHECK("the counting limit said",
+	      strstr(out, "(exits: counted up to hotexit=10, then the JIT tries a side trace 4 times"));
+	CHECK("the polls' cost",
+	      strstr(out, "(7 polls of the JIT state, 0 unreadable; 10 us and 3449 bytes read per poll;"));
 	CHECK("work's abort, once for two workers",
 	      strstr(out, "    abort    app.lua:2 -- NYI: bytecode 51 at app.lua:3  [start blacklisted]\n"
 			  "    blacklisted FORL at app.lua:2\n"));

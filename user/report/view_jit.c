@@ -152,6 +152,12 @@ static bool same_trace(const struct jw_trace *a, const struct jw_trace *b)
 	       a->linktype == b->linktype && !strcmp(a->start, b->start);
 }
 
+static bool same_exit(const struct jw_exit *a, const struct jw_exit *b)
+{
+	return a->traceno == b->traceno && a->exitno == b->exitno && a->side == b->side &&
+	       a->count == b->count && !strcmp(a->where, b->where);
+}
+
 static bool same_black(const struct jw_black *a, const struct jw_black *b)
 {
 	return a->op == b->op && !strcmp(a->where, b->where);
@@ -189,8 +195,11 @@ static void put_traces(FILE *out, const struct jw_result *r, const char *key)
 			snprintf(link, sizeof(link), " -> %u", t->link);
 		fprintf(out, "    trace %3u %s %s%s", t->traceno, t->start,
 			jtrace_link_name(t->linktype), link);
-		if (t->root)
-			fprintf(out, "  (side trace of %u)", t->root);
+		if (t->parent)
+			fprintf(out, "  side of %u/exit %u", t->parent, t->exitno);
+		else if (t->root)
+			fprintf(out, "  side of root %u%s", t->root,
+				t->parent_ambiguous ? " (exit not unique)" : "");
 		fputc('\n', out);
 	}
 }
@@ -202,6 +211,25 @@ static void put_blacks(FILE *out, const struct jw_result *r, const char *key)
 
 		if (!strcmp(b->func, key) && !SEEN_BEFORE(r->blacks, i, same_black))
 			fprintf(out, "    blacklisted %s at %s\n", b->op, b->where);
+	}
+}
+
+/* Hot exits resuming in the function: -jv's numbering (trace/exit). */
+static void put_exits(FILE *out, const struct jw_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nexits; i++) {
+		const struct jw_exit *x = &r->exits[i];
+
+		if (strcmp(x->func, key) || SEEN_BEFORE(r->exits, i, same_exit))
+			continue;
+		fprintf(out, "    exit %3u/%-3u %s -- ", x->traceno, x->exitno, x->where);
+		if (x->side && x->side_linktype == JLINK_INTERP)
+			fprintf(out, "hot, side trace %u falls back to the interpreter\n", x->side);
+		else if (x->side)
+			fprintf(out, "hot, side trace %u\n", x->side);
+		else
+			fprintf(out, "hot, taken %u times, no side trace (%d tries failed)\n",
+				x->count, x->count - x->hotexit + 1);
 	}
 }
 
@@ -250,6 +278,7 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 			fprintf(out, " %7.1f%%", pct(row->n[c], row->total));
 		fprintf(out, "  %s\n", row->key);
 		put_traces(out, r, row->key);
+		put_exits(out, r, row->key);
 		put_aborts(out, r, row->key);
 		put_blacks(out, r, row->key);
 		if (o->fail_interp_pct >= 0 &&
@@ -261,8 +290,20 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 	}
 	if (!listed)
 		fprintf(out, "(no function reaches %g%% of the samples)\n", o->hot_pct);
-	fprintf(out, "(%llu polls of the JIT state, %llu unreadable)\n",
+	fprintf(out, "(%llu polls of the JIT state, %llu unreadable",
 		(unsigned long long)r->polls, (unsigned long long)r->read_failures);
+	if (r->polls)
+		fprintf(out, "; %.0f us and %.0f bytes read per poll; at the end %.1f ms, %.0f KB",
+			(double)r->poll_ns / 1e3 / (double)r->polls,
+			(double)r->poll_bytes / (double)r->polls, (double)r->finish_ns / 1e6,
+			(double)r->finish_bytes / 1024.0);
+	fprintf(out, ")\n");
+	if (r->nexits)
+		fprintf(out, "(exits: counted up to hotexit=%d, then the JIT tries a side trace "
+			"%d times and stops counting)\n", r->exits[0].hotexit, r->exits[0].tryside);
+	if (r->exit_read_failures)
+		fprintf(out, "(%llu traces' exits unreadable)\n",
+			(unsigned long long)r->exit_read_failures);
 	if (r->exited)
 		fprintf(out, "(%u process%s exited before the end: %s traces and blacklisted "
 			"bytecode are not known)\n", r->exited, r->exited == 1 ? "" : "es",

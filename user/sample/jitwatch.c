@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/xalloc.h"
 #include "sample/targets.h"
@@ -12,6 +13,7 @@
 #include "target/discover.h"
 #include "target/jblack.h"
 #include "target/jstate.h"
+#include "target/jsnap.h"
 #include "target/jtrace.h"
 #include "target/layout.h"
 #include "target/memory.h"
@@ -27,7 +29,7 @@
 struct jitwatch {
 	struct jw_result r;
 	bool final;		/* the last poll: every slot's start is looked at */
-	size_t cap_aborts, cap_traces, cap_blacks;
+	size_t cap_aborts, cap_traces, cap_blacks, cap_exits;
 };
 
 struct jitwatch *jitwatch_new(void)
@@ -42,6 +44,7 @@ void jitwatch_free(struct jitwatch *jw)
 	free(jw->r.aborts);
 	free(jw->r.traces);
 	free(jw->r.blacks);
+	free(jw->r.exits);
 	free(jw);
 }
 
@@ -164,14 +167,24 @@ static void poll_vm(struct jitwatch *jw, struct mem_reader *mem, struct symboliz
 			poll_slot(jw, mem, sym, vm, pid, &js, &js.penalty[i]);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 typedef void (*vm_fn)(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
 		      const struct lj_vm *vm, uint32_t pid);
 
 /* Calls fn on every VM of every running target; returns how many targets
- * had exited. */
-static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn)
+ * had exited.  Adds the time taken and the bytes read to *ns, *bytes. */
+static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn, uint64_t *ns,
+			uint64_t *bytes)
 {
 	uint32_t exited = 0;
+	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
@@ -185,37 +198,192 @@ static uint32_t each_vm(struct jitwatch *jw, struct targets *ts, vm_fn fn)
 			struct mem_reader *mem = NULL;
 			const struct lj_vm *vm = target_vm_at(t, v, &sym, &mem);
 
-			if (vm && sym && mem)
+			if (vm && sym && mem) {
+				uint64_t b0 = mem_bytes(mem);
+
 				fn(jw, mem, sym, vm, (uint32_t)target_pid(t));
+				*bytes += mem_bytes(mem) - b0;
+			}
 		}
 	}
+	*ns += now_ns() - t0;
 	return exited;
 }
 
 void jitwatch_poll(struct jitwatch *jw, struct targets *ts)
 {
 	jw->r.polls++;
-	each_vm(jw, ts, poll_vm);
+	each_vm(jw, ts, poll_vm, &jw->r.poll_ns, &jw->r.poll_bytes);
 }
 
 /* ==== Traces and blacklisted bytecode, at the end ==== */
 
-static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid, uint64_t g,
-		      const struct jtrace *tr)
+#define GROW(arr, n, cap) do {                                                \
+	if ((n) == (cap)) {                                                   \
+		(cap) = (cap) ? 2 * (cap) : 16;                               \
+		(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));              \
+	}                                                                     \
+} while (0)
+
+/* One VM's traces with their exits and the parents found for them. */
+struct vm_traces {
+	struct jtrace *tr;
+	struct jsnap_trace *st;
+	struct jsnap_link *link;
+	size_t n;
+	/* Machine code read for jsnap_parents, by trace index: NULL not yet
+	 * read; len 0 unreadable. */
+	struct mem_reader *mem;
+	uint8_t **code;
+	size_t *codelen;
+};
+
+#define MCODE_MAX	(1u << 20)	/* machine code of one trace read */
+
+/* jsnap_jumps_fn: reads the trace's code once. */
+static int trace_jumps_to(void *ctx, size_t idx, uint64_t target)
 {
+	struct vm_traces *vt = ctx;
+	const struct jtrace *tr = &vt->tr[idx];
+
+	if (!vt->code[idx]) {
+		size_t len = tr->szmcode <= MCODE_MAX ? tr->szmcode : 0;
+
+		vt->code[idx] = xmalloc(len + 1);
+		if (!tr->mcode || mem_read(vt->mem, tr->mcode, vt->code[idx], len))
+			len = 0;
+		vt->codelen[idx] = len;
+	}
+	long at = jsnap_code_jump_to(vt->code[idx], vt->codelen[idx], tr->mcode, target);
+	int e;
+
+	if (at < 0)
+		return JSNAP_NO_JUMP;
+	e = jsnap_exit_at(&vt->st[idx], (uint32_t)at);
+	return e >= 0 ? e : JSNAP_JUMP_ANY_EXIT;
+}
+
+static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid, uint64_t g,
+		      const struct vm_traces *vt, size_t i)
+{
+	const struct jtrace *tr = &vt->tr[i];
 	struct jw_trace *o;
 
-	if (jw->r.ntraces == jw->cap_traces) {
-		jw->cap_traces = jw->cap_traces ? 2 * jw->cap_traces : 16;
-		jw->r.traces = xrealloc(jw->r.traces, jw->cap_traces * sizeof(*jw->r.traces));
-	}
+	GROW(jw->r.traces, jw->r.ntraces, jw->cap_traces);
 	o = &jw->r.traces[jw->r.ntraces++];
 	memset(o, 0, sizeof(*o));
 	*o = (struct jw_trace){ .pid = pid, .g = g, .traceno = tr->traceno, .link = tr->link,
 				.root = tr->root, .linktype = tr->linktype };
+	if (vt->link[i].found == JSNAP_PARENT) {
+		o->parent = vt->link[i].parent;
+		o->exitno = vt->link[i].exitno;
+	}
+	o->parent_ambiguous = vt->link[i].found == JSNAP_PARENT_AMBIGUOUS;
 	if (sym_pc_location(sym, tr->startpt, tr->startpc, 'l', o->start, sizeof(o->start)) ||
 	    sym_pc_location(sym, tr->startpt, tr->startpc, 'f', o->func, sizeof(o->func)))
 		o->start[0] = o->func[0] = 0;
+}
+
+/* The side trace linked to exit e of trace t, NULL when none is known. */
+static const struct jtrace *side_of(const struct vm_traces *vt, uint16_t t, uint16_t e)
+{
+	for (size_t i = 0; i < vt->n; i++)
+		if (vt->link[i].found == JSNAP_PARENT && vt->link[i].parent == t &&
+		    vt->link[i].exitno == e)
+			return &vt->tr[i];
+	return NULL;
+}
+
+/* The hot exits: with a side trace linked, or taken hotexit times (a side
+ * trace was tried) without one. */
+static void add_exits(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
+		      const struct lj_vm *vm, uint32_t pid, const struct jstate *js,
+		      const struct vm_traces *vt)
+{
+	const struct lj_layout *lay = vm->layout;
+
+	for (size_t i = 0; i < vt->n; i++) {
+		const struct jsnap_trace *t = &vt->st[i];
+
+		for (int e = 0; e < t->nexits; e++) {
+			const struct jexit *x = &t->exits[e];
+			const struct jtrace *side = NULL;
+			struct jw_exit *o;
+			uint64_t pt;
+
+			if (x->count == lay->snapcount_done)
+				side = side_of(vt, t->traceno, x->exitno);
+			if (!side && (x->count == lay->snapcount_done || js->hotexit <= 0 ||
+				      x->count < js->hotexit))
+				continue;
+			pt = jblack_proto_of(mem, lay, x->pc, PROTO_MAX_BACK);
+			GROW(jw->r.exits, jw->r.nexits, jw->cap_exits);
+			o = &jw->r.exits[jw->r.nexits];
+			*o = (struct jw_exit){ .pid = pid, .g = vm->g, .traceno = t->traceno,
+					       .exitno = x->exitno,
+					       .side = side ? side->traceno : 0,
+					       .side_linktype = side ? side->linktype : 0,
+					       .count = side ? 0 : x->count,
+					       .hotexit = js->hotexit, .tryside = js->tryside };
+			if (pt && !sym_pc_location(sym, pt, x->pc, 'l', o->where, sizeof(o->where)) &&
+			    !sym_pc_location(sym, pt, x->pc, 'f', o->func, sizeof(o->func)))
+				jw->r.nexits++;
+		}
+	}
+}
+
+/* Reads every trace of the VM and its exits, and finds side traces'
+ * parents; vt's arrays are the caller's to free (vm_traces_free). */
+static void vm_traces_read(struct jitwatch *jw, struct mem_reader *mem,
+			   const struct lj_layout *lay, const struct jstate *js,
+			   struct vm_traces *vt)
+{
+	size_t cap = 0;
+
+	memset(vt, 0, sizeof(*vt));
+	for (unsigned i = 1; i < js->sizetrace; i++) {
+		struct jtrace tr;
+		struct jexit *ex;
+		int nex;
+
+		if (jtrace_read(mem, lay, js, i, &tr))
+			continue;
+		if (vt->n == cap) {
+			cap = cap ? 2 * cap : 16;
+			vt->tr = xrealloc(vt->tr, cap * sizeof(*vt->tr));
+			vt->st = xrealloc(vt->st, cap * sizeof(*vt->st));
+		}
+		ex = xcalloc(tr.nsnap ? tr.nsnap : 1, sizeof(*ex));
+		nex = jsnap_read(mem, lay, &tr, ex, tr.nsnap);
+		if (nex < 0) {
+			jw->r.exit_read_failures++;
+			nex = 0;
+		}
+		vt->tr[vt->n] = tr;
+		vt->st[vt->n] = (struct jsnap_trace){ .traceno = tr.traceno, .root = tr.root,
+						      .startpc = tr.startpc, .mcode = tr.mcode,
+						      .exits = ex, .nexits = nex,
+						      .has_mcofs = lay->snap_mcofs != 0 };
+		vt->n++;
+	}
+	vt->link = xcalloc(vt->n + 1, sizeof(*vt->link));
+	vt->mem = mem;
+	vt->code = xcalloc(vt->n + 1, sizeof(*vt->code));
+	vt->codelen = xcalloc(vt->n + 1, sizeof(*vt->codelen));
+	jsnap_parents(lay, vt->st, vt->n, trace_jumps_to, vt, vt->link);
+}
+
+static void vm_traces_free(struct vm_traces *vt)
+{
+	for (size_t i = 0; i < vt->n; i++) {
+		free((void *)vt->st[i].exits);
+		free(vt->code[i]);
+	}
+	free(vt->code);
+	free(vt->codelen);
+	free(vt->tr);
+	free(vt->st);
+	free(vt->link);
 }
 
 static void add_blacks(struct jitwatch *jw, struct mem_reader *mem, struct symbolizer *sym,
@@ -247,22 +415,23 @@ static void finish_vm(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 		      const struct lj_vm *vm, uint32_t pid)
 {
 	struct jstate js;
+	struct vm_traces vt;
 	uint64_t *protos = NULL;
 	size_t np = 0, cap = 0;
 
 	if (!jstate_supported(vm->layout) || jstate_read(mem, vm->layout, vm->g, &js))
 		return;
-	for (size_t i = 0, n = 0; i < (size_t)js.sizetrace + jw->r.naborts; i++, n = 0) {
+	vm_traces_read(jw, mem, vm->layout, &js, &vt);
+	for (size_t i = 0; i < vt.n; i++)
+		add_trace(jw, sym, pid, vm->g, &vt, i);
+	add_exits(jw, mem, sym, vm, pid, &js, &vt);
+	for (size_t i = 0, n = 0; i < vt.n + jw->r.naborts; i++, n = 0) {
 		uint64_t pt = 0;
-		struct jtrace tr;
 
-		if (i < js.sizetrace) {
-			if (jtrace_read(mem, vm->layout, &js, (unsigned)i, &tr))
-				continue;
-			add_trace(jw, sym, pid, vm->g, &tr);
-			pt = tr.startpt;
+		if (i < vt.n) {
+			pt = vt.tr[i].startpt;
 		} else {
-			const struct jw_abort *a = &jw->r.aborts[i - js.sizetrace];
+			const struct jw_abort *a = &jw->r.aborts[i - vt.n];
 
 			if (a->pid != pid || a->g != vm->g)
 				continue;
@@ -272,12 +441,10 @@ static void finish_vm(struct jitwatch *jw, struct mem_reader *mem, struct symbol
 			;
 		if (!pt || n < np)
 			continue;
-		if (np == cap) {
-			cap = cap ? 2 * cap : 16;
-			protos = xrealloc(protos, cap * sizeof(*protos));
-		}
+		GROW(protos, np, cap);
 		protos[np++] = pt;
 	}
+	vm_traces_free(&vt);
 	for (size_t i = 0; i < np; i++)
 		add_blacks(jw, mem, sym, vm, pid, protos[i]);
 	free(protos);
@@ -287,6 +454,6 @@ const struct jw_result *jitwatch_finish(struct jitwatch *jw, struct targets *ts)
 {
 	jw->final = true;
 	jitwatch_poll(jw, ts);
-	jw->r.exited += each_vm(jw, ts, finish_vm);
+	jw->r.exited += each_vm(jw, ts, finish_vm, &jw->r.finish_ns, &jw->r.finish_bytes);
 	return &jw->r;
 }

@@ -38,8 +38,25 @@ struct jw_trace {
 	uint32_t pid;
 	uint64_t g;
 	uint16_t traceno, link, root;
+	uint16_t parent, exitno;	/* a side trace's parent exit, when known */
+	bool parent_ambiguous;		/* several exits of its root's traces fit */
 	uint8_t linktype;
 	char func[JW_LOC], start[JW_LOC];
+};
+
+/* A side exit that was hot: taken J->param[hotexit] times, so a side
+ * trace was tried.  Its count then stays at the limit plus the failed
+ * tries, and once a side trace is linked the JIT stops counting
+ * (SNAPCOUNT_DONE): how often an exit was taken past that is not kept. */
+struct jw_exit {
+	uint32_t pid;
+	uint64_t g;
+	uint16_t traceno, exitno;
+	uint16_t side;		/* the side trace linked to it; 0 none */
+	uint8_t side_linktype;	/* JLINK_INTERP: the tries failed (a stub) */
+	uint8_t count;		/* when no side trace: exits taken */
+	int32_t hotexit, tryside;	/* the target's J->param */
+	char func[JW_LOC], where[JW_LOC];	/* where the interpreter resumes */
 };
 
 struct jw_black {
@@ -56,7 +73,14 @@ struct jw_result {
 	size_t ntraces;
 	struct jw_black *blacks;
 	size_t nblacks;
+	struct jw_exit *exits;
+	size_t nexits;
+	uint64_t exit_read_failures;	/* traces whose snapshots were unreadable */
 	uint64_t polls, read_failures;
+	/* What the reads cost: wall time in luabpfprof and bytes copied from
+	 * the targets, for the polls and for the last reading at the end
+	 * (traces, exits, blacklisted bytecode, with their names). */
+	uint64_t poll_ns, poll_bytes, finish_ns, finish_bytes;
 	uint32_t exited;	/* targets gone before the end: no traces, blacklists */
 	char refusal[200];	/* a VM whose JIT state cannot be read: why */
 };

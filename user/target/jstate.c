@@ -102,6 +102,13 @@ int jstate_read(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	    out->state > 16)
 		return -1;
 	decode_errinfo(lay, tv, out);
+	if (lay->J_hotexit && lay->J_tryside + 4u <= len) {
+		out->hotexit = (int32_t)ld(b + lay->J_hotexit, 4);
+		out->tryside = (int32_t)ld(b + lay->J_tryside, 4);
+		/* jit.opt bounds them to 0..0x7fffffff; the counter is 8 bits. */
+		if (out->hotexit < 0 || out->tryside < 0)
+			out->hotexit = out->tryside = 0;
+	}
 	for (int i = 0; i < JPENALTY_SLOTS; i++) {
 		const uint8_t *p = b + lay->J_penalty + (size_t)i * lay->penalty_size;
 

@@ -36,6 +36,9 @@ struct jstate {
 	uint64_t traces;	/* J->trace: GCRef[sizetrace] */
 	uint32_t sizetrace;
 	uint32_t penaltyslot;
+	/* J->param: exits taken before a side trace is tried, and tries;
+	 * 0 when the layout does not know them */
+	int32_t hotexit, tryside;
 	struct jpenalty penalty[JPENALTY_SLOTS];
 };
 

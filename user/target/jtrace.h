@@ -18,6 +18,10 @@ struct jtrace {
 	uint16_t traceno, link, root, nextroot, nextside, nchild;
 	uint8_t linktype;
 	uint16_t nsnap;
+	uint32_t nsnapmap;
+	uint64_t snap, snapmap;		/* SnapShot[nsnap], SnapEntry[nsnapmap] */
+	uint64_t mcode;			/* its machine code, szmcode bytes */
+	uint32_t szmcode;
 	uint32_t nins;
 	uint64_t startpt, startpc;	/* GCproto and the PC it starts at */
 	uint32_t startins;		/* the original instruction there */

@@ -54,18 +54,27 @@
  * against LuaJIT 2.1 head and OpenResty's luajit2 (2024), both widths.
  * J->errinfo moved in 2023 (mcmin/mcmax added before it): JIT_ERRINFO_OLD
  * is OpenResty's and Debian's 2022 snapshot, JIT_ERRINFO_NEW upstream's. */
+/* J->param[JIT_P_hotexit] (tryside follows it), SnapShot.count at 11
+ * behind nent, SNAPCOUNT_DONE 255: the same in Debian's 2.1 and
+ * OpenResty's builds, checked by reading back -Ohotexit=7 -Otryside=3
+ * from running targets of both widths. */
+#define JIT_SIDE_EXITS(hotexit)                                              \
+	.J_hotexit = (hotexit), .J_tryside = (hotexit) + 4, .snap_count = 11, \
+	.snapcount_done = 255
 #define JIT_GC64                                                             \
 	.J_pc = 136, .J_pt = 152, .J_state = 236, .J_penalty = 1824,         \
 	.J_penaltyslot = 2848, .penalty_size = 16, .penalty_val = 8,         \
 	.penalty_reason = 10, .tr_startins = 80,                             \
 	.tr_nchild = 100, .tr_traceno = 104, .tr_link = 106, .tr_root = 108, \
-	.tr_nextroot = 110, .tr_nextside = 112, .tr_linktype = 116
+	.tr_nextroot = 110, .tr_nextside = 112, .tr_linktype = 116,         \
+	JIT_SIDE_EXITS(1660)
 #define JIT_GC32                                                             \
 	.J_pc = 112, .J_pt = 128, .J_state = 212, .J_penalty = 1792,         \
 	.J_penaltyslot = 2304, .penalty_size = 8, .penalty_val = 4,          \
 	.penalty_reason = 6, .tr_startins = 56,                              \
 	.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,     \
-	.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92
+	.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92,           \
+	JIT_SIDE_EXITS(1628)
 #define JIT_ERRINFO_OLD_GC64	.J_errinfo = 3088
 #define JIT_ERRINFO_NEW_GC64	.J_errinfo = 3104
 #define JIT_ERRINFO_OLD_GC32	.J_errinfo = 2536
@@ -212,6 +221,10 @@ static const struct lj_layout layouts[] = {
 		.penalty_val = 4, .penalty_reason = 6, .tr_nins = 8, .tr_startins = 56,
 		.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,
 		.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92, .bc_ifuncf = 90,
+		/* Side exits: param[] at 1608; SnapShot keeps a 32-bit mapofs
+		 * and no mcofs, so count sits right behind nent (12 bytes). */
+		.J_hotexit = 1636, .J_tryside = 1640, .sizeof_snap = 12, .snap_count = 9,
+		.snapcount_done = 255,
 	},
 	/* LuaJIT 2.0 is recognised only to be refused by name: its
 	 * global_State has no cur_L (only jit_L, set while a trace runs), so

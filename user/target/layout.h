@@ -92,7 +92,14 @@ struct lj_layout {
 	uint16_t tr_startins, tr_nchild, tr_traceno, tr_link, tr_root;
 	uint16_t tr_nextroot, tr_nextside, tr_linktype;
 	/* Blacklisted opcodes written by src/lj_trace.c blacklist_pc */
-	uint8_t bc_ifuncf;		/* BC_IFUNCF; BC_IFUNCV is 3 above */
+	uint8_t bc_ifuncf;
+	/* Side exits (src/lj_jit.h SnapShot, lj_trace.c trace_hotside):
+	 * J->param[JIT_P_hotexit] and [JIT_P_tryside], relative to J;
+	 * SnapShot.count and the value it keeps once a side trace is linked
+	 * (SNAPCOUNT_DONE).  SnapShot.mapofs is a uint32_t at 0 in every
+	 * variant; sizeof_snap and snap_nent are given above. */
+	uint16_t J_hotexit, J_tryside;
+	uint8_t snap_count, snapcount_done;		/* BC_IFUNCF; BC_IFUNCV is 3 above */
 	/* ---- end of JIT health ---------------------------------------------- */
 
 	/* -- Allocation sampling (-e alloc, user/target/allocfn.c) -----------

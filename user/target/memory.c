@@ -13,6 +13,7 @@ struct mem_reader {
 	const struct mem_region *overlay;	/* mem_set_overlay */
 	size_t noverlay;
 	uint64_t faults;
+	uint64_t bytes;		/* read from the process (not the overlay, not images) */
 };
 
 struct mem_reader *mem_open_pid(pid_t pid)
@@ -93,6 +94,8 @@ int mem_read(struct mem_reader *m, uint64_t addr, void *buf, size_t len)
 		struct iovec remote = { (void *)(uintptr_t)addr, len };
 
 		err = process_vm_readv(m->pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+		if (!err)
+			m->bytes += len;
 	} else {
 		err = read_image(m, addr, buf, len);
 	}
@@ -126,6 +129,11 @@ int mem_read_cstr(struct mem_reader *m, uint64_t addr, char *buf, size_t max)
 	}
 	buf[n] = '\0';
 	return 0;
+}
+
+uint64_t mem_bytes(const struct mem_reader *m)
+{
+	return m->bytes;
 }
 
 uint64_t mem_faults(const struct mem_reader *m)

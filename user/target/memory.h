@@ -38,6 +38,10 @@ int mem_read(struct mem_reader *m, uint64_t addr, void *buf, size_t len);
 /* Reads a NUL-terminated string of at most max-1 bytes into buf. */
 int mem_read_cstr(struct mem_reader *m, uint64_t addr, char *buf, size_t max);
 
+/* Bytes read from the live process since the reader was opened (what a
+ * reader costs the target: process_vm_readv copies them). */
+uint64_t mem_bytes(const struct mem_reader *m);
+
 /* Reads that failed since the reader was opened. */
 uint64_t mem_faults(const struct mem_reader *m);
 
