@@ -94,7 +94,7 @@ mb=$(median < "$WORK/micro.base"); ma=$(median < "$WORK/micro.alloc")
 tb=$(median < "$WORK/tables.base"); ta=$(median < "$WORK/tables.alloc")
 cat <<EOT
 
-## 7. Allocation sampling (-e alloc): the target's slowdown
+## 8. Allocation sampling (-e alloc): the target's slowdown
 
 \`luabpfprof -e alloc\` at the default rate (one sample per 512 KiB): a uprobe on the VM's
 allocator (\`g->allocf\`, lj_alloc_f) runs on every allocation, growth and free. Throughput per

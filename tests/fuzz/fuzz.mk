@@ -15,7 +15,7 @@ FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
 # reaches (memory images, layouts, the symbolizer, the profile model, every
 # exporter and view), never BPF or the network.  Those files are checked
 # with -Werror by the main build; here clang compiles them quietly.
-FUZZ_UNITS  := $(filter-out cli/main sample/collector sample/vmwatch,$(patsubst user/%.c,%,$(USER_SRCS)))
+FUZZ_UNITS  := $(filter-out cli/main sample/collector sample/collector_alloc sample/vmwatch,$(patsubst user/%.c,%,$(USER_SRCS)))
 FUZZ_LIB    := $(FUZZ_DIR)/libuser.a
 FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm $(FUZZ_DIR)/fuzz_heap
 
