@@ -11,6 +11,7 @@
 #   bench/alloc.sh [REPS] [T]
 set -u
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 REPS=${1:-5}
 T=${2:-1}
 PROF=${PROF:-./luabpfprof}
@@ -58,8 +59,6 @@ micro() {
 	awk -v mib="$1" '/^truth/ { split($4, c, "="); printf "%.1f\n", mib / c[2] }' "$out"
 }
 
-# median: of the numbers on stdin.
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for ((i = 0; i < REPS; i++)); do
 	micro 256 0 >> "$WORK/micro.base"
@@ -67,25 +66,10 @@ for ((i = 0; i < REPS; i++)); do
 done
 
 # tables.lua: windows in one process (bench protocol, common.lua).
-mkfifo "$WORK/cmd"
-"$LUAJIT" bench/workloads/tables.lua bench "$T" < "$WORK/cmd" > "$WORK/tables.out" &
-TPID=$!
-pids+=("$TPID")
-exec 3> "$WORK/cmd"
-for _ in $(seq 300); do grep -q '^ready' "$WORK/tables.out" && break; sleep 0.1; done
-window() {
-	local n
-	n=$(grep -c '^result' "$WORK/tables.out")
-	echo go >&3
-	for _ in $(seq 600); do
-		[ "$(grep -c '^result' "$WORK/tables.out")" -gt "$n" ] && break
-		sleep 0.1
-	done
-	grep '^result' "$WORK/tables.out" | tail -1 | awk '{ printf "%.1f\n", $2 / $3 }'
-}
+tables_start
 for ((i = 0; i < REPS; i++)); do
-	window >> "$WORK/tables.base"
-	attach "$TPID" && { window >> "$WORK/tables.alloc"; detach; }
+	tables_window >> "$WORK/tables.base"
+	attach "$TPID" && { tables_window >> "$WORK/tables.alloc"; detach; }
 done
 echo quit >&3
 exec 3>&-

@@ -10,6 +10,7 @@
 #   bench/jit.sh [REPS] [T]
 set -u
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 REPS=${1:-5}
 T=${2:-1}
 PROF=${PROF:-./luabpfprof}
@@ -48,24 +49,10 @@ detach() {
 	wait "$PROFPID" 2>/dev/null
 }
 
-mkfifo "$WORK/cmd"
-"$LUAJIT" bench/workloads/tables.lua bench "$T" < "$WORK/cmd" > "$WORK/tables.out" &
-TPID=$!
-pids+=("$TPID")
-exec 3> "$WORK/cmd"
-for _ in $(seq 300); do grep -q '^ready' "$WORK/tables.out" && break; sleep 0.1; done
+tables_start
 
 # window NAME: one window; its throughput goes to NAME.
-window() {
-	local n
-	n=$(grep -c '^result' "$WORK/tables.out")
-	echo go >&3
-	for _ in $(seq 600); do
-		[ "$(grep -c '^result' "$WORK/tables.out")" -gt "$n" ] && break
-		sleep 0.1
-	done
-	grep '^result' "$WORK/tables.out" | tail -1 | awk '{ printf "%.1f\n", $2 / $3 }' >> "$WORK/$1"
-}
+window() { tables_window >> "$WORK/$1"; }
 
 run() {
 	case $1 in
@@ -86,8 +73,6 @@ done
 echo quit >&3
 exec 3>&-
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-range() { sort -g | awk '{ v[NR] = $1 } END { printf "%s … %s", v[1], v[NR] }'; }
 # The polls line: "(N polls of the JIT state, F unreadable; U us and B bytes
 # read per poll; at the end M ms, K KB)".
 field() { sed -n "s/^(\([0-9]*\) polls of the JIT state, [0-9]* unreadable; \([0-9.]*\) us and \([0-9.]*\) bytes read per poll; at the end \([0-9.]*\) ms, \([0-9.]*\) KB)$/\\$1/p" "$WORK/jit.polls"; }

@@ -130,3 +130,32 @@ fmt3() {
 		$1 == "NA" { print "n/a"; exit }
 		{ printf(f " (" f " … " f ")\n", $1, $2, $3) }'
 }
+
+# median: of the numbers on stdin.  range: "min … max" of them.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+range() { sort -g | awk '{ v[NR] = $1 } END { printf "%s … %s", v[1], v[NR] }'; }
+
+# tables_start: starts bench/workloads/tables.lua in windows of $T s (the
+# protocol of bench/workloads/common.lua), commands on fd 3, output in
+# $WORK/tables.out; sets TPID and adds it to pids.  For the side figures
+# (alloc.sh, jit.sh) that compare windows of one process.
+tables_start() {
+	mkfifo "$WORK/cmd"
+	"$LUAJIT" bench/workloads/tables.lua bench "$T" < "$WORK/cmd" > "$WORK/tables.out" &
+	TPID=$!
+	pids+=("$TPID")
+	exec 3> "$WORK/cmd"
+	for _ in $(seq 300); do grep -q '^ready' "$WORK/tables.out" && break; sleep 0.1; done
+}
+
+# tables_window: runs one window; prints its rounds per CPU second.
+tables_window() {
+	local n
+	n=$(grep -c '^result' "$WORK/tables.out")
+	echo go >&3
+	for _ in $(seq 600); do
+		[ "$(grep -c '^result' "$WORK/tables.out")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	grep '^result' "$WORK/tables.out" | tail -1 | awk '{ printf "%.1f\n", $2 / $3 }'
+}
