@@ -28,15 +28,7 @@ trap cleanup EXIT
 
 # attach PID: starts -e alloc on PID; returns once the probe is in.
 attach() {
-	"$PROF" -v -e alloc -f folded -o "$WORK/prof.folded" -p "$1" 2> "$WORK/prof.err" &
-	PROFPID=$!
-	pids+=("$PROFPID")
-	for _ in $(seq 300); do
-		grep -q 'sampling allocations at' "$WORK/prof.err" && return 0
-		sleep 0.1
-	done
-	echo "bench/alloc.sh: the profiler did not attach: $(tail -1 "$WORK/prof.err")" >&2
-	return 1
+	prof_start 'sampling allocations at' -e alloc -f folded -o "$WORK/prof.folded" -p "$1"
 }
 
 detach() {

@@ -29,15 +29,7 @@ trap cleanup EXIT
 attach() {
 	local pid=$1
 	shift
-	"$PROF" -v "$@" -o "$WORK/prof.txt" -p "$pid" 2> "$WORK/prof.err" &
-	PROFPID=$!
-	pids+=("$PROFPID")
-	for _ in $(seq 300); do
-		grep -q 'sampling at' "$WORK/prof.err" && return 0
-		sleep 0.1
-	done
-	echo "bench/jit.sh: the profiler did not attach: $(tail -1 "$WORK/prof.err")" >&2
-	return 1
+	prof_start 'sampling at' "$@" -o "$WORK/prof.txt" -p "$pid"
 }
 
 # detach NAME: stops the profiler, first noting its CPU time (user + system

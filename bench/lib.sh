@@ -159,3 +159,20 @@ tables_window() {
 	done
 	grep '^result' "$WORK/tables.out" | tail -1 | awk '{ printf "%.1f\n", $2 / $3 }'
 }
+
+# prof_start WAITFOR ARGS...: starts "$PROF -v ARGS", its stderr in
+# $WORK/prof.err; returns once that shows WAITFOR (the -v line saying it
+# samples); sets PROFPID and adds it to pids.
+prof_start() {
+	local waitfor=$1
+	shift
+	"$PROF" -v "$@" 2> "$WORK/prof.err" &
+	PROFPID=$!
+	pids+=("$PROFPID")
+	for _ in $(seq 300); do
+		grep -q "$waitfor" "$WORK/prof.err" && return 0
+		sleep 0.1
+	done
+	echo "$(basename "$0"): the profiler did not attach: $(tail -1 "$WORK/prof.err")" >&2
+	return 1
+}
