@@ -20,7 +20,6 @@
 /* Set by the loader: 1 with --native. */
 const volatile __u32 native_stack = 0;
 
-#define NATIVE_RING_BYTES	(8 * 1024 * 1024)
 #define NATIVE_PAGE		4096
 #define NATIVE_READS		(NATIVE_STACK_MAX / NATIVE_PAGE + 1)
 

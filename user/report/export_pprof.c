@@ -152,7 +152,8 @@ static uint64_t mapping_id(struct pprof_builder *b, const struct xframe *xf)
 	bool added;
 	uint64_t id;
 
-	if (xf->kind != XF_FRAME || f->kind != FRAME_C || !f->map_file)
+	if (xf->kind != XF_FRAME || (f->kind != FRAME_C && f->kind != FRAME_NATIVE) ||
+	    !f->map_file)
 		return MAPPING_LUA;
 	memset(&key, 0, sizeof(key));
 	key.start = f->map_start;
