@@ -256,6 +256,17 @@ uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in
 		}
 		if (ur != UW_OK) {
 			cause = ur == UW_NO_CFI ? "native: no CFI" : "native: stack copy ended";
+			/* Native frames are lost up to the next VM activation;
+			 * the rest of the stack is not: go on from it. */
+			if (g.cf_next < g.ncf && in->nvms && g.n < g.cap) {
+				g.out[g.n++] = unknown(p, cause);
+				g.seg = g.n;
+				put_activation(&g);
+				if (leave_vm(&g, &in->vms[0], &st, &regs)) {
+					cause = NULL;
+					continue;
+				}
+			}
 			break;
 		}
 	}

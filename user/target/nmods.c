@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -23,6 +24,7 @@
 struct nsym {
 	uint64_t lo, hi;	/* link-time [lo, hi) */
 	const char *name;
+	int rank;		/* among aliases, the lowest names the function */
 };
 
 struct nfile {
@@ -30,6 +32,8 @@ struct nfile {
 	char path[256];
 	int fd;
 	Elf *elf;
+	int dbg_fd;		/* its Debian debug file (/usr/lib/debug/.build-id) */
+	Elf *dbg_elf;
 	void *image;		/* the vDSO's copy */
 	Dwarf_CFI *cfi;
 	struct nsym *syms;
@@ -51,22 +55,48 @@ static int sym_cmp(const void *a, const void *b)
 {
 	const struct nsym *x = a, *y = b;
 
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* The best last, lookups find it first: the lowest rank, then the
+	 * shortest name (cbrt, not its alias cbrtf32x). */
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	return (int)strlen(y->name) - (int)strlen(x->name);
 }
 
-/* Function symbols of .symtab and .dynsym, sorted by address. */
-static void read_symbols(struct nfile *f)
+/* Which of several names at one address is the function's: exported
+ * (.dynsym) before local, global before weak, unversioned and without
+ * leading underscores before the rest (cbrt, not cbrtf32x or __cbrt). */
+static int sym_rank(const GElf_Shdr *sh, const GElf_Sym *s, const char *name)
+{
+	int r = 0;
+
+	if (sh->sh_type != SHT_DYNSYM)
+		r += 8;
+	if (GELF_ST_BIND(s->st_info) != STB_GLOBAL)
+		r += 4;
+	if (strchr(name, '@'))
+		r += 2;
+	if (name[0] == '_')
+		r += 1;
+	return r;
+}
+
+/* Function symbols of elf's .symtab and .dynsym, added to f's; returns
+ * whether elf has a .symtab. */
+static bool read_symbols(struct nfile *f, Elf *elf, size_t *cap)
 {
 	Elf_Scn *scn = NULL;
-	size_t cap = 0;
+	bool symtab = false;
 
-	while ((scn = elf_nextscn(f->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
 		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
 			continue;
+		symtab |= sh.sh_type == SHT_SYMTAB;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym s;
 			const char *name;
@@ -75,19 +105,46 @@ static void read_symbols(struct nfile *f)
 			    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
 			     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
 				continue;
-			name = elf_strptr(f->elf, sh.sh_link, s.st_name);
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			if (f->nsyms == cap) {
-				cap = cap ? cap * 2 : 256;
-				f->syms = xrealloc(f->syms, cap * sizeof(*f->syms));
+			if (f->nsyms == *cap) {
+				*cap = *cap ? *cap * 2 : 256;
+				f->syms = xrealloc(f->syms, *cap * sizeof(*f->syms));
 			}
 			f->syms[f->nsyms++] = (struct nsym){ s.st_value, s.st_value + (s.st_size ? s.st_size : 1),
-							     name };
+							     name, sym_rank(&sh, &s, name) };
 		}
 	}
-	if (f->nsyms)
-		qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
+	return symtab;
+}
+
+/* A stripped file's symbols from its Debian debug file, found by build ID
+ * in /usr/lib/debug/.build-id (root's, and writable by root only). */
+static void read_debug_symbols(struct nfile *f, size_t *cap)
+{
+	char p[128];
+	struct stat sb;
+
+	if (strlen(f->build_id) < 4)
+		return;
+	snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%.2s/%s.debug", f->build_id,
+		 f->build_id + 2);
+	f->dbg_fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f->dbg_fd < 0) {
+		/* Debian's .build-id entries are symlinks into the package's
+		 * tree: follow them only when the link is root's. */
+		if (lstat(p, &sb) || !S_ISLNK(sb.st_mode) || sb.st_uid != 0)
+			return;
+		f->dbg_fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (f->dbg_fd < 0)
+			return;
+	}
+	if (fstat(f->dbg_fd, &sb) || sb.st_uid != 0 || (sb.st_mode & 022) || !S_ISREG(sb.st_mode))
+		return;
+	f->dbg_elf = elf_begin(f->dbg_fd, ELF_C_READ_MMAP, NULL);
+	if (f->dbg_elf && elf_kind(f->dbg_elf) == ELF_K_ELF)
+		read_symbols(f, f->dbg_elf, cap);
 }
 
 static void read_build_id(struct nfile *f)
@@ -162,6 +219,7 @@ static struct nfile *open_file(struct nmods *m, const struct map_entry *e)
 	f = xcalloc(1, sizeof(*f));
 	f->inode = e->inode;
 	f->fd = -1;
+	f->dbg_fd = -1;
 	snprintf(f->path, sizeof(f->path), "%s", e->path);
 	if (!strcmp(e->path, "[vdso]")) {
 		size_t len = 0;
@@ -177,9 +235,14 @@ static struct nfile *open_file(struct nmods *m, const struct map_entry *e)
 			f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	}
 	if (f->elf && elf_kind(f->elf) == ELF_K_ELF) {
+		size_t cap = 0;
+
 		f->cfi = dwarf_getcfi_elf(f->elf);
-		read_symbols(f);
 		read_build_id(f);
+		if (!read_symbols(f, f->elf, &cap))
+			read_debug_symbols(f, &cap);
+		if (f->nsyms)
+			qsort(f->syms, f->nsyms, sizeof(*f->syms), sym_cmp);
 		read_loads(f);
 	}
 	m->files[m->nfiles++] = f;
@@ -194,6 +257,10 @@ static void close_file(struct nfile *f)
 		elf_end(f->elf);
 	if (f->fd >= 0)
 		close(f->fd);
+	if (f->dbg_elf)
+		elf_end(f->dbg_elf);
+	if (f->dbg_fd >= 0)
+		close(f->dbg_fd);
 	free(f->image);
 	free(f->syms);
 	free(f->load);

@@ -1,0 +1,107 @@
+#!/bin/bash
+# --native: whole stacks, native and Lua frames interleaved, without frame
+# pointers (docs/native.md).
+#   - tests/hosts/nhost.c (-O2 -fomit-frame-pointer): main -> run_frame (C)
+#     -> lua_pcall -> Lua update -> FFI physics_step (C) -> callback Lua
+#     on_hit, and a lua_CFunction c_work; each part timed in-process.  On
+#     Debian's and OpenResty's LuaJIT, JIT on and off: every sample in
+#     physics_step has main;run_frame;...;update;physics_step, every one in
+#     on_hit ...;physics_step;on_hit; the shares are within TOL points of
+#     the truth; 99% of samples unwind to _start.
+#   - FFI into libm (ffi.C.cbrt in a Lua loop): ...;spin_cbrt;cbrt, named
+#     from libm's .dynsym, on both LuaJIT executables, JIT on and off.
+source "$(dirname "$0")/lib.sh"
+
+HZ=999
+SECS=5
+TOL=3
+# Lua frames of nhost's script (chunk "=nhost"): update and on_hit by line.
+UPDATE='nhost:14'
+ON_HIT='nhost:8'
+
+# folded_share FILE REGEX [NOT-REGEX]: percentage (integer, rounded) of the
+# samples whose stack matches REGEX (and not NOT-REGEX).
+folded_share() {
+	awk -v re="$2" -v not="${3:-^$}" '
+		{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
+		  if (s ~ re && s !~ not) h += n }
+		END { if (t) printf "%d\n", h * 100 / t + 0.5 }' "$1"
+}
+
+# count_lines FILE REGEX: samples whose stack matches REGEX.
+count_samples() {
+	awk -v re="$2" '{ s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) h += $NF } END { print h + 0 }' "$1"
+}
+
+# truth_share FILE PART: the part's share of the host's time, percent.
+truth_share() {
+	sed -n 's/^truth //p' "$1" | tr ' ' '\n' | awk -F= -v p="$2" '
+		$1 == "total" { t = $2 } $1 == p { v = $2 }
+		END { if (t) printf "%d\n", v * 100 / t + 0.5 }'
+}
+
+check_part() {
+	local name=$1 folded=$2 truth=$3 part=$4 re=$5 not=${6:-} got want
+	got=$(folded_share "$folded" "$re" "$not")
+	want=$(truth_share "$truth" "$part")
+	if near "$got" "$want" "$TOL"; then pass "$name: $part ${got}% (truth ${want}%)"
+	else fail "$name: $part" "got '${got}'% want ${want}±$TOL%"; fi
+}
+
+nhost_run() {
+	local b=$1 mode=$2 name="nhost-$1 $2" out=$TMP/nhost-$1-$2 n bad
+	local host=$TOP/.output/hosts/nhost-$b
+	if [ ! -x "$host" ]; then fail "$name" "$host not built (make -C tests/hosts)"; return; fi
+	start_bg "$host" $((SECS + 2)) "$mode" >"$out.truth"
+	local hp=$BGPID
+	wait_for "$out.truth" '^ready' 5
+	"$PROF" -p "$hp" -d "$SECS" -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
+	wait "$hp"
+	n=$(count_samples "$out.folded" '.')
+	if [ "$n" -lt 500 ]; then
+		fail "$name: samples" "only $n: $(cat "$out.err")"; return
+	fi
+	bad=$(count_samples "$out.folded" 'physics_step' )
+	bad=$((bad - $(count_samples "$out.folded" ";_start;(.*;)?main;run_frame;lua_pcall;$UPDATE;physics_step(;|$)")))
+	check "$name: every physics_step sample has main;run_frame;lua_pcall;update;physics_step ($bad off)" [ "$bad" -eq 0 ]
+	bad=$(count_samples "$out.folded" "$ON_HIT")
+	bad=$((bad - $(count_samples "$out.folded" ";main;run_frame;lua_pcall;$UPDATE;physics_step;$ON_HIT(;|$)")))
+	check "$name: every on_hit sample has main;...;update;physics_step;on_hit ($bad off)" [ "$bad" -eq 0 ]
+	bad=$((n - $(count_samples "$out.folded" "^[^;]*;_start;")))
+	check "$name: $((n - bad)) of $n samples unwind to _start" [ $((bad * 100)) -le "$n" ]
+	check_part "$name" "$out.folded" "$out.truth" physics "physics_step" "$ON_HIT"
+	check_part "$name" "$out.folded" "$out.truth" on_hit "$ON_HIT"
+	check_part "$name" "$out.folded" "$out.truth" c_work ";c_work"
+	check_part "$name" "$out.folded" "$out.truth" run_frame ";run_frame(;spin)?$" 
+	check_part "$name" "$out.folded" "$out.truth" update "$UPDATE" "physics_step|c_work"
+}
+
+# libm_run LUAJIT-TREE MODE: ffi.C.cbrt from the Lua function spin_cbrt.
+libm_run() {
+	local tree=$1 mode=$2 name="libm $1 $2" out=$TMP/libm-$1-$2 n in_fn ok
+	local exe=$TOP/.deps/$tree/usr/bin/luajit
+	start_bg "$exe" $([ "$mode" = nojit ] && echo -joff) "$WL/native_libm.lua" $((SECS + 1))
+	local lp=$BGPID
+	sleep 1
+	"$PROF" -p "$lp" -d 2 -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
+	kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
+	n=$(count_samples "$out.folded" '.')
+	in_fn=$(count_samples "$out.folded" ';cbrt(;|$)')
+	ok=$(count_samples "$out.folded" ';main;.*;native_libm.lua:spin_cbrt;cbrt(;|$)')
+	if [ "$n" -ge 200 ] && [ $((in_fn * 2)) -ge "$n" ] && [ $((ok * 100)) -ge $((in_fn * 99)) ]; then
+		pass "$name: $in_fn of $n samples in cbrt, $ok under main;...;spin_cbrt"
+	else
+		fail "$name" "$in_fn of $n samples in cbrt, $ok under main;...;spin_cbrt: $(sort -t' ' -k2 -nr "$out.folded" | head -n 5 | tr '\n' '|')"
+	fi
+}
+
+for b in deb or; do
+	for mode in jit nojit; do
+		nhost_run "$b" "$mode"
+	done
+done
+for tree in luajit-deb luajit2; do
+	for mode in jit nojit; do
+		libm_run "$tree" "$mode"
+	done
+done
