@@ -212,7 +212,7 @@ struct parked {
 	_(COUNT_MAP_FULL, count_map_full, 2, 1, "count map full")	/* counts map had no room */ \
 	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
 	_(PROTO_LOST,     proto_lost,     2, 0, "prototype news lost")	/* proto ring buffer full */ \
-	_(NATIVE_LOST,    native_lost,    2, 0, "native stacks lost")	/* --native: ring full, Lua frames only */ \
+	_(NATIVE_LOST,    native_lost,    0, 0, "native stacks lost")	/* --native: ring full, Lua frames only (its own line) */ \
 	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
 	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
 	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \

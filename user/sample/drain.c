@@ -46,6 +46,7 @@ struct drain {
 	} *nprocs;
 	uint32_t nnprocs;
 	uint64_t native_samples, native_bottom;
+	uint64_t native_lost;		/* the kernel's CNT_NATIVE_LOST */
 };
 
 struct drain_state {
@@ -388,9 +389,10 @@ void drain_free(struct drain *d)
 	if (!d)
 		return;
 	if (d->native_samples)
-		log_info("native: %llu samples, %llu unwound to the thread's first frame",
+		log_info("native: %llu samples, %llu unwound to the thread's first frame, "
+			 "%llu without native frames (ring buffer full)",
 			 (unsigned long long)d->native_samples,
-			 (unsigned long long)d->native_bottom);
+			 (unsigned long long)d->native_bottom, (unsigned long long)d->native_lost);
 	for (uint32_t i = 0; i < d->nnprocs; i++)
 		nmods_free(d->nprocs[i].mods);
 	free(d->nprocs);
@@ -444,6 +446,7 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 		collector_drain_native(col, drain_native, ds);
 	err = collector_drain(col, drain_sample, ds);
 	collector_counters(col, cnt);
+	d->native_lost = cnt[CNT_NATIVE_LOST];
 	drain_end(ds, cnt);
 	return err;
 }
