@@ -86,11 +86,13 @@ static __always_inline void native_regs_of(struct bpf_perf_event_data *ctx,
 	nr->r15 = BPF_CORE_READ(regs, r15);
 }
 
-/* Sends the sample with key and its native stack; cframe is the walked
- * thread's L->cframe (0 outside Lua).  Returns 1 when sent (the caller
+/* Sends the sample with key and its native stack; cframe is the sampled
+ * thread's L->cframe (0 outside Lua), resumer the C frame of the thread
+ * its walk was stitched to (0: none).  Returns 1 when sent (the caller
  * then does not count it), 0 when --native is off or the ring is full. */
 static __always_inline int native_send(struct bpf_perf_event_data *ctx,
-				       const struct sample_key *key, __u64 cframe)
+				       const struct sample_key *key, __u64 cframe,
+				       __u64 resumer)
 {
 	struct native_slot *rec;
 	__u32 off = 0;
@@ -102,6 +104,7 @@ static __always_inline int native_send(struct bpf_perf_event_data *ctx,
 		return 0;
 	rec->s.key = *key;
 	rec->s.cframe = cframe;
+	rec->s.cframe_resumer = resumer;
 	rec->s.pad = 0;
 	native_regs_of(ctx, &rec->s.regs);
 	/* Page by page, so that the stack's top end (an unmapped page above

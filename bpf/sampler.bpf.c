@@ -413,6 +413,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 		wc->flags |= STACK_NO_BASE;
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
+	wc->cframe_top = wc->cframe;
 	walk_threads(sc, &ref, cb);
 	if (cb && wc->proto_lost)
 		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
@@ -459,8 +460,8 @@ static __always_inline int sample_and_count(const struct uregs *r, __u64 weight,
 	/* --native: the sample goes to user space with its native stack
 	 * instead (native.bpf.h); a full ring keeps it here, Lua frames only. */
 	if (native_stack && ctx) {
-		if (native_send(ctx, &key, key.flags & SAMPLE_HOST || sc->st.nthreads ?
-					   0 : sc->walk.cframe))
+		if (native_send(ctx, &key, sc->walk.cframe_top,
+				sc->st.nthreads ? sc->walk.cframe : 0))
 			return 0;
 		bump(cb, CNT_NATIVE_LOST);
 	}

@@ -239,7 +239,10 @@ struct native_regs {
 struct native_sample {
 	struct sample_key key;
 	struct native_regs regs;	/* the thread's user registers */
-	__u64 cframe;		/* the walked lua_State's L->cframe (raw), 0: none */
+	__u64 cframe;		/* the sampled thread's L->cframe (raw), 0: none */
+	/* A coroutine resumed from Lua: its resumer's L->cframe, where its
+	 * own chain (which ends in lj_vm_resume's frame) goes on; else 0. */
+	__u64 cframe_resumer;
 	__u32 stack_len;	/* bytes of stack[] valid, from regs.sp up */
 	__u32 pad;
 	__u8 stack[NATIVE_STACK_MAX];

@@ -66,6 +66,7 @@ struct walk_ctx {
 	/* Coroutine stitching (walk_resumer) */
 	__u64 mainth;		/* the universe's main thread */
 	__u64 cframe;		/* the walked thread's current C frame (raw) */
+	__u64 cframe_top;	/* --native: the sampled thread's own (raw) */
 };
 
 /* What bpf_loop hands the callback.  The walk state lives in a map value,

@@ -9,7 +9,8 @@
 #     on_hit ...;physics_step;on_hit; the shares are within TOL points of
 #     the truth; 99% of samples unwind to _start.
 #   - FFI into libm (ffi.C.cbrt in a Lua loop): ...;spin_cbrt;cbrt, named
-#     from libm's .dynsym, on both LuaJIT executables, JIT on and off.
+#     from libm's .dynsym, on both LuaJIT executables, JIT on and off; and
+#     from a coroutine resumed from Lua: ...;coroutine.wrap_aux;...;cbrt.
 source "$(dirname "$0")/lib.sh"
 
 HZ=999
@@ -76,18 +77,20 @@ nhost_run() {
 	check_part "$name" "$out.folded" "$out.truth" update "$UPDATE" "physics_step|c_work"
 }
 
-# libm_run LUAJIT-TREE MODE: ffi.C.cbrt from the Lua function spin_cbrt.
+# libm_run LUAJIT-TREE MODE [coro]: ffi.C.cbrt from the Lua function
+# spin_cbrt (in a coroutine resumed from Lua with coro).
 libm_run() {
-	local tree=$1 mode=$2 name="libm $1 $2" out=$TMP/libm-$1-$2 n in_fn ok
-	local exe=$TOP/.deps/$tree/usr/bin/luajit
-	start_bg "$exe" $([ "$mode" = nojit ] && echo -joff) "$WL/native_libm.lua" $((SECS + 1))
+	local tree=$1 mode=$2 coro=${3:-} name="libm $1 $2 $3" out=$TMP/libm-$1-$2$3 n in_fn ok
+	local exe=$TOP/.deps/$tree/usr/bin/luajit chain=';main;.*;native_libm.lua:spin_cbrt;cbrt(;|$)'
+	[ -n "$coro" ] && chain=';main;.*;coroutine.wrap_aux;.*;native_libm.lua:spin_cbrt;cbrt(;|$)'
+	start_bg "$exe" $([ "$mode" = nojit ] && echo -joff) "$WL/native_libm.lua" $((SECS + 1)) $coro
 	local lp=$BGPID
 	sleep 1
 	"$PROF" -p "$lp" -d 2 -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
 	kill "$lp" 2>/dev/null; wait "$lp" 2>/dev/null
 	n=$(count_samples "$out.folded" '.')
 	in_fn=$(count_samples "$out.folded" ';cbrt(;|$)')
-	ok=$(count_samples "$out.folded" ';main;.*;native_libm.lua:spin_cbrt;cbrt(;|$)')
+	ok=$(count_samples "$out.folded" "$chain")
 	if [ "$n" -ge 200 ] && [ $((in_fn * 2)) -ge "$n" ] && [ $((ok * 100)) -ge $((in_fn * 99)) ]; then
 		pass "$name: $in_fn of $n samples in cbrt, $ok under main;...;spin_cbrt"
 	else
@@ -105,3 +108,4 @@ for tree in luajit-deb luajit2; do
 		libm_run "$tree" "$mode"
 	done
 done
+libm_run luajit-deb jit coro

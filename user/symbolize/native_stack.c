@@ -55,6 +55,7 @@ static const struct native_vm *vm_at(const struct native_in *in, uint64_t pc)
 static void read_chain(struct merge *g, const struct uw_stack *st)
 {
 	uint64_t cf = g->in->rec->cframe & CFRAME_RAW, prev;
+	uint64_t resumer = g->in->rec->cframe_resumer & CFRAME_RAW;
 	uint16_t at = g->in->nvms ? g->in->vms[0].cframe_prev : 0;
 
 	while (cf && g->ncf < MAX_CFRAMES) {
@@ -62,6 +63,12 @@ static void read_chain(struct merge *g, const struct uw_stack *st)
 		if (uw_read(st, cf + at, &prev))
 			break;
 		prev &= CFRAME_RAW;
+		/* A coroutine's chain ends at its lj_vm_resume frame; its
+		 * resumer's goes on above. */
+		if (!prev && resumer > cf) {
+			prev = resumer;
+			resumer = 0;
+		}
 		if (prev <= cf)
 			break;	/* the chain only goes up the stack */
 		cf = prev;
