@@ -14,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 
 HZ=999
-SECS=5
+SECS=3
 TOL=3
 # Lua frames of nhost's script (chunk "=nhost"): update and on_hit by line.
 UPDATE='nhost:14'
@@ -53,11 +53,11 @@ nhost_run() {
 	local b=$1 mode=$2 name="nhost-$1 $2" out=$TMP/nhost-$1-$2 n bad
 	local host=$TOP/.output/hosts/nhost-$b
 	if [ ! -x "$host" ]; then fail "$name" "$host not built (make -C tests/hosts)"; return; fi
-	start_bg "$host" $((SECS + 2)) "$mode" >"$out.truth"
+	start_bg "$host" 60 "$mode" >"$out.truth"
 	local hp=$BGPID
 	wait_for "$out.truth" '^ready' 5
 	"$PROF" -p "$hp" -d "$SECS" -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
-	wait "$hp"
+	kill -TERM "$hp"; wait "$hp"
 	n=$(count_samples "$out.folded" '.')
 	if [ "$n" -lt 500 ]; then
 		fail "$name: samples" "only $n: $(cat "$out.err")"; return
@@ -73,7 +73,7 @@ nhost_run() {
 	check_part "$name" "$out.folded" "$out.truth" physics "physics_step" "$ON_HIT"
 	check_part "$name" "$out.folded" "$out.truth" on_hit "$ON_HIT"
 	check_part "$name" "$out.folded" "$out.truth" c_work ";c_work"
-	check_part "$name" "$out.folded" "$out.truth" run_frame ";run_frame(;spin)?$" 
+	check_part "$name" "$out.folded" "$out.truth" run_frame ";run_frame" "lua_pcall|lua_getfield|lua_pushinteger"
 	check_part "$name" "$out.folded" "$out.truth" update "$UPDATE" "physics_step|c_work"
 }
 
@@ -83,7 +83,7 @@ libm_run() {
 	local tree=$1 mode=$2 coro=${3:-} name="libm $1 $2 $3" out=$TMP/libm-$1-$2$3 n in_fn ok
 	local exe=$TOP/.deps/$tree/usr/bin/luajit chain=';main;.*;native_libm.lua:spin_cbrt;cbrt(;|$)'
 	[ -n "$coro" ] && chain=';main;.*;coroutine.wrap_aux;.*;native_libm.lua:spin_cbrt;cbrt(;|$)'
-	start_bg "$exe" $([ "$mode" = nojit ] && echo -joff) "$WL/native_libm.lua" $((SECS + 1)) $coro
+	start_bg "$exe" $([ "$mode" = nojit ] && echo -joff) "$WL/native_libm.lua" 60 $coro
 	local lp=$BGPID
 	sleep 1
 	"$PROF" -p "$lp" -d 2 -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
@@ -98,6 +98,33 @@ libm_run() {
 	fi
 }
 
+# outputs_run: pprof has a Mapping with the build ID for native frames,
+# the SVG draws them in their own colour.
+outputs_run() {
+	local out=$TMP/outputs host=$TOP/.output/hosts/nhost-deb map loc
+	start_bg "$host" 60 jit >/dev/null
+	local hp=$BGPID
+	sleep 1
+	"$PROF" -p "$hp" -d 2 -F "$HZ" --native -o "$out.pb.gz" 2>"$out.err"
+	"$PROF" -p "$hp" -d 2 -F "$HZ" --native -o "$out.svg" 2>>"$out.err"
+	kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
+	go tool pprof -raw "$out.pb.gz" >"$out.raw" 2>&1
+	map=$(sed -n 's|^ *\([0-9]*\): 0x[0-9a-f]*/0x[0-9a-f]*/0x[0-9a-f]* [^ ]*/nhost-deb [0-9a-f]\{40\} .*|\1|p' "$out.raw")
+	loc=$(grep -cE "^ +[0-9]+: 0x[0-9a-f]+ M=$map physics_step " "$out.raw")
+	if [ -n "$map" ] && [ "$loc" -ge 1 ]; then
+		pass "pprof: physics_step has a location in nhost-deb's mapping with its build ID"
+	else
+		fail "pprof: native mapping" "mapping '$map', locations '$loc': $(tr '\n' '|' <"$out.raw" | cut -c1-600)"
+	fi
+	if grep -q 'native code (--native)' "$out.svg" &&
+	   grep -A2 '<title>physics_step' "$out.svg" | grep -q 'fill="rgb(\(19[0-9]\|2[01][0-9]\|220\),1[0-3][0-9],1[45][0-9])'; then
+		pass "svg: native frames in their own colour, in the legend"
+	else
+		fail "svg: native colour" "$(grep -A2 '<title>physics_step' "$out.svg" | head -n 3)"
+	fi
+}
+
+outputs_run
 for b in deb or; do
 	for mode in jit nojit; do
 		nhost_run "$b" "$mode"
