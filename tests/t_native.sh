@@ -16,6 +16,7 @@ source "$(dirname "$0")/lib.sh"
 HZ=999
 SECS=3
 TOL=3
+MIN_SAMPLES=1500
 # Lua frames of nhost's script (chunk "=nhost"): update and on_hit by line.
 UPDATE='nhost:14'
 ON_HIT='nhost:8'
@@ -50,16 +51,23 @@ check_part() {
 }
 
 nhost_run() {
-	local b=$1 mode=$2 name="nhost-$1 $2" out=$TMP/nhost-$1-$2 n bad
+	local b=$1 mode=$2 name="nhost-$1 $2" out=$TMP/nhost-$1-$2 n bad i
 	local host=$TOP/.output/hosts/nhost-$b
 	if [ ! -x "$host" ]; then fail "$name" "$host not built (make -C tests/hosts)"; return; fi
 	start_bg "$host" 60 "$mode" >"$out.truth"
 	local hp=$BGPID
 	wait_for "$out.truth" '^ready' 5
-	"$PROF" -p "$hp" -d "$SECS" -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
+	# Enough samples for a 3-point tolerance however loaded the machine
+	# is: profiles of SECS until MIN_SAMPLES (at most 4).
+	: >"$out.folded"
+	for ((i = 0; i < 4; i++)); do
+		"$PROF" -p "$hp" -d "$SECS" -F "$HZ" --native -f folded -o "$out.part" 2>"$out.err"
+		cat "$out.part" >>"$out.folded"
+		[ "$(count_samples "$out.folded" '.')" -ge "$MIN_SAMPLES" ] && break
+	done
 	kill -TERM "$hp"; wait "$hp"
 	n=$(count_samples "$out.folded" '.')
-	if [ "$n" -lt 500 ]; then
+	if [ "$n" -lt "$MIN_SAMPLES" ]; then
 		fail "$name: samples" "only $n: $(cat "$out.err")"; return
 	fi
 	bad=$(count_samples "$out.folded" 'physics_step' )
