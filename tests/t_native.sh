@@ -11,6 +11,9 @@
 #   - FFI into libm (ffi.C.cbrt in a Lua loop): ...;spin_cbrt;cbrt, named
 #     from libm's .dynsym, on both LuaJIT executables, JIT on and off; and
 #     from a coroutine resumed from Lua: ...;coroutine.wrap_aux;...;cbrt.
+#   - nginx + lua-nginx-module under wrk: the handler under nginx's event
+#     loop; the native chains from main to ngx_http_lua_run_thread that
+#     perf record --call-graph dwarf sees on the same worker are ours too.
 source "$(dirname "$0")/lib.sh"
 
 HZ=999
@@ -147,7 +150,16 @@ nginx_run() {
 	start_bg wrk -t2 -c16 -d60s "http://127.0.0.1:$PORT/work" >/dev/null
 	local wrk=$BGPID
 	sleep 1
+	# perf record --call-graph dwarf on the same worker at the same time:
+	# the reference for the native part.
+	local perf=
+	if command -v perf >/dev/null; then
+		perf record -q -F 499 --call-graph dwarf,16384 -p "${WORKERS[0]}" -o "$out.perf" \
+			-- sleep 5 >/dev/null 2>&1 &
+		perf=$!
+	fi
 	"$PROF" -p "${WORKERS[0]}" -d 3 -F "$HZ" --native -f folded -o "$out.folded" 2>"$out.err"
+	[ -n "$perf" ] && wait "$perf"
 	kill "$wrk" 2>/dev/null
 	n=$(count_samples "$out.folded" '.')
 	parse=$(count_samples "$out.folded" 'handler.lua:parse$')
@@ -165,6 +177,51 @@ nginx_run() {
 	fi
 	kill "$wrk" "$MASTER" 2>/dev/null
 	wait "$wrk" "$MASTER" 2>/dev/null
+	if [ -z "$perf" ]; then
+		fail "nginx: perf" "no perf (linux-perf, tests/deps/apt.variants)"; return
+	fi
+	perf_chains "$out.perf" >"$out.perf.chains"
+	our_chains "$out.folded" >"$out.our.chains"
+	n=$(wc -l <"$out.perf.chains")
+	ok=$(grep -cxFf "$out.our.chains" "$out.perf.chains")
+	if [ "$n" -ge 1 ] && [ "$ok" -eq "$n" ]; then
+		pass "nginx: perf's $n native chains from main to ngx_http_lua_run_thread are all luabpfprof's"
+	else
+		fail "nginx: chains as perf's" "$ok of $n: perf $(head -n 3 "$out.perf.chains" | tr '\n' '|') ours $(head -n 3 "$out.our.chains" | tr '\n' '|')"
+	fi
+}
+
+# perf_chains PERF.DATA: the distinct native chains, root first, from main
+# up to ngx_http_lua_run_thread in perf's stacks ("name" or, unnamed,
+# "file+0xADDR" as luabpfprof prints them).
+perf_chains() {
+	perf script --no-inline -i "$1" -F ip,sym,dso 2>/dev/null | awk '
+		function flush(   i, c, on) {
+			c = ""; on = 0
+			for (i = n; i >= 1; i--) {
+				if (f[i] == "main") on = 1
+				if (on) c = c (c == "" ? "" : ";") f[i]
+				if (f[i] == "ngx_http_lua_run_thread") { if (on) print c; break }
+			}
+			n = 0
+		}
+		/^$/ { flush(); next }
+		NF >= 3 && $1 ~ /^[0-9a-f]+$/ {
+			dso = $NF; gsub(/[()]/, "", dso); sub(/.*\//, "", dso)
+			name = $2 == "[unknown]" ? sprintf("%s+0x%s", dso, $1) : $2
+			f[++n] = name
+		}
+		END { flush() }' | sort -u
+}
+
+# our_chains FOLDED: the same from luabpfprof's folded stacks.
+our_chains() {
+	awk '{ sub(/ [0-9]+$/, ""); k = split($0, f, ";"); c = ""; on = 0
+		for (i = 1; i <= k; i++) {
+			if (f[i] == "main") on = 1
+			if (on) c = c (c == "" ? "" : ";") f[i]
+			if (f[i] == "ngx_http_lua_run_thread") { if (on) print c; break }
+		} }' "$1" | sort -u
 }
 
 outputs_run

@@ -99,7 +99,7 @@ static const struct frame_sym *native_frame(struct merge *g, uint64_t pc, bool t
 		const char *base = strrchr(loc.path, '/');
 
 		snprintf(buf, sizeof(buf), "%s+0x%llx", base ? base + 1 : loc.path,
-			 (unsigned long long)(pc - loc.start + loc.offset));
+			 (unsigned long long)(at - loc.start + loc.offset));
 		f.cname = buf;
 		f.cfunc = pc;
 	}
