@@ -295,6 +295,21 @@ static struct nmods *native_mods(struct drain *d, pid_t pid)
 	return d->nprocs[d->nnprocs++].mods;
 }
 
+/* Drops the modules of processes no longer traced (their pid may be
+ * reused by another program). */
+static void native_forget_gone(struct drain *d, struct targets *ts)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < d->nnprocs; i++) {
+		if (targets_find(ts, d->nprocs[i].pid))
+			d->nprocs[kept++] = d->nprocs[i];
+		else
+			nmods_free(d->nprocs[i].mods);
+	}
+	d->nnprocs = kept;
+}
+
 /* The Lua frames of a native sample, whole (the host's entry function
  * too: native frames go on below it), symbolized into ds->nlua. */
 static uint32_t native_lua(struct drain_state *ds, struct target *t, const struct stack_trace *st)
@@ -442,8 +457,10 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 	if (!ds)
 		return -1;
 	/* Native samples first: the counts' drain may recycle their stacks. */
-	if (d->o.native)
+	if (d->o.native) {
 		collector_drain_native(col, drain_native, ds);
+		native_forget_gone(d, ts);
+	}
 	err = collector_drain(col, drain_sample, ds);
 	collector_counters(col, cnt);
 	d->native_lost = cnt[CNT_NATIVE_LOST];
