@@ -12,9 +12,9 @@
  * loaded machine's preemptions would weigh on wall-clock times): at exit,
  * after SECONDS or on SIGTERM, the host prints the truth as CPU
  * nanoseconds per part:
- *   truth total=N run_frame=N update=N physics=N on_hit=N c_work=N
+ *   truth total=N run_frame=N update=N physics=N on_hit=N c_work=N frames=N
  * (update: the Lua work in update itself; physics: physics_step without
- * the callbacks it made).
+ * the callbacks it made; frames: rounds of run_frame, for throughput).
  *
  * Usage: nhost SECONDS [jit|nojit]
  */
@@ -30,7 +30,7 @@
 #include <lua.h>
 #include <lualib.h>
 
-static uint64_t ns_run_frame, ns_physics, ns_on_hit, ns_c_work, ns_lua_calls;
+static uint64_t ns_run_frame, ns_physics, ns_on_hit, ns_c_work, ns_lua_calls, nframes;
 static uint64_t rng = 88172645463325252ull;
 static volatile double sink;
 static volatile sig_atomic_t stop;
@@ -133,6 +133,7 @@ static __attribute__((noinline)) int run_frame(lua_State *L)
 		return -1;
 	}
 	ns_lua_calls += now_ns() - t1;
+	nframes++;
 	return 0;
 }
 
@@ -169,10 +170,12 @@ int main(int argc, char **argv)
 	}
 	end = now_ns();
 	lua_own = ns_lua_calls - ns_physics - ns_on_hit - ns_c_work;
-	printf("truth total=%llu run_frame=%llu update=%llu physics=%llu on_hit=%llu c_work=%llu\n",
+	printf("truth total=%llu run_frame=%llu update=%llu physics=%llu on_hit=%llu c_work=%llu "
+	       "frames=%llu\n",
 	       (unsigned long long)(end - start), (unsigned long long)ns_run_frame,
 	       (unsigned long long)lua_own, (unsigned long long)ns_physics,
-	       (unsigned long long)ns_on_hit, (unsigned long long)ns_c_work);
+	       (unsigned long long)ns_on_hit, (unsigned long long)ns_c_work,
+	       (unsigned long long)nframes);
 	lua_close(L);
 	return 0;
 }
