@@ -230,7 +230,7 @@ struct parked {
  * stack, sent instead of counted.  The key is the one the sample would
  * have been counted under; its Lua frames are in the stacks map. */
 #define NATIVE_STACK_MAX	16384	/* bytes copied from the sampled SP up */
-#define NATIVE_RING_BYTES	(8 * 1024 * 1024)	/* its ring buffer (power of 2) */
+#define NATIVE_RING_BYTES	(32 * 1024 * 1024)	/* its ring buffer (power of 2): ~1600 samples */
 
 struct native_regs {
 	__u64 ip, sp, bp, bx, r12, r13, r14, r15;
