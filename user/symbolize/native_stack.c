@@ -132,6 +132,19 @@ static void drop_glue(struct merge *g)
 		g->n = n;
 }
 
+/* Whether native frame n, the one the VM called, is lua_CFunction c: its
+ * symbol starts at c's address or, without a symbol (n->cfunc is then the
+ * address itself), the address lies a little past c's in the same file. */
+static bool same_function(const struct frame_sym *n, const struct frame_sym *c)
+{
+	bool named = n->cname && !strstr(n->cname, "+0x");
+
+	if (named)
+		return n->cfunc == c->cfunc;
+	return c->cfunc && n->cfunc >= c->cfunc && n->cfunc - c->cfunc < 0x4000 &&
+	       (!c->map_file || !n->map_file || !strcmp(c->map_file, n->map_file));
+}
+
 /* Places the Lua frames of the next activation, up to and including the
  * frame it begins with.  A C function the VM called is both a native
  * frame (just placed) and a Lua one: a lua_CFunction keeps its Lua-side
@@ -151,7 +164,7 @@ static void put_activation(struct merge *g)
 
 		g->lua_next++;
 		if (first && last && last->kind == FRAME_NATIVE) {
-			if (f->kind == FRAME_C && last->cfunc == f->cfunc) {
+			if (f->kind == FRAME_C && same_function(last, f)) {
 				g->n--;
 			} else if (f->kind == FRAME_FF && f->ffname && last->cname &&
 				   !strcmp(f->ffname, last->cname)) {
