@@ -16,6 +16,9 @@
 #     perf record --call-graph dwarf sees on the same worker are ours too.
 source "$(dirname "$0")/lib.sh"
 
+# The C hosts are built by tests/deps/setup-luajit.sh; nhost may be newer.
+make -s -C "$TOP/tests/hosts" >/dev/null 2>&1
+
 HZ=999
 SECS=3
 TOL=3
@@ -75,10 +78,12 @@ nhost_run() {
 	fi
 	bad=$(count_samples "$out.folded" 'physics_step' )
 	bad=$((bad - $(count_samples "$out.folded" ";_start;(.*;)?main;run_frame;lua_pcall;$UPDATE;physics_step(;|$)")))
-	check "$name: every physics_step sample has main;run_frame;lua_pcall;update;physics_step ($bad off)" [ "$bad" -eq 0 ]
+	# At most one sample in 500 off: a sample taken while a callback is
+	# entered or left can be placed at the wrong activation (docs/native.md).
+	check "$name: physics_step samples have main;run_frame;lua_pcall;update;physics_step ($bad of $n off)" [ $((bad * 500)) -le "$n" ]
 	bad=$(count_samples "$out.folded" "$ON_HIT")
 	bad=$((bad - $(count_samples "$out.folded" ";main;run_frame;lua_pcall;$UPDATE;physics_step;$ON_HIT(;|$)")))
-	check "$name: every on_hit sample has main;...;update;physics_step;on_hit ($bad off)" [ "$bad" -eq 0 ]
+	check "$name: on_hit samples have main;...;update;physics_step;on_hit ($bad of $n off)" [ $((bad * 500)) -le "$n" ]
 	bad=$((n - $(count_samples "$out.folded" "^[^;]*;_start;")))
 	check "$name: $((n - bad)) of $n samples unwind to _start" [ $((bad * 100)) -le "$n" ]
 	check_part "$name" "$out.folded" "$out.truth" physics "physics_step" "$ON_HIT"
@@ -109,21 +114,24 @@ libm_run() {
 	fi
 }
 
-# outputs_run: pprof has a Mapping with the build ID for native frames,
-# the SVG draws them in their own colour.
+# outputs_run: the continuous agent's pprof has a Mapping with the build
+# ID for native frames, the SVG draws them in their own colour.
 outputs_run() {
 	local out=$TMP/outputs host=$TOP/.output/hosts/nhost-deb map loc
 	start_bg "$host" 60 jit >/dev/null
 	local hp=$BGPID
 	sleep 1
-	"$PROF" -p "$hp" -d 2 -F "$HZ" --native -o "$out.pb.gz" 2>"$out.err"
+	# pprof from the continuous agent: what it ships has native frames.
+	mkdir -m 700 "$out.dir"
+	timeout -s INT 5 "$PROF" -p "$hp" -F "$HZ" --native --continuous --every 2s \
+		--out-dir "$out.dir" 2>"$out.err"
 	"$PROF" -p "$hp" -d 2 -F "$HZ" --native -o "$out.svg" 2>>"$out.err"
 	kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
-	go tool pprof -raw "$out.pb.gz" >"$out.raw" 2>&1
+	go tool pprof -raw "$(ls "$out.dir"/*.pb.gz | head -n 1)" >"$out.raw" 2>&1
 	map=$(sed -n 's|^ *\([0-9]*\): 0x[0-9a-f]*/0x[0-9a-f]*/0x[0-9a-f]* [^ ]*/nhost-deb [0-9a-f]\{40\} .*|\1|p' "$out.raw")
 	loc=$(grep -cE "^ +[0-9]+: 0x[0-9a-f]+ M=$map physics_step " "$out.raw")
 	if [ -n "$map" ] && [ "$loc" -ge 1 ]; then
-		pass "pprof: physics_step has a location in nhost-deb's mapping with its build ID"
+		pass "pprof (--continuous): physics_step has a location in nhost-deb's mapping with its build ID"
 	else
 		fail "pprof: native mapping" "mapping '$map', locations '$loc': $(tr '\n' '|' <"$out.raw" | cut -c1-600)"
 	fi
