@@ -232,6 +232,17 @@ our_chains() {
 		} }' "$1" | sort -u
 }
 
+# Bad combinations: one line naming the problem, exit 2, nothing loaded.
+for bad in "-e alloc" "-e off-cpu" "--jit" "--heap"; do
+	# shellcheck disable=SC2086
+	err=$("$PROF" -p $$ -d 1 --native $bad 2>&1 >/dev/null); rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && [[ $err == *"--native"* ]]; then
+		pass "--native $bad refused: $err"
+	else
+		fail "--native $bad refused" "rc $rc: $err"
+	fi
+done
+
 outputs_run
 nginx_run
 for b in deb or; do
