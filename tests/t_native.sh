@@ -88,9 +88,9 @@ nhost_run() {
 	check "$name: $((n - bad)) of $n samples unwind to _start" [ $((bad * 100)) -le "$n" ]
 	check_part "$name" "$out.folded" "$out.truth" physics "physics_step" "$ON_HIT"
 	check_part "$name" "$out.folded" "$out.truth" on_hit "$ON_HIT"
-	check_part "$name" "$out.folded" "$out.truth" c_work ";c_work"
+	check_part "$name" "$out.folded" "$out.truth" c_work ";work_c"
 	check_part "$name" "$out.folded" "$out.truth" run_frame ";run_frame" "lua_pcall|lua_getfield|lua_pushinteger"
-	check_part "$name" "$out.folded" "$out.truth" update "$UPDATE" "physics_step|c_work"
+	check_part "$name" "$out.folded" "$out.truth" update "$UPDATE" "physics_step|work_c"
 }
 
 # libm_run LUAJIT-TREE MODE [coro]: ffi.C.cbrt from the Lua function
@@ -134,6 +134,13 @@ outputs_run() {
 		pass "pprof (--continuous): physics_step has a location in nhost-deb's mapping with its build ID"
 	else
 		fail "pprof: native mapping" "mapping '$map', locations '$loc': $(tr '\n' '|' <"$out.raw" | cut -c1-600)"
+	fi
+	# The lua_CFunction keeps its Lua-side name (work_c), its C symbol
+	# (c_work) is the Function's system_name, printed in parentheses.
+	if grep -qE "^ +[0-9]+: 0x[0-9a-f]+ M=$map work_c .*\(c_work\)" "$out.raw"; then
+		pass "pprof: the Lua C function is work_c, with its C symbol c_work"
+	else
+		fail "pprof: Lua C function's C symbol" "$(grep -E 'work_c|c_work' "$out.raw" | head -n 3 | tr '\n' '|')"
 	fi
 	if grep -q 'native code (--native)' "$out.svg" &&
 	   grep -A2 '<title>physics_step' "$out.svg" | grep -q 'fill="rgb(\(19[0-9]\|2[01][0-9]\|220\),1[0-3][0-9],1[45][0-9])'; then

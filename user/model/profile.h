@@ -47,6 +47,10 @@ struct frame_sym {
 	 * hex, or NULL. */
 	const char *map_file, *map_build_id;
 	uint64_t map_start, map_limit, map_offset;
+	/* FRAME_C under --native: the C function's own ELF symbol when it
+	 * differs from cname (ngx.say's ngx_http_lua_ngx_say), for pprof's
+	 * system_name; else NULL. */
+	const char *csym;
 };
 
 #define PSAMPLE_HOST		(1u << 0)	/* no Lua ran: the [host] key */

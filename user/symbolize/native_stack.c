@@ -145,6 +145,25 @@ static bool same_function(const struct frame_sym *n, const struct frame_sym *c)
 	       (!c->map_file || !n->map_file || !strcmp(c->map_file, n->map_file));
 }
 
+/* lua_CFunction c with native frame n's symbol, for pprof (csym). */
+static const struct frame_sym *with_symbol(struct merge *g, const struct frame_sym *c,
+					   const struct frame_sym *n)
+{
+	struct frame_sym f = *c;
+
+	if (!n->cname || strstr(n->cname, "+0x") || (c->cname && !strcmp(c->cname, n->cname)))
+		return c;
+	f.csym = n->cname;
+	if (!f.map_file) {
+		f.map_file = n->map_file;
+		f.map_build_id = n->map_build_id;
+		f.map_start = n->map_start;
+		f.map_limit = n->map_limit;
+		f.map_offset = n->map_offset;
+	}
+	return profile_frame(g->p, &f);
+}
+
 /* Places the Lua frames of the next activation, up to and including the
  * frame it begins with.  A C function the VM called is both a native
  * frame (just placed) and a Lua one: a lua_CFunction keeps its Lua-side
@@ -166,6 +185,7 @@ static void put_activation(struct merge *g)
 		if (first && last && last->kind == FRAME_NATIVE) {
 			if (f->kind == FRAME_C && same_function(last, f)) {
 				g->n--;
+				f = with_symbol(g, f, last);
 			} else if (f->kind == FRAME_FF && f->ffname && last->cname &&
 				   !strcmp(f->ffname, last->cname)) {
 				first = false;
