@@ -5,11 +5,11 @@ OUT       := .output
 BPFTOOL   ?= bpftool
 CLANG     ?= clang
 CC        ?= cc
-PKGS      := libbpf libelf zlib libcurl
+PKGS      := libbpf libelf libdw zlib libcurl
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -I$(OUT) -Iuser -Ibpf
-LDLIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lcurl)
+LDLIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -lcurl)
 
 ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -49,7 +49,7 @@ $(OUT)/user/%.o: user/%.c $(USER_HDRS) | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Only the loaders include the generated skeletons.
-$(OUT)/user/sample/collector.o $(OUT)/user/sample/vmwatch.o: $(SKELS)
+$(OUT)/user/sample/collector.o $(OUT)/user/sample/collector_native.o $(OUT)/user/sample/vmwatch.o: $(SKELS)
 
 luabpfprof: $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

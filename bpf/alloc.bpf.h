@@ -69,7 +69,7 @@ int on_alloc(struct pt_regs *ctx)
 	r.dx = ctx->dx;
 	r.bx = ctx->bx;
 	r.bp = ctx->bp;
-	return sample_and_count(&r, n);
+	return sample_and_count(&r, n, NULL);
 }
 
 #endif

@@ -413,6 +413,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 		wc->flags |= STACK_NO_BASE;
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
+	wc->cframe_top = wc->cframe;
 	walk_threads(sc, &ref, cb);
 	if (cb && wc->proto_lost)
 		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
@@ -436,7 +437,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 /* Walks the current thread's Lua stack at registers r and counts weight
  * samples of it: the cpu-clock sampler (weight 1) and the allocation
  * probe (one per interval of bytes crossed, alloc.bpf.h). */
-static __always_inline int sample_and_count(const struct uregs *r, __u64 weight)
+static __always_inline int sample_and_count(const struct uregs *r, __u64 weight,
+					    struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0;
@@ -453,8 +455,17 @@ static __always_inline int sample_and_count(const struct uregs *r, __u64 weight)
 	if (!sc)
 		return 0;
 	bump(cb, CNT_SAMPLES);
-	if (!walk_sample(sc, pi, r, &key, cb))
-		count_sample(&key, cb, weight);
+	if (walk_sample(sc, pi, r, &key, cb))
+		return 0;
+	/* --native: the sample goes to user space with its native stack
+	 * instead (native.bpf.h); a full ring keeps it here, Lua frames only. */
+	if (native_stack && ctx) {
+		if (native_send(ctx, &key, sc->walk.cframe_top,
+				sc->st.nthreads ? sc->walk.cframe : 0))
+			return 0;
+		bump(cb, CNT_NATIVE_LOST);
+	}
+	count_sample(&key, cb, weight);
 	return 0;
 }
 
@@ -464,7 +475,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct uregs r;
 
 	get_uregs(ctx, &r);
-	return sample_and_count(&r, 1);
+	return sample_and_count(&r, 1, ctx);
 }
 
 #include "offcpu.bpf.h"

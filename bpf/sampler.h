@@ -107,6 +107,10 @@ struct lua_frame {
 #define FRAME_KIND_C		1ull	/* id: lua_CFunction address */
 #define FRAME_KIND_FF		2ull	/* id: fast-function id */
 #define FRAME_ID_MASK		((1ull << FRAME_KIND_SHIFT) - 1)
+/* --native only: set in id on the frame a VM activation begins with (its
+ * link is a C frame's, or an FFI callback's continuation).  Addresses are
+ * below 2^47, so the bit is never part of one; user space clears it. */
+#define FRAME_ENTRY		(1ull << 55)
 
 static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numline)
 {
@@ -208,6 +212,7 @@ struct parked {
 	_(COUNT_MAP_FULL, count_map_full, 2, 1, "count map full")	/* counts map had no room */ \
 	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
 	_(PROTO_LOST,     proto_lost,     2, 0, "prototype news lost")	/* proto ring buffer full */ \
+	_(NATIVE_LOST,    native_lost,    0, 0, "native stacks lost")	/* --native: ring full, Lua frames only (its own line) */ \
 	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
 	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
 	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \
@@ -220,6 +225,28 @@ struct parked {
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
 	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */
+
+/* --native (bpf/native.bpf.h): one CPU sample with a copy of its user
+ * stack, sent instead of counted.  The key is the one the sample would
+ * have been counted under; its Lua frames are in the stacks map. */
+#define NATIVE_STACK_MAX	16384	/* bytes copied from the sampled SP up */
+#define NATIVE_RING_BYTES	(32 * 1024 * 1024)	/* its ring buffer (power of 2): ~1600 samples */
+
+struct native_regs {
+	__u64 ip, sp, bp, bx, r12, r13, r14, r15;
+};
+
+struct native_sample {
+	struct sample_key key;
+	struct native_regs regs;	/* the thread's user registers */
+	__u64 cframe;		/* the sampled thread's L->cframe (raw), 0: none */
+	/* A coroutine resumed from Lua: its resumer's L->cframe, where its
+	 * own chain (which ends in lj_vm_resume's frame) goes on; else 0. */
+	__u64 cframe_resumer;
+	__u32 stack_len;	/* bytes of stack[] valid, from regs.sp up */
+	__u32 pad;
+	__u8 stack[NATIVE_STACK_MAX];
+};
 
 enum lbp_counter {
 #define LBP_COUNTER_ENUM(name, field, group, lost, label) CNT_##name,

@@ -19,6 +19,8 @@
 #define FRAME_TYPEP	7
 
 #define GC64_PTR_MASK	((1ull << 47) - 1)
+
+#include "native.bpf.h"
 #define GC64_ITYPE_FUNC	0xfffffff7u	/* ~LJ_TFUNC as itype */
 #define GCT_FUNC	8		/* ~LJ_TFUNC as stored in GCHeader.gct */
 
@@ -64,6 +66,7 @@ struct walk_ctx {
 	/* Coroutine stitching (walk_resumer) */
 	__u64 mainth;		/* the universe's main thread */
 	__u64 cframe;		/* the walked thread's current C frame (raw) */
+	__u64 cframe_top;	/* --native: the sampled thread's own (raw) */
 };
 
 /* What bpf_loop hands the callback.  The walk state lives in a map value,
@@ -305,6 +308,11 @@ static long walk_step(__u32 idx, void *arg)
 	if (fn != c->L && record(ref, fn)) {
 		c->flags |= STACK_READ_FAULT;
 		return 1;
+	}
+	/* --native: flag the frame a VM activation begins with (native.bpf.h). */
+	if (native_stack && fn != c->L && c->n && native_is_entry(link, c->frame, c->off.gc64)) {
+		ref->st->frames[(c->n - 1) & (LBP_MAX_FRAMES - 1)].id |= FRAME_ENTRY;
+		c->hash = mix_hash(c->hash, c->n);
 	}
 
 	if ((link & FRAME_TYPE) == FRAME_LUA) {

@@ -411,6 +411,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.hz = o->hz, .event = o->event, .min_block_ns = o->min_block_ns,
 		.max_stacks = o->max_stacks, .max_counts = o->max_counts,
 		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
+		.native = o->native,
 		/* The --jp views keep jit.p's meaning: the running coroutine only. */
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
 		.pids = o->pids, .npids = o->npids, .all = o->all,

@@ -385,6 +385,11 @@ const struct opt_row options_rows[] = {
 	  "drop samples where the thread ran no Lua ([host])", .at = AT(lua_only) },
 	{ N("keep-root"), 0, NONE, NULL, set_flag,
 	  "keep the host's C entry frame at the bottom of stacks", .at = AT(keep_root) },
+	{ N("native"), 0, NONE, NULL, set_flag,
+	  "whole stacks: the host's C frames, C called from Lua\n"
+	  "(FFI, C functions) and callbacks, interleaved with the\n"
+	  "Lua frames; unwound by .eh_frame from a copy of each\n"
+	  "sample's stack (docs/native.md)", .at = AT(native) },
 	{ N("no-stitch"), 0, NONE, NULL, set_flag,
 	  "a coroutine's stack ends at its own bottom, as in jit.p\n"
 	  "(default: it continues under the code that resumed it)", .at = AT(no_stitch) },

@@ -33,6 +33,7 @@ struct options {
 	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool per_thread;	/* text views: one section per thread */
 	bool no_stitch;		/* coroutines not under their resumer */
+	bool native;		/* --native: native frames with the Lua ones */
 	bool per_process;	/* views and flame graphs: one per process, not program */
 	bool verbose;
 	bool vmstate_detail;

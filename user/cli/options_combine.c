@@ -39,6 +39,14 @@ int options_check_combination(const struct options *o, const bool *given)
 		log_error("--heap needs -p PID (or --continuous, for a heap profile per interval)");
 		return -1;
 	}
+	/* --native copies the stack of cpu-clock samples (bpf/native.bpf.h). */
+	if (o->native && (o->heap || o->jit || o->event == PROFILE_ALLOC ||
+			  o->event == PROFILE_OFFCPU)) {
+		log_error("--native adds native frames to CPU samples: give it without %s",
+			  o->heap ? "--heap" : o->jit ? "--jit" :
+			  o->event == PROFILE_ALLOC ? "-e alloc" : "-e off-cpu (-e wall has CPU samples)");
+		return -1;
+	}
 	if ((o->fail_interp >= 0 || o->jit_hot != 1.0) && !o->jit) {
 		log_error("--fail-if-interpreted and --jit-hot need --jit");
 		return -1;

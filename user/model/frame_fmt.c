@@ -56,7 +56,8 @@ static bool put_chunkname(struct strbuf *sb, const struct frame_sym *f, bool pat
  * never the call site's: one function, one key. */
 static bool has_own_name(const struct frame_sym *f)
 {
-	return (f->kind == FRAME_C && f->cname) || (f->kind == FRAME_FF && f->ffname);
+	return ((f->kind == FRAME_C || f->kind == FRAME_NATIVE) && f->cname) ||
+	       (f->kind == FRAME_FF && f->ffname);
 }
 
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
@@ -85,6 +86,7 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 			sb_printf(sb, "[builtin#%d]", f->ffid);
 		break;
 	case FRAME_C:
+	case FRAME_NATIVE:
 		if (f->cname) {
 			sb_puts(sb, f->cname);
 			break;

@@ -117,6 +117,7 @@ static uint64_t frame_hash(const struct frame_sym *f)
 	h = hash_u64((uint64_t)(uintptr_t)f->cname, h);
 	h = hash_u64((uint64_t)(uintptr_t)f->map_file, h);
 	h = hash_u64(f->map_start, h);
+	h = hash_u64((uint64_t)(uintptr_t)f->csym, h);
 	return hash_u64((uint64_t)(uintptr_t)f->ffname, h);
 }
 
@@ -127,7 +128,8 @@ static bool frame_equal(const struct frame_sym *a, const struct frame_sym *b)
 	       a->cfunc == b->cfunc && a->ffid == b->ffid && a->ffname == b->ffname &&
 	       a->cname == b->cname && a->map_file == b->map_file &&
 	       a->map_build_id == b->map_build_id && a->map_start == b->map_start &&
-	       a->map_limit == b->map_limit && a->map_offset == b->map_offset;
+	       a->map_limit == b->map_limit && a->map_offset == b->map_offset &&
+	       a->csym == b->csym;
 }
 
 static uint64_t frame_entry_hash(const void *ctx, uint32_t e)
@@ -156,6 +158,7 @@ const struct frame_sym *profile_frame(struct profile *p, const struct frame_sym 
 	f.cname = profile_str(p, in->cname);
 	f.map_file = profile_str(p, in->map_file);
 	f.map_build_id = profile_str(p, in->map_build_id);
+	f.csym = profile_str(p, in->csym);
 	e = hashidx_find(&ft->idx, &frame_ops, ft, frame_hash(&f), &f, &hint);
 	if (e != HASHIDX_NONE)
 		return ft->byid[e];

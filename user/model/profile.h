@@ -17,6 +17,7 @@ enum frame_kind {
 	FRAME_HOST,		/* synthetic: the [host] pseudo frame */
 	FRAME_UNKNOWN,		/* synthetic: a frame that could not be symbolized */
 	FRAME_STATE,		/* synthetic: a thread state, "[waiting for a CPU]" (name) */
+	FRAME_NATIVE,		/* --native: machine code of a mapped file (cname, map_*) */
 };
 
 /* A symbolized frame.  Frames are interned by the profile: equal frames are
@@ -39,11 +40,17 @@ struct frame_sym {
 	/* FRAME_C: the one name of the function, the same wherever it is
 	 * called from ("ngx.say", an ELF symbol, "mod.so+0x1f0"), or NULL. */
 	const char *cname;
-	/* FRAME_C: the file mapping that holds the function (for pprof's
+	/* FRAME_NATIVE: cname is the ELF symbol, else "file+0xOFFSET"; cfunc
+	 * the function's (or the address's) run-time address.
+	 * FRAME_C, FRAME_NATIVE: the file mapping that holds the function (for pprof's
 	 * Mapping), map_file NULL when unknown.  map_build_id is lower-case
 	 * hex, or NULL. */
 	const char *map_file, *map_build_id;
 	uint64_t map_start, map_limit, map_offset;
+	/* FRAME_C under --native: the C function's own ELF symbol when it
+	 * differs from cname (ngx.say's ngx_http_lua_ngx_say), for pprof's
+	 * system_name; else NULL. */
+	const char *csym;
 };
 
 #define PSAMPLE_HOST		(1u << 0)	/* no Lua ran: the [host] key */

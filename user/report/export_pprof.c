@@ -110,6 +110,10 @@ static uint64_t function_id(struct pprof_builder *b, const struct xframe *xf,
 		anon.name = NULL;
 		sb_reset(&b->text);
 		frame_put(&b->text, &anon, 'f', false);
+		if (f->csym) {	/* --native: the C function's own symbol */
+			sb_reset(&b->text);
+			sb_puts(&b->text, f->csym);
+		}
 		key.system_name = str_id(b, sb_str(&b->text), b->text.len);
 		sb_reset(&b->text);
 		export_chunk_file(&b->text, f);
@@ -152,7 +156,8 @@ static uint64_t mapping_id(struct pprof_builder *b, const struct xframe *xf)
 	bool added;
 	uint64_t id;
 
-	if (xf->kind != XF_FRAME || f->kind != FRAME_C || !f->map_file)
+	if (xf->kind != XF_FRAME || (f->kind != FRAME_C && f->kind != FRAME_NATIVE) ||
+	    !f->map_file)
 		return MAPPING_LUA;
 	memset(&key, 0, sizeof(key));
 	key.start = f->map_start;

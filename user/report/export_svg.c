@@ -25,7 +25,8 @@
  * are the states of --vmstate-frames. */
 enum color_class {
 	CC_LUA, CC_C, CC_FF, CC_GC, CC_JIT, CC_COMPILED, CC_INTERP, CC_CCODE,
-	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_BLOCKED, CC_WAITING, CC_NCLASS
+	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_BLOCKED, CC_WAITING, CC_NATIVE,
+	CC_NCLASS
 };
 
 static const struct {
@@ -48,12 +49,13 @@ static const struct {
 	 * warm on-CPU ones. */
 	[CC_BLOCKED]  = { 110, 140, 200, "mostly blocked" },
 	[CC_WAITING]  = { 150, 110, 190, "mostly waiting for a CPU" },
+	[CC_NATIVE]   = { 205, 120, 150, "native code (--native)" },
 };
 
 /* What a node is: its colour class, but for VM-state frames, whose
  * samples say which state they stand for. */
 enum node_kind { NK_ROOT, NK_PROCESS, NK_LUA, NK_C, NK_FF, NK_HOST, NK_ZONE,
-		 NK_VMSTATE, NK_UNKNOWN };
+		 NK_VMSTATE, NK_UNKNOWN, NK_NATIVE };
 
 #define NVM (VM_NCLASS + 1)	/* VM classes, plus host samples */
 
@@ -96,6 +98,7 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 		case FRAME_HOST: return NK_HOST;
 		case FRAME_STATE: return NK_VMSTATE;
 		case FRAME_UNKNOWN: return NK_UNKNOWN;
+		case FRAME_NATIVE: return NK_NATIVE;
 		}
 		return NK_UNKNOWN;
 	case XF_COMM:
@@ -311,6 +314,7 @@ static enum color_class node_class(const struct node *nd)
 	case NK_HOST: return CC_HOST;
 	case NK_ZONE: return CC_ZONE;
 	case NK_UNKNOWN: return CC_UNKNOWN;
+	case NK_NATIVE: return CC_NATIVE;
 	case NK_VMSTATE: break;
 	}
 	/* Every sample through a state frame is in that state. */

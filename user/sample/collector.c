@@ -165,6 +165,8 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	c->offcpu = o->offcpu;
 	c->alloc_every = o->alloc_every;
 	c->skel->rodata->alloc_every = o->alloc_every;
+	c->skel->rodata->native_stack = o->native;
+	bpf_map__set_max_entries(c->skel->maps.native_ring, o->native ? NATIVE_RING_BYTES : 4096);
 	c->cpu_clock = !o->no_cpu_clock && !o->alloc_every;
 	/* A program not asked for is not even loaded (the sched_switch one
 	 * would run on every context switch of the host). */
@@ -222,6 +224,8 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 			 strerror(errno));
 		goto fail;
 	}
+	if (o->native && collector_native_open(c, err, errlen))
+		goto fail;
 	c->seen = calloc(o->max_stacks, sizeof(*c->seen));
 	c->grave_ids = calloc(o->max_stacks, sizeof(*c->grave_ids));
 	c->grave = calloc(o->max_stacks / 2 + 1, sizeof(*c->grave));
@@ -248,6 +252,7 @@ void collector_close(struct collector *c)
 			close(c->pfds[i]);
 	}
 	ring_buffer__free(c->news);
+	ring_buffer__free(c->native);
 	free(c->links);
 	free(c->pfds);
 	bpf_link__destroy(c->switch_link);
@@ -311,7 +316,7 @@ static bool mark_seen(struct collector *c, uint64_t id)
 }
 
 /* The stack for id: from the kernel map, else from the graveyard. */
-static const struct stack_trace *stack_for(struct collector *c, uint64_t id)
+const struct stack_trace *collector_stack_for(struct collector *c, uint64_t id)
 {
 	int fd = bpf_map__fd(c->skel->maps.stacks);
 
@@ -351,7 +356,7 @@ static void deliver(struct collector *c, const struct sample_key *key, uint64_t 
 	const struct stack_trace *st = NULL;
 
 	if (key->stack_id)
-		st = stack_for(c, key->stack_id);
+		st = collector_stack_for(c, key->stack_id);
 	fn(ctx, key, count, st);
 }
 

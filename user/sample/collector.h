@@ -29,6 +29,9 @@ struct collector_opts {
 	 * Nothing is attached per CPU then: collector_attach_alloc attaches
 	 * the allocator uprobe of each target. */
 	uint64_t alloc_every;
+	/* --native: each cpu-clock sample comes with a copy of its user
+	 * stack (collector_drain_native) instead of being counted. */
+	bool native;
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */
@@ -68,6 +71,14 @@ int collector_news_fd(const struct collector *c);
 
 /* Hands every waiting piece of prototype news to fn; returns how many. */
 int collector_read_news(struct collector *c, news_fn fn, void *ctx);
+
+/* --native: called per sample sent with its native stack; st is its Lua
+ * stack (NULL when not available or none). */
+typedef void (*native_fn)(void *ctx, const struct native_sample *s, const struct stack_trace *st);
+
+/* Hands every waiting native sample to fn; returns how many.  Call before
+ * collector_drain, which may recycle the stacks they refer to. */
+int collector_drain_native(struct collector *c, native_fn fn, void *ctx);
 
 /* Totals of the kernel's counters (enum lbp_counter), summed over CPUs. */
 void collector_counters(struct collector *c, uint64_t out[CNT__MAX]);

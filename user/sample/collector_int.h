@@ -41,7 +41,16 @@ struct collector {
 	struct ring_buffer *news;	/* prototype announcements */
 	news_fn news_cb;		/* during collector_read_news */
 	void *news_ctx;
+	struct ring_buffer *native;	/* --native: samples with their stacks */
+	native_fn native_cb;		/* during collector_drain_native */
+	void *native_ctx;
 };
+
+/* The stack for id: from the kernel map, else from the graveyard. */
+const struct stack_trace *collector_stack_for(struct collector *c, uint64_t id);
+
+/* --native: sets up the ring buffer of native samples (collector_native.c). */
+int collector_native_open(struct collector *c, char *err, size_t errlen);
 
 struct alloc_link {
 	pid_t pid;

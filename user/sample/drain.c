@@ -8,15 +8,22 @@
 #include "base/clock.h"
 #include "base/hashfn.h"
 #include "base/hashidx.h"
+#include "base/log.h"
 #include "base/xalloc.h"
 #include "sample/collector.h"
 #include "sample/targets.h"
+#include "symbolize/native_stack.h"
 #include "symbolize/symbolize.h"
+#include "target/discover.h"
+#include "target/layout.h"
 #include "target/luaobj.h"
 #include "target/memory.h"
+#include "target/nmods.h"
 
 #define EPOCH_NS	1000000000ull	/* prototype revalidation period */
 #define ZONE_NAME_MAX	256
+#define NATIVE_MAX_FRAMES	(2 * LBP_MAX_FRAMES)
+#define NATIVE_MAX_VMS		LBP_MAX_VMS
 
 /* Per-drain memo: stacks shared by several sample classes are symbolized
  * once. */
@@ -32,6 +39,14 @@ struct drain {
 	uint64_t next_epoch_ns;		/* next prototype revalidation */
 	/* Frames whose VM was gone when drained: the summary keeps them. */
 	uint64_t vanished_unknown;
+	/* --native: each process's modules, opened once. */
+	struct native_proc {
+		pid_t pid;
+		struct nmods *mods;
+	} *nprocs;
+	uint32_t nnprocs;
+	uint64_t native_samples, native_bottom;
+	uint64_t native_lost;		/* the kernel's CNT_NATIVE_LOST */
 };
 
 struct drain_state {
@@ -44,6 +59,11 @@ struct drain_state {
 	struct frame_sym scratch[LBP_MAX_FRAMES];
 	const struct frame_sym *cut[LBP_MAX_FRAMES + 1];	/* frames + the cut's cause */
 	const struct frame_sym *state[LBP_MAX_FRAMES + 1];	/* a state + the frames */
+	/* --native */
+	struct lua_frame nlua_raw[LBP_MAX_FRAMES];
+	const struct frame_sym *nlua[LBP_MAX_FRAMES];
+	bool nentry[LBP_MAX_FRAMES];
+	const struct frame_sym *nout[NATIVE_MAX_FRAMES];
 };
 
 static uint64_t memo_hash(const void *ctx, uint32_t e)
@@ -100,6 +120,20 @@ static const char *cut_cause(uint32_t stack_flags)
 	return NULL;
 }
 
+/* The stack's frames without the --native FRAME_ENTRY marks, which go to
+ * entry[] when given. */
+static const struct lua_frame *plain_frames(struct drain_state *ds, const struct stack_trace *st,
+					    uint32_t n, bool *entry)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		ds->nlua_raw[i] = st->frames[i];
+		ds->nlua_raw[i].id &= ~FRAME_ENTRY;
+		if (entry)
+			entry[i] = (st->frames[i].id & FRAME_ENTRY) != 0;
+	}
+	return ds->nlua_raw;
+}
+
 /* Symbolized, interned frames of a kernel stack (memoized per drain). */
 static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t,
 					  uint64_t id, const struct stack_trace *st)
@@ -131,7 +165,7 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 		ds->d->vanished_unknown += n;
 		return m;
 	}
-	sym_stack(sym, st->frames, n, ds->scratch);
+	sym_stack(sym, plain_frames(ds, st, n, NULL), n, ds->scratch);
 	/* The bottom of a whole stack is the C function the host entered the
 	 * VM with (lua_pcall of luajit's pmain, ...): the same in every stack,
 	 * so noise unless asked for.  Alone, it is what ran: kept. */
@@ -177,6 +211,23 @@ static void add_state_frame(struct drain_state *ds, struct sample *s, const char
 	s->nframes++;
 }
 
+/* The sample's jit.zone and trace start labels, into zone[ZONE_NAME_MAX]
+ * and trace[256]. */
+static void add_labels(struct target *t, const struct sample_key *key, uint64_t g,
+		       struct sample *s, char *zone, char *trace)
+{
+	struct mem_reader *mem;
+	const struct lj_layout *lay;
+	struct symbolizer *sym = target_vm(t, g, &mem, &lay);
+
+	if (!sym)
+		return;
+	if (key->zone && !lj_read_str(mem, lay, key->zone, zone, ZONE_NAME_MAX))
+		s->zone = zone;
+	if (key->vmstate >= 1 && !sym_trace_start(sym, g, key->vmstate, trace, 256))
+		s->trace_start = trace;
+}
+
 void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		  const struct stack_trace *st)
 {
@@ -187,9 +238,6 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 	const struct frame_sym *lost[1];
 	char zone[ZONE_NAME_MAX], trace[256];
 	struct stack_memo *m;
-	struct symbolizer *sym;
-	struct mem_reader *mem;
-	const struct lj_layout *lay;
 
 	if (!t)
 		return;
@@ -230,15 +278,88 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		add_state_frame(ds, &s, "waiting for a CPU");
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
-	sym = target_vm(t, st->g, &mem, &lay);
-	if (sym) {
-		if (key->zone && !lj_read_str(mem, lay, key->zone, zone, sizeof(zone)))
-			s.zone = zone;
-		if (key->vmstate >= 1 &&
-		    !sym_trace_start(sym, st->g, key->vmstate, trace, sizeof(trace)))
-			s.trace_start = trace;
-	}
+	add_labels(t, key, st->g, &s, zone, trace);
 	profile_add(p, &s);
+}
+
+/* ---- --native ------------------------------------------------------------- */
+
+static struct nmods *native_mods(struct drain *d, pid_t pid)
+{
+	for (uint32_t i = 0; i < d->nnprocs; i++)
+		if (d->nprocs[i].pid == pid)
+			return d->nprocs[i].mods;
+	d->nprocs = xrealloc(d->nprocs, (d->nnprocs + 1) * sizeof(*d->nprocs));
+	d->nprocs[d->nnprocs].pid = pid;
+	d->nprocs[d->nnprocs].mods = nmods_new(pid);
+	return d->nprocs[d->nnprocs++].mods;
+}
+
+/* Drops the modules of processes no longer traced (their pid may be
+ * reused by another program). */
+static void native_forget_gone(struct drain *d, struct targets *ts)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < d->nnprocs; i++) {
+		if (targets_find(ts, d->nprocs[i].pid))
+			d->nprocs[kept++] = d->nprocs[i];
+		else
+			nmods_free(d->nprocs[i].mods);
+	}
+	d->nnprocs = kept;
+}
+
+/* The Lua frames of a native sample, whole (the host's entry function
+ * too: native frames go on below it), symbolized into ds->nlua. */
+static uint32_t native_lua(struct drain_state *ds, struct target *t, const struct stack_trace *st)
+{
+	struct symbolizer *sym = target_vm(t, st->g, NULL, NULL);
+	uint32_t n = st->nframes < LBP_MAX_FRAMES ? st->nframes : LBP_MAX_FRAMES;
+
+	if (!sym)
+		return 0;
+	sym_stack(sym, plain_frames(ds, st, n, ds->nentry), n, ds->scratch);
+	for (uint32_t i = 0; i < n; i++)
+		ds->nlua[i] = profile_frame(ds->prof, &ds->scratch[i]);
+	return n;
+}
+
+/* One sample sent with its native stack (collector_drain_native). */
+static void drain_native(void *ctx, const struct native_sample *ns, const struct stack_trace *st)
+{
+	struct drain_state *ds = ctx;
+	const struct sample_key *key = &ns->key;
+	struct target *t = targets_find(ds->ts, (pid_t)key->pid);
+	struct sample s = { .pid = key->pid, .tid = key->tid, .vmstate = key->vmstate };
+	struct native_vm vms[NATIVE_MAX_VMS];
+	struct native_in in = { .rec = ns, .lua = ds->nlua, .entry = ds->nentry, .vms = vms };
+	char zone[ZONE_NAME_MAX], trace[256];
+	enum native_end end;
+
+	if (!t || ((key->flags & SAMPLE_HOST) && ds->d->o.lua_only))
+		return;
+	for (int i = 0; i < target_nvms(t) && in.nvms < NATIVE_MAX_VMS; i++) {
+		const struct lj_vm *vm = target_vm_at(t, i, &(struct symbolizer *){ 0 },
+						      &(struct mem_reader *){ 0 });
+
+		if (vm)
+			vms[in.nvms++] = (struct native_vm){ vm->vm_lo, vm->vm_hi,
+							      vm->layout->cframe_prev,
+							      vm->layout->cframe_size };
+	}
+	if (st && !(key->flags & (SAMPLE_HOST | SAMPLE_NO_STACK)))
+		in.nlua = native_lua(ds, t, st);
+	weigh(ds->prof, key, 1, &s);
+	s.frames = ds->nout;
+	s.nframes = native_merge(native_mods(ds->d, (pid_t)key->pid), ds->prof, &in, ds->nout,
+				 NATIVE_MAX_FRAMES, &end);
+	ds->d->native_samples++;
+	if (end == NATIVE_BOTTOM)
+		ds->d->native_bottom++;
+	if (st)
+		add_labels(t, key, st->g, &s, zone, trace);
+	profile_add(ds->prof, &s);
 }
 
 static void read_news(void *ctx, const struct proto_news *n)
@@ -280,6 +401,16 @@ struct drain *drain_new(const struct drain_opts *o)
 
 void drain_free(struct drain *d)
 {
+	if (!d)
+		return;
+	if (d->native_samples)
+		log_info("native: %llu samples, %llu unwound to the thread's first frame, "
+			 "%llu without native frames (ring buffer full)",
+			 (unsigned long long)d->native_samples,
+			 (unsigned long long)d->native_bottom, (unsigned long long)d->native_lost);
+	for (uint32_t i = 0; i < d->nnprocs; i++)
+		nmods_free(d->nprocs[i].mods);
+	free(d->nprocs);
 	free(d);
 }
 
@@ -325,8 +456,14 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 
 	if (!ds)
 		return -1;
+	/* Native samples first: the counts' drain may recycle their stacks. */
+	if (d->o.native) {
+		collector_drain_native(col, drain_native, ds);
+		native_forget_gone(d, ts);
+	}
 	err = collector_drain(col, drain_sample, ds);
 	collector_counters(col, cnt);
+	d->native_lost = cnt[CNT_NATIVE_LOST];
 	drain_end(ds, cnt);
 	return err;
 }

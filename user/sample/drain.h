@@ -25,6 +25,7 @@ struct drain_opts {
 	bool lua_only;		/* drop [host] samples */
 	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool no_stitch;		/* a coroutine's own frames only, not its resumers' */
+	bool native;		/* --native: samples come with their native stacks */
 };
 
 struct drain *drain_new(const struct drain_opts *o);

@@ -36,6 +36,7 @@ struct session_config {
 	bool lua_only;			/* drop [host] samples */
 	bool keep_root;			/* keep the host's C entry frame at the bottom */
 	bool no_stitch;			/* a coroutine's own frames, not its resumers' */
+	bool native;			/* --native: each sample's native stack too */
 	const pid_t *pids;		/* -p: each must run LuaJIT */
 	int npids;
 	bool all;			/* -a: every LuaJIT process on the host */

@@ -1,0 +1,321 @@
+/* --native: native and Lua frames of one sample, interleaved.
+ *
+ * Native frames are unwound by CFI from the sampled registers.  Code of
+ * the VM (the interpreter, lj_vm_asm_begin ... its end) and machine code
+ * outside any file (JIT traces, FFI callback trampolines) is not unwound
+ * by CFI: the interpreter's CFI only holds where its frame is the C frame
+ * itself, and traces have none.  There the walk goes on from the VM
+ * activation's C frame instead, whose layout is fixed (src/lj_frame.h
+ * CFRAME_*, src/vm_x64.dasc saveregs): the C caller's return address is
+ * its last word, the callee-saved registers the VM pushed sit below it.
+ * The activations nest in the order of L->cframe's chain (cframe_prev),
+ * and the Lua frames between two activations' entries belong to the inner
+ * one (FRAME_ENTRY marks each activation's first frame). */
+#include "symbolize/native_stack.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/profile.h"
+#include "target/nmods.h"
+#include "target/unwind.h"
+
+#define MAX_CFRAMES	64
+#define CFRAME_RAW	(~3ull)
+
+struct merge {
+	struct nmods *m;
+	struct profile *p;
+	const struct native_in *in;
+	const struct frame_sym **out;
+	uint32_t n, cap;
+	uint32_t lua_next;		/* first Lua frame not placed yet */
+	uint32_t seg;			/* first native frame since the last Lua ones */
+	const char *vm_file;		/* the file holding the interpreter */
+	uint64_t cf[MAX_CFRAMES];	/* the C frame chain, innermost first */
+	int ncf, cf_next;
+};
+
+static bool put(struct merge *g, const struct frame_sym *f)
+{
+	if (g->n >= g->cap)
+		return false;
+	g->out[g->n++] = f;
+	return true;
+}
+
+static const struct native_vm *vm_at(const struct native_in *in, uint64_t pc)
+{
+	for (int i = 0; i < in->nvms; i++)
+		if (pc >= in->vms[i].lo && pc < in->vms[i].hi)
+			return &in->vms[i];
+	return NULL;
+}
+
+static void read_chain(struct merge *g, const struct uw_stack *st)
+{
+	uint64_t cf = g->in->rec->cframe & CFRAME_RAW, prev;
+	uint64_t resumer = g->in->rec->cframe_resumer & CFRAME_RAW;
+	uint16_t at = g->in->nvms ? g->in->vms[0].cframe_prev : 0;
+
+	while (cf && g->ncf < MAX_CFRAMES) {
+		g->cf[g->ncf++] = cf;
+		if (uw_read(st, cf + at, &prev))
+			break;
+		prev &= CFRAME_RAW;
+		/* A coroutine's chain ends at its lj_vm_resume frame; its
+		 * resumer's goes on above. */
+		if (!prev && resumer > cf) {
+			prev = resumer;
+			resumer = 0;
+		}
+		if (prev <= cf)
+			break;	/* the chain only goes up the stack */
+		cf = prev;
+	}
+}
+
+/* The native frame for pc (a return address unless top). */
+static const struct frame_sym *native_frame(struct merge *g, uint64_t pc, bool top)
+{
+	uint64_t at = top ? pc : pc - 1, off = 0;
+	struct frame_sym f = { .kind = FRAME_NATIVE, .line = -1, .firstline = -1 };
+	struct nmod_loc loc;
+	const char *sym;
+	char buf[320];
+
+	if (nmods_find(g->m, at, &loc) || !loc.path)
+		return NULL;
+	f.map_file = loc.path;
+	f.map_build_id = loc.build_id;
+	f.map_start = loc.start;
+	f.map_limit = loc.limit;
+	f.map_offset = loc.offset;
+	sym = nmods_symbol(g->m, at, &off);
+	if (sym) {
+		f.cname = sym;
+		f.cfunc = at - off;
+	} else {
+		const char *base = strrchr(loc.path, '/');
+
+		snprintf(buf, sizeof(buf), "%s+0x%llx", base ? base + 1 : loc.path,
+			 (unsigned long long)(at - loc.start + loc.offset));
+		f.cname = buf;
+		f.cfunc = pc;
+	}
+	return profile_frame(g->p, &f);
+}
+
+static const struct frame_sym *unknown(struct profile *p, const char *cause)
+{
+	struct frame_sym f = { .kind = FRAME_UNKNOWN, .name = cause, .line = -1 };
+
+	return profile_frame(p, &f);
+}
+
+static bool in_vm_file(const struct merge *g, const struct frame_sym *f)
+{
+	return f->kind == FRAME_NATIVE && g->vm_file && f->map_file &&
+	       !strcmp(f->map_file, g->vm_file);
+}
+
+/* The VM's own C code between a C function it called and the VM
+ * (lj_ccall_func, lj_cf_ffi_meta___call): glue, dropped, unless it is
+ * all there is (the GC, the JIT compiler: then it is what ran). */
+static void drop_glue(struct merge *g)
+{
+	uint32_t n = g->n;
+
+	while (n > g->seg && in_vm_file(g, g->out[n - 1]))
+		n--;
+	if (n > g->seg)
+		g->n = n;
+}
+
+/* Whether native frame n, the one the VM called, is lua_CFunction c: its
+ * symbol starts at c's address or, without a symbol (n->cfunc is then the
+ * address itself), the address lies a little past c's in the same file. */
+static bool same_function(const struct frame_sym *n, const struct frame_sym *c)
+{
+	bool named = n->cname && !strstr(n->cname, "+0x");
+
+	if (named)
+		return n->cfunc == c->cfunc;
+	return c->cfunc && n->cfunc >= c->cfunc && n->cfunc - c->cfunc < 0x4000 &&
+	       (!c->map_file || !n->map_file || !strcmp(c->map_file, n->map_file));
+}
+
+/* lua_CFunction c with native frame n's symbol, for pprof (csym). */
+static const struct frame_sym *with_symbol(struct merge *g, const struct frame_sym *c,
+					   const struct frame_sym *n)
+{
+	struct frame_sym f = *c;
+
+	if (!n->cname || strstr(n->cname, "+0x") || (c->cname && !strcmp(c->cname, n->cname)))
+		return c;
+	f.csym = n->cname;
+	if (!f.map_file) {
+		f.map_file = n->map_file;
+		f.map_build_id = n->map_build_id;
+		f.map_start = n->map_start;
+		f.map_limit = n->map_limit;
+		f.map_offset = n->map_offset;
+	}
+	return profile_frame(g->p, &f);
+}
+
+/* Places the Lua frames of the next activation, up to and including the
+ * frame it begins with.  A C function the VM called is both a native
+ * frame (just placed) and a Lua one: a lua_CFunction keeps its Lua-side
+ * name (ngx.say), an FFI call (ffi.meta.__call, named after what it
+ * calls) its native frame, which has the mapping. */
+static void put_activation(struct merge *g)
+{
+	const struct native_in *in = g->in;
+	const struct frame_sym *last;
+	bool first = true;
+
+	drop_glue(g);
+	last = g->n > g->seg ? g->out[g->n - 1] : NULL;
+	while (g->lua_next < in->nlua) {
+		const struct frame_sym *f = in->lua[g->lua_next];
+		bool entry = in->entry[g->lua_next];
+
+		g->lua_next++;
+		if (first && last && last->kind == FRAME_NATIVE) {
+			if (f->kind == FRAME_C && same_function(last, f)) {
+				g->n--;
+				f = with_symbol(g, f, last);
+			} else if (f->kind == FRAME_FF && f->ffname && last->cname &&
+				   !strcmp(f->ffname, last->cname)) {
+				first = false;
+				if (entry)
+					break;
+				continue;
+			}
+		}
+		first = false;
+		if (!put(g, f) || entry)
+			break;
+	}
+	g->seg = g->n;
+}
+
+/* Leaves the VM through the next C frame: its C caller's state. */
+static bool leave_vm(struct merge *g, const struct native_vm *vm, const struct uw_stack *st,
+		     struct uw_regs *regs)
+{
+	static const int pushed[] = { UW_RBP, UW_RBX, UW_R15, UW_R14, UW_R13, UW_R12 };
+	uint64_t cf, size = vm->cframe_size, v;
+
+	/* Activations the sample is above: not this one (a coroutine's). */
+	while (g->cf_next < g->ncf && g->cf[g->cf_next] + size <= regs->r[UW_RSP])
+		g->cf_next++;
+	if (g->cf_next >= g->ncf)
+		return false;
+	cf = g->cf[g->cf_next++];
+	if (uw_read(st, cf + size - 8, &v))
+		return false;
+	regs->r[UW_RA] = v;
+	regs->r[UW_RSP] = cf + size;
+	/* saveregs pushes rbp, rbx, r15, r14 (and r13, r12 in builds
+	 * without external unwinding, CFRAME_SIZE 96). */
+	for (size_t i = 0; i < (size >= 96 ? 6 : 4); i++) {
+		if (!uw_read(st, cf + size - 16 - 8 * i, &v)) {
+			regs->r[pushed[i]] = v;
+			regs->valid |= 1u << pushed[i];
+		}
+	}
+	regs->valid |= 1u << UW_RA | 1u << UW_RSP;
+	return true;
+}
+
+uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in *in,
+		      const struct frame_sym **out, uint32_t cap, enum native_end *end)
+{
+	const struct native_sample *r = in->rec;
+	struct uw_stack st = { r->regs.sp, r->stack,
+			       r->stack_len < NATIVE_STACK_MAX ? r->stack_len : NATIVE_STACK_MAX };
+	struct uw_regs regs = { .valid = 1u << UW_RA | 1u << UW_RSP | 1u << UW_RBP | 1u << UW_RBX |
+				1u << UW_R12 | 1u << UW_R13 | 1u << UW_R14 | 1u << UW_R15 };
+	struct merge g = { .m = m, .p = p, .in = in, .out = out, .cap = cap };
+	const char *cause = NULL;
+	bool top = true, refreshed = false;
+
+	regs.r[UW_RA] = r->regs.ip;
+	regs.r[UW_RSP] = r->regs.sp;
+	regs.r[UW_RBP] = r->regs.bp;
+	regs.r[UW_RBX] = r->regs.bx;
+	regs.r[UW_R12] = r->regs.r12;
+	regs.r[UW_R13] = r->regs.r13;
+	regs.r[UW_R14] = r->regs.r14;
+	regs.r[UW_R15] = r->regs.r15;
+	read_chain(&g, &st);
+	if (in->nvms) {
+		struct nmod_loc vl;
+
+		if (!nmods_find(m, in->vms[0].lo, &vl))
+			g.vm_file = vl.path;
+	}
+	*end = NATIVE_CUT;
+	while (g.n < g.cap) {
+		uint64_t pc = regs.r[UW_RA], at = top ? pc : pc - 1;
+		const struct native_vm *vm = vm_at(in, at);
+		const struct frame_sym *f;
+		struct nmod_loc loc;
+		enum uw_result ur;
+
+		if (nmods_find(m, at, &loc) && !refreshed) {
+			refreshed = true;	/* a library loaded since */
+			nmods_refresh(m);
+			nmods_find(m, at, &loc);
+		}
+		if (vm || (loc.start && !loc.path && loc.exec)) {
+			/* The VM: interpreter, or trace or trampoline code. */
+			const struct native_vm *lv = vm ? vm : in->nvms ? &in->vms[0] : NULL;
+
+			put_activation(&g);
+			if (!lv || !leave_vm(&g, lv, &st, &regs)) {
+				cause = "native: no C frame";
+				break;
+			}
+			top = false;
+			continue;
+		}
+		f = native_frame(&g, pc, top);
+		if (!f) {
+			cause = "native: no mapping";
+			break;
+		}
+		put(&g, f);
+		ur = uw_step(loc.cfi, loc.bias, top, &st, &regs);
+		top = false;
+		if (ur == UW_END) {
+			*end = NATIVE_BOTTOM;
+			break;
+		}
+		if (ur != UW_OK) {
+			cause = ur == UW_NO_CFI ? "native: no CFI" : "native: stack copy ended";
+			/* Native frames are lost up to the next VM activation;
+			 * the rest of the stack is not: go on from it. */
+			if (g.cf_next < g.ncf && in->nvms && g.n < g.cap) {
+				g.out[g.n++] = unknown(p, cause);
+				g.seg = g.n;
+				put_activation(&g);
+				if (leave_vm(&g, &in->vms[0], &st, &regs)) {
+					cause = NULL;
+					continue;
+				}
+			}
+			break;
+		}
+	}
+	if (g.n >= g.cap)
+		*end = NATIVE_TOO_DEEP;
+	/* Lua frames the unwind did not reach, then why it stopped. */
+	while (g.lua_next < in->nlua && g.n < g.cap)
+		g.out[g.n++] = in->lua[g.lua_next++];
+	if (cause && g.n < g.cap)
+		g.out[g.n++] = unknown(p, cause);
+	return g.n;
+}
