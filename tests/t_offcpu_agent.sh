@@ -137,3 +137,17 @@ rc=$?
 check "one-shot -e cpu,off-cpu: exit 2" [ "$rc" -eq 2 ]
 check "one-shot -e cpu,off-cpu: one line naming --continuous" \
 	awk 'END { exit !(NR == 1 && /needs --continuous/ && /-e wall/) }' "$TMP/one.err"
+
+# -e wall alone: one profile type, wall, in files named -wall.
+mkfifo "$TMP/w.fifo.req" "$TMP/w.fifo.resp"
+start_bg "${LJ[deb]}/usr/bin/luajit" "$WL/offcpu_feed.lua" "$TMP/w.fifo"
+timeout 30 "$PROF" --continuous -e wall --every 1 -F "$HZ" --out-dir "$TMP/wall" -- \
+	"${LJ[deb]}/usr/bin/luajit" -joff "$WL/offcpu.lua" 2 "$TMP/w.fifo" >/dev/null 2>"$TMP/w.err"
+cleanup_children
+"$INGEST" -check "$TMP"/wall/*.pb.gz >"$TMP/w.check" 2>&1
+check "-e wall --continuous: every file is a valid wall profile" \
+	awk -F'\t' '{ n++ } $1 != "ok" || $4 != "type=wall" || $3 !~ /-wall\.pb\.gz$/ { bad++ }
+		END { exit !(n >= 2 && !bad) }' "$TMP/w.check"
+check "-e wall --continuous: burn and nap in the luajit profiles" \
+	awk -F'\t' '$3 ~ /luajit-[0-9]+-wall/ && /offcpu\.lua:burn:/ && /offcpu\.lua:nap:/ { n++ }
+		END { exit !(n >= 2) }' "$TMP/w.check"
