@@ -65,3 +65,34 @@ if [ -x "$host" ]; then
 	within "off-cpu: the waiter's blocked time is under want;mutex_lock" \
 		"$(wshare "$TMP/off.blocked" ';waiter:want;mutex_lock')" 100
 fi
+
+# --tree --per-thread in wall mode: one section per thread, each a tree
+# with wall and CPU columns; in the waiter's, want (the mutex) has wall
+# time and next to no CPU time, in the truth's proportion to work.
+if [ -x "$host" ]; then
+	"$PROF" -e wall --tree --per-thread -F "$HZ" -- "$host" "$SECS" >"$TMP/tree.out" 2>"$TMP/tree.err"
+	check "--tree --per-thread: a section and a summary line per thread" \
+		[ "$(grep -c '^=== PID [0-9]* TID [0-9]* ' "$TMP/tree.out")" -eq 3 ] &&
+		[ "$(grep -c '^luabpfprof: PID [0-9]* TID [0-9]*: wall ' "$TMP/tree.err")" -eq 3 ]
+	check "--tree: wall ms and cpu ms columns" grep -q 'wall ms *cpu ms *function' "$TMP/tree.out"
+	# row FUNC COLUMN: the waiter section's FUNC row, column 3 (wall ms) or 4 (cpu ms).
+	row() {
+		awk -v f="$1" -v c="$2" '/^===/ { sec = "" } / waiter:0$/ { sec = "w" }
+			sec == "w" && $NF == f { print $c; exit }' "$TMP/tree.out"
+	}
+	want_wall=$(row waiter:want 3) work_wall=$(row waiter:work 3)
+	lock=$(truth "$TMP/tree.out" lock) work=$(truth "$TMP/tree.out" work)
+	if [ -n "$want_wall" ] && [ -n "$work_wall" ] && [ -n "$lock" ]; then
+		within "--tree: the waiter's want wall ms against work's" \
+			"$(pct "$want_wall" "$(awk -v a="$want_wall" -v b="$work_wall" 'BEGIN { print a + b }')")" \
+			"$(pct "$lock" "$(awk -v a="$lock" -v b="$work" 'BEGIN { print a + b }')")"
+		check "--tree: want is off the CPU (cpu ms under 10% of wall ms), work is not" \
+			awk -v w="$want_wall" -v c="$(row waiter:want 4)" -v k="$(row waiter:work 4)" \
+			'BEGIN { exit !(c < 0.1 * w && k > 0) }'
+	else
+		fail "--tree: the waiter's section" "$(head -c 600 "$TMP/tree.out" | tr '\n' '|')"
+	fi
+	check "--tree --per-thread: the holder's section holds no waiter frame" \
+		awk '/^===/ { sec = "" } / holder:0$/ { sec = "h" } sec == "h" && / waiter:/ { bad = 1 }
+			END { exit bad }' "$TMP/tree.out"
+fi
