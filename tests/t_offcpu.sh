@@ -205,11 +205,14 @@ start_bg $(lj_cmd deb) "$WL/offcpu_feed.lua" "$TMP/fmt.fifo"
 start_bg $(lj_cmd deb) -joff "$WL/offcpu.lua" 30 "$TMP/fmt.fifo"
 target=$BGPID
 sleep 0.5
-mkdir -p "$TMP/fmt"
+mkdir -p "$TMP/fmt" "$TMP/fmtoff"
 waits=()
 for out in p.pb.gz p.svg p.speedscope.json; do
 	"$PROF" -e wall --min-block 8ms -p "$target" -d 2 -F "$HZ" -o "$TMP/fmt/$out" \
 		2>"$TMP/fmt/$out.err" &
+	waits+=($!)
+	# The same files of an off-CPU profile, at the same time.
+	"$PROF" -e off-cpu -p "$target" -d 2 -o "$TMP/fmtoff/$out" 2>"$TMP/fmtoff/$out.err" &
 	waits+=($!)
 done
 wait "${waits[@]}"
@@ -239,3 +242,21 @@ check "svg: the title names the event" grep -q 'wall-clock time' "$TMP/fmt/p.svg
 check "svg: blocked time has its own colour" grep -q '>mostly blocked</text>' "$TMP/fmt/p.svg"
 check "speedscope: unit nanoseconds" grep -q '"unit":"nanoseconds"' "$TMP/fmt/p.speedscope.json"
 (cd "$TOP/tests/node" && node check_live.js "$TMP/fmt" offcpu.lua:nap)
+
+# The off-CPU files: pprof by both sample types, the SVG in chromium.
+p=$TMP/fmtoff/p.pb.gz
+go tool pprof -raw "$p" >"$TMP/fmtoff/raw" 2>&1
+check "off-cpu pprof: sample types samples/count off_cpu/nanoseconds" \
+	grep -q '^samples/count off_cpu/nanoseconds' "$TMP/fmtoff/raw"
+for idx in off_cpu samples; do
+	go tool pprof -sample_index=$idx -traces "$p" >"$TMP/fmtoff/traces.$idx" 2>&1
+	check "off-cpu pprof -sample_index=$idx: usleep's block under nap" under usleep offcpu.lua:nap \
+		"$TMP/fmtoff/traces.$idx"
+done
+go tool pprof -sample_index=off_cpu -top "$p" >"$TMP/fmtoff/top" 2>&1
+check "off-cpu pprof: the top's unit is time, os.execute in it" \
+	grep -Eq '^Showing nodes accounting for [0-9.]+(ms|s),' "$TMP/fmtoff/top" &&
+	grep -q 'os.execute' "$TMP/fmtoff/top"
+check "off-cpu svg: the title names the event" grep -q 'off-CPU time' "$TMP/fmtoff/p.svg"
+check "off-cpu speedscope: unit nanoseconds" grep -q '"unit":"nanoseconds"' "$TMP/fmtoff/p.speedscope.json"
+(cd "$TOP/tests/node" && node check_live.js "$TMP/fmtoff" offcpu.lua:nap)
