@@ -335,11 +335,12 @@ static int on_interval(void *ctx, struct session *sess, struct profile *p)
 {
 	struct agent *a = ctx;
 	uint64_t run_ns = 0, run_cnt = 0, cpu = own_cpu_us(), before = a->profiles;
+	uint64_t events = profile_events(p);
 	const struct profile_stats *st = &p->stats;
 	struct strbuf lost = STRBUF_INIT;
 
 	a->intervals++;
-	a->samples += profile_events(p);
+	a->samples += events;
 	if (a->c.split_wall)
 		ship_halves(a, p);
 	else
@@ -350,7 +351,7 @@ static int on_interval(void *ctx, struct session *sess, struct profile *p)
 	profile_stats_lost_list(st, &lost);
 	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%s); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",
 		    (unsigned long long)a->intervals, (double)p->duration_ns / 1e9,
-		    (unsigned long long)p->total, (unsigned long long)st->samples,
+		    (unsigned long long)events, (unsigned long long)st->samples,
 		    (unsigned long long)(a->profiles - before),
 		    (unsigned long long)profile_stats_lost(st), sb_str(&lost),
 		    (double)(run_ns - a->bpf_ns) / 1e6, (unsigned long long)(run_cnt - a->bpf_cnt),
