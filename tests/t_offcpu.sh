@@ -144,26 +144,31 @@ if PROF_OPTS=--per-thread run wall-jit-deb deb wall; then
 	within "wall-jit-deb blocked (per-thread summary)" "${got:--1}" "$(pct "$blocked" "$total")"
 fi
 
-# CPU starvation: a busy copy launched under the profiler (so the whole of
-# its life is profiled) shares one CPU with another.  The time it waited
-# for the CPU (wall - its own CPU time) is [waiting for a CPU], not blocked.
+# CPU starvation, on both LuaJIT builds: a busy copy launched under the
+# profiler (so the whole of its life is profiled) shares one CPU with
+# another.  The time it waited for the CPU (wall - its own CPU time) is
+# [waiting for a CPU], not blocked.
 cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' /proc/self/status)
-# shellcheck disable=SC2046
-start_bg taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 30 >/dev/null
-# shellcheck disable=SC2046
-"$PROF" -F "$HZ" -e wall -f folded -o "$TMP/busy.folded" -- \
-	taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 3 >"$TMP/busy.out" 2>"$TMP/busy.err"
-cleanup_children
-w=$(truth "$TMP/busy.out" wall) c=$(truth "$TMP/busy.out" cpu)
-B=$(main_pid "$TMP/busy.folded" offcpu_busy.lua)
-if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
-	fail "busy runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/busy.err")"
-else
+for v in deb or; do
+	[ -x "${LJ[$v]}/usr/bin/luajit" ] || continue
+	n=busy-$v
+	# shellcheck disable=SC2046
+	start_bg taskset -c "$cpu" $(lj_cmd $v) "$WL/offcpu_busy.lua" 30 >/dev/null
+	# shellcheck disable=SC2046
+	"$PROF" -e wall -F "$HZ" -f folded -o "$TMP/$n.folded" -- \
+		taskset -c "$cpu" $(lj_cmd $v) "$WL/offcpu_busy.lua" 2 >"$TMP/$n.out" 2>"$TMP/$n.err"
+	cleanup_children
+	w=$(truth "$TMP/$n.out" wall) c=$(truth "$TMP/$n.out" cpu)
+	B=$(main_pid "$TMP/$n.folded" offcpu_busy.lua)
+	if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
+		fail "$n runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/$n.err")"
+		continue
+	fi
 	want=$(pct "$(awk -v w="$w" -v c="$c" 'BEGIN { print w - c }')" "$w")
-	within "busy waiting for a CPU" "$(fshare "$TMP/busy.folded" "$B" "$WAITING")" "$want"
-	within "busy on the CPU" "$(fshare "$TMP/busy.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
-	check "busy summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/busy.err"
-fi
+	within "$n waiting for a CPU" "$(fshare "$TMP/$n.folded" "$B" "$WAITING")" "$want"
+	within "$n on the CPU" "$(fshare "$TMP/$n.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
+	check "$n summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/$n.err"
+done
 
 # A thread still off the CPU when the run ends is weighed up to the end:
 # offcpu_late.lua enters a 30 s sleep once the profiler is attached (its
@@ -202,7 +207,7 @@ mkfifo "$TMP/fmt.fifo.req" "$TMP/fmt.fifo.resp"
 # shellcheck disable=SC2046
 start_bg $(lj_cmd deb) "$WL/offcpu_feed.lua" "$TMP/fmt.fifo"
 # shellcheck disable=SC2046
-start_bg $(lj_cmd deb) -joff "$WL/offcpu.lua" 30 "$TMP/fmt.fifo"
+start_bg $(lj_cmd deb) -joff "$WL/offcpu.lua" 300 "$TMP/fmt.fifo"	# killed at the end: six profilers load at once
 target=$BGPID
 sleep 0.5
 mkdir -p "$TMP/fmt" "$TMP/fmtoff"
