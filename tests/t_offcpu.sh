@@ -144,26 +144,31 @@ if PROF_OPTS=--per-thread run wall-jit-deb deb wall; then
 	within "wall-jit-deb blocked (per-thread summary)" "${got:--1}" "$(pct "$blocked" "$total")"
 fi
 
-# CPU starvation: a busy copy launched under the profiler (so the whole of
-# its life is profiled) shares one CPU with another.  The time it waited
-# for the CPU (wall - its own CPU time) is [waiting for a CPU], not blocked.
+# CPU starvation, on both LuaJIT builds: a busy copy launched under the
+# profiler (so the whole of its life is profiled) shares one CPU with
+# another.  The time it waited for the CPU (wall - its own CPU time) is
+# [waiting for a CPU], not blocked.
 cpu=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' /proc/self/status)
-# shellcheck disable=SC2046
-start_bg taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 30 >/dev/null
-# shellcheck disable=SC2046
-"$PROF" -F "$HZ" -e wall -f folded -o "$TMP/busy.folded" -- \
-	taskset -c "$cpu" $(lj_cmd deb) "$WL/offcpu_busy.lua" 3 >"$TMP/busy.out" 2>"$TMP/busy.err"
-cleanup_children
-w=$(truth "$TMP/busy.out" wall) c=$(truth "$TMP/busy.out" cpu)
-B=$(main_pid "$TMP/busy.folded" offcpu_busy.lua)
-if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
-	fail "busy runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/busy.err")"
-else
+for v in deb or; do
+	[ -x "${LJ[$v]}/usr/bin/luajit" ] || continue
+	n=busy-$v
+	# shellcheck disable=SC2046
+	start_bg taskset -c "$cpu" $(lj_cmd $v) "$WL/offcpu_busy.lua" 30 >/dev/null
+	# shellcheck disable=SC2046
+	"$PROF" -e wall -F "$HZ" -f folded -o "$TMP/$n.folded" -- \
+		taskset -c "$cpu" $(lj_cmd $v) "$WL/offcpu_busy.lua" 2 >"$TMP/$n.out" 2>"$TMP/$n.err"
+	cleanup_children
+	w=$(truth "$TMP/$n.out" wall) c=$(truth "$TMP/$n.out" cpu)
+	B=$(main_pid "$TMP/$n.folded" offcpu_busy.lua)
+	if [ -z "$w" ] || [ -z "$c" ] || [ -z "$B" ]; then
+		fail "$n runs" "no profile or no truth: $(tr '\n' '|' < "$TMP/$n.err")"
+		continue
+	fi
 	want=$(pct "$(awk -v w="$w" -v c="$c" 'BEGIN { print w - c }')" "$w")
-	within "busy waiting for a CPU" "$(fshare "$TMP/busy.folded" "$B" "$WAITING")" "$want"
-	within "busy on the CPU" "$(fshare "$TMP/busy.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
-	check "busy summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/busy.err"
-fi
+	within "$n waiting for a CPU" "$(fshare "$TMP/$n.folded" "$B" "$WAITING")" "$want"
+	within "$n on the CPU" "$(fshare "$TMP/$n.folded" "$B" '.' "$WAITING")" "$(pct "$c" "$w")"
+	check "$n summary has waiting" grep -Eq 'waiting for a CPU [1-9][0-9.]* s' "$TMP/$n.err"
+done
 
 # A thread still off the CPU when the run ends is weighed up to the end:
 # offcpu_late.lua enters a 30 s sleep once the profiler is attached (its
@@ -202,14 +207,17 @@ mkfifo "$TMP/fmt.fifo.req" "$TMP/fmt.fifo.resp"
 # shellcheck disable=SC2046
 start_bg $(lj_cmd deb) "$WL/offcpu_feed.lua" "$TMP/fmt.fifo"
 # shellcheck disable=SC2046
-start_bg $(lj_cmd deb) -joff "$WL/offcpu.lua" 30 "$TMP/fmt.fifo"
+start_bg $(lj_cmd deb) -joff "$WL/offcpu.lua" 300 "$TMP/fmt.fifo"	# killed at the end: six profilers load at once
 target=$BGPID
 sleep 0.5
-mkdir -p "$TMP/fmt"
+mkdir -p "$TMP/fmt" "$TMP/fmtoff"
 waits=()
 for out in p.pb.gz p.svg p.speedscope.json; do
 	"$PROF" -e wall --min-block 8ms -p "$target" -d 2 -F "$HZ" -o "$TMP/fmt/$out" \
 		2>"$TMP/fmt/$out.err" &
+	waits+=($!)
+	# The same files of an off-CPU profile, at the same time.
+	"$PROF" -e off-cpu -p "$target" -d 2 -o "$TMP/fmtoff/$out" 2>"$TMP/fmtoff/$out.err" &
 	waits+=($!)
 done
 wait "${waits[@]}"
@@ -239,3 +247,21 @@ check "svg: the title names the event" grep -q 'wall-clock time' "$TMP/fmt/p.svg
 check "svg: blocked time has its own colour" grep -q '>mostly blocked</text>' "$TMP/fmt/p.svg"
 check "speedscope: unit nanoseconds" grep -q '"unit":"nanoseconds"' "$TMP/fmt/p.speedscope.json"
 (cd "$TOP/tests/node" && node check_live.js "$TMP/fmt" offcpu.lua:nap)
+
+# The off-CPU files: pprof by both sample types, the SVG in chromium.
+p=$TMP/fmtoff/p.pb.gz
+go tool pprof -raw "$p" >"$TMP/fmtoff/raw" 2>&1
+check "off-cpu pprof: sample types samples/count off_cpu/nanoseconds" \
+	grep -q '^samples/count off_cpu/nanoseconds' "$TMP/fmtoff/raw"
+for idx in off_cpu samples; do
+	go tool pprof -sample_index=$idx -traces "$p" >"$TMP/fmtoff/traces.$idx" 2>&1
+	check "off-cpu pprof -sample_index=$idx: usleep's block under nap" under usleep offcpu.lua:nap \
+		"$TMP/fmtoff/traces.$idx"
+done
+go tool pprof -sample_index=off_cpu -top "$p" >"$TMP/fmtoff/top" 2>&1
+check "off-cpu pprof: the top's unit is time, os.execute in it" \
+	grep -Eq '^Showing nodes accounting for [0-9.]+(ms|s),' "$TMP/fmtoff/top" &&
+	grep -q 'os.execute' "$TMP/fmtoff/top"
+check "off-cpu svg: the title names the event" grep -q 'off-CPU time' "$TMP/fmtoff/p.svg"
+check "off-cpu speedscope: unit nanoseconds" grep -q '"unit":"nanoseconds"' "$TMP/fmtoff/p.speedscope.json"
+(cd "$TOP/tests/node" && node check_live.js "$TMP/fmtoff" offcpu.lua:nap)

@@ -1,7 +1,8 @@
 // ingest: a local stand-in for a profiling backend, for tests.  It
 // implements the documented contract of three routes (docs/formats.md):
 //
-//	POST /ingest?name=SVC.cpu{k=v}&from&until&format=pprof&sampleRate  (Pyroscope)
+//	POST /ingest?name=SVC.cpu{k=v}&from&until&format=pprof&sampleRate  (Pyroscope;
+//	     SVC.off_cpu and SVC.wall for off-CPU and wall profiles)
 //	POST /push.v1.PusherService/Push                                    (Pyroscope Push, JSON)
 //	POST /profiles/writeraw                                             (Parca, JSON)
 //
@@ -9,7 +10,12 @@
 // (github.com/google/pprof/profile).  It answers 200, or 400 with the
 // reason, and appends one line per profile to -log:
 //
-//	ok<TAB>route=...<TAB>service=...<TAB>labels=k=v,...<TAB>from=...<TAB>samples=N ...
+//	ok<TAB>route=...<TAB>service=...<TAB>type=...<TAB>labels=k=v,...<TAB>from=...<TAB>samples=N ...
+//
+// type is the profile's time sample type (cpu, off_cpu, wall, or
+// inuse_space for a heap), which must agree with the name's suffix or
+// __name__ (process_cpu, off_cpu, wall); hot= lists the functions with
+// the most time anywhere on the stack.
 //	reject<TAB>route=...<TAB>error=...
 //
 // It proves the contract, not acceptance by a real server.
@@ -99,13 +105,72 @@ func decode(raw []byte) (*profile.Profile, error) {
 		p.SampleType[1].Unit == "bytes" {
 		return p, nil
 	}
-	if len(p.SampleType) < 1 || p.SampleType[0].Type != "samples" || p.SampleType[0].Unit != "count" {
-		return nil, errors.New("pprof: first sample type is not samples/count (nor a heap profile's inuse_objects/count)")
+	if len(p.SampleType) != 2 || p.SampleType[0].Type != "samples" || p.SampleType[0].Unit != "count" {
+		return nil, errors.New("pprof: sample types are not samples/count then a time (nor a heap profile's inuse_objects/count)")
 	}
-	if p.PeriodType == nil || p.PeriodType.Type != "cpu" || p.PeriodType.Unit != "nanoseconds" {
-		return nil, errors.New("pprof: period type is not cpu/nanoseconds")
+	// CPU, off-CPU or wall time: the second type, in nanoseconds, is
+	// also the period type.
+	t := p.SampleType[1]
+	if (t.Type != "cpu" && t.Type != "off_cpu" && t.Type != "wall") || t.Unit != "nanoseconds" {
+		return nil, fmt.Errorf("pprof: second sample type %s/%s is not cpu, off_cpu or wall in nanoseconds", t.Type, t.Unit)
+	}
+	if p.PeriodType == nil || p.PeriodType.Type != t.Type || p.PeriodType.Unit != "nanoseconds" {
+		return nil, fmt.Errorf("pprof: period type is not %s/nanoseconds", t.Type)
 	}
 	return p, nil
+}
+
+// profileType is the sample type a backend files the profile under.
+func profileType(p *profile.Profile) string {
+	return p.SampleType[len(p.SampleType)-1].Type
+}
+
+// checkType: the name's type (Pyroscope's /ingest suffix, or __name__)
+// must be the profile's own, so that no backend adds blocked time to CPU
+// time.
+func checkType(named string, p *profile.Profile) error {
+	want := map[string]string{"cpu": "cpu", "process_cpu": "cpu", "off_cpu": "off_cpu",
+		"wall": "wall"}[named]
+	if t := profileType(p); t == "inuse_space" || t == want {
+		return nil
+	}
+	return fmt.Errorf("profile type %q named %q", profileType(p), named)
+}
+
+// hot: the sixteen functions with the most time (the last value) on any
+// frame of the stack, each counted once per sample.
+func hot(p *profile.Profile) string {
+	incl := map[string]int64{}
+	for _, s := range p.Sample {
+		seen := map[string]bool{}
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line {
+				if ln.Function == nil || seen[ln.Function.Name] {
+					continue
+				}
+				seen[ln.Function.Name] = true
+				incl[ln.Function.Name] += s.Value[len(s.Value)-1]
+			}
+		}
+	}
+	var names []string
+	for n := range incl {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if incl[names[i]] != incl[names[j]] {
+			return incl[names[i]] > incl[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var out []string
+	for i, n := range names {
+		if i == 16 {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s:%d", strings.ReplaceAll(n, " ", "_"), incl[n]))
+	}
+	return strings.Join(out, ";")
 }
 
 // summary is the record line: labels sorted, totals, pids, top leaves.
@@ -163,6 +228,7 @@ func summary(r *record) string {
 	return strings.Join([]string{"ok",
 		"route=" + r.route,
 		"service=" + r.service,
+		"type=" + profileType(r.p),
 		"labels=" + strings.Join(kv, ","),
 		"from=" + r.from,
 		"until=" + r.until,
@@ -177,16 +243,18 @@ func summary(r *record) string {
 		"auth=" + r.auth,
 		"id=" + r.id,
 		"top=" + strings.Join(top, ";"),
+		"hot=" + hot(r.p),
 	}, "\t")
 }
 
-// parseName splits "SVC.cpu{k=v,k2=v2}".
-func parseName(name string) (string, map[string]string, error) {
+// parseName splits "SVC.cpu{k=v,k2=v2}" (or SVC.off_cpu, SVC.wall) into
+// the service, labels and type.
+func parseName(name string) (string, map[string]string, string, error) {
 	labels := map[string]string{}
 	app := name
 	if i := strings.IndexByte(name, '{'); i >= 0 {
 		if !strings.HasSuffix(name, "}") {
-			return "", nil, errors.New("name: unterminated {")
+			return "", nil, "", errors.New("name: unterminated {")
 		}
 		app = name[:i]
 		inner := name[i+1 : len(name)-1]
@@ -194,17 +262,17 @@ func parseName(name string) (string, map[string]string, error) {
 			for _, kv := range strings.Split(inner, ",") {
 				eq := strings.IndexByte(kv, '=')
 				if eq <= 0 || eq == len(kv)-1 {
-					return "", nil, fmt.Errorf("name: bad label %q", kv)
+					return "", nil, "", fmt.Errorf("name: bad label %q", kv)
 				}
 				labels[kv[:eq]] = kv[eq+1:]
 			}
 		}
 	}
 	dot := strings.LastIndexByte(app, '.')
-	if dot <= 0 || app[dot+1:] != "cpu" {
-		return "", nil, fmt.Errorf("name %q: the profile type after the last '.' must be cpu", app)
+	if dot <= 0 || (app[dot+1:] != "cpu" && app[dot+1:] != "off_cpu" && app[dot+1:] != "wall") {
+		return "", nil, "", fmt.Errorf("name %q: the profile type after the last '.' must be cpu, off_cpu or wall", app)
 	}
-	return app[:dot], labels, nil
+	return app[:dot], labels, app[dot+1:], nil
 }
 
 func handleIngest(w http.ResponseWriter, req *http.Request, body []byte, r *record) error {
@@ -215,7 +283,7 @@ func handleIngest(w http.ResponseWriter, req *http.Request, body []byte, r *reco
 	if ct := req.Header.Get("Content-Type"); ct != "application/octet-stream" {
 		return fmt.Errorf("Content-Type %q, want application/octet-stream", ct)
 	}
-	svc, labels, err := parseName(q.Get("name"))
+	svc, labels, typ, err := parseName(q.Get("name"))
 	if err != nil {
 		return err
 	}
@@ -230,6 +298,9 @@ func handleIngest(w http.ResponseWriter, req *http.Request, body []byte, r *reco
 	}
 	p, err := decode(body)
 	if err != nil {
+		return err
+	}
+	if err := checkType(typ, p); err != nil {
 		return err
 	}
 	// The server scales counts by sampleRate: it must be the real rate.
@@ -283,6 +354,9 @@ func handlePush(w http.ResponseWriter, req *http.Request, body []byte, r *record
 			if err != nil {
 				return err
 			}
+			if err := checkType(m["__name__"], p); err != nil {
+				return err
+			}
 			rr := *r
 			rr.service, rr.labels, rr.p, rr.id = m["service_name"], m, p, smp.ID
 			out = append(out, rr)
@@ -321,6 +395,9 @@ func handleParca(w http.ResponseWriter, req *http.Request, body []byte, r *recor
 		for _, smp := range s.Samples {
 			p, err := decode(smp.RawProfile)
 			if err != nil {
+				return err
+			}
+			if err := checkType(m["__name__"], p); err != nil {
 				return err
 			}
 			rr := *r

@@ -431,7 +431,7 @@ static void agent_config_from(const struct options *o, struct agent_config *c)
 		.nlabels = o->nlabels, .tenant = o->tenant,
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
-		.heap = o->heap,
+		.heap = o->heap, .split_wall = o->event_split,
 	};
 }
 

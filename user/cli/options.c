@@ -169,11 +169,18 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 						      PROFILE_ALLOC };
 
 	(void)r;
+	o->event_split = false;
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		if (!strcmp(arg, profile_event_name(events[i]))) {
 			o->event = events[i];
 			return 0;
 		}
+	}
+	/* Both halves of wall time, kept apart: one collection, two profiles. */
+	if (!strcmp(arg, "cpu,off-cpu") || !strcmp(arg, "off-cpu,cpu")) {
+		o->event = PROFILE_WALL;
+		o->event_split = true;
+		return 0;
 	}
 	/* "-every": a long option typed with one dash reads as -e "very". */
 	for (int i = 0; i < options_nrows; i++) {
@@ -184,7 +191,8 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 			return -1;
 		}
 	}
-	snprintf(err, len, "unknown event '%s': use cpu, off-cpu, wall or alloc", arg);
+	snprintf(err, len, "unknown event '%s': use cpu, off-cpu, wall, alloc or (--continuous) cpu,off-cpu",
+		 arg);
 	return -1;
 }
 
@@ -349,7 +357,8 @@ const struct opt_row options_rows[] = {
 	  "what to profile: cpu (on-CPU samples, default), off-cpu\n"
 	  "(time threads spend switched out, by the Lua stack they\n"
 	  "left from), wall (both: shares of elapsed time) or\n"
-	  "alloc (bytes the VM allocates, by Lua stack)", .at = OWN },
+	  "alloc (bytes the VM allocates, by Lua stack);\n"
+	  "--continuous also takes cpu,off-cpu (two profile types)", .at = OWN },
 	{ N("min-block"), 0, REQ, "T", set_min_block,
 	  "off-cpu/wall: switches out shorter than T are only\n"
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },

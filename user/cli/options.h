@@ -23,6 +23,9 @@ struct options {
 	unsigned hz;
 	bool hz_given;
 	enum profile_event event;	/* -e: cpu (default), off-cpu, wall or alloc */
+	/* -e cpu,off-cpu (--continuous only): event is PROFILE_WALL, whose
+	 * CPU and off-CPU halves are shipped as two profile types. */
+	bool event_split;
 	unsigned long long min_block_ns;	/* off-CPU blocks shorter are only counted */
 	const char *output;	/* NULL = stdout */
 	const char *format;	/* NULL = from the output name, else text */

@@ -63,10 +63,13 @@ int options_check_combination(const struct options *o, const bool *given)
 		log_error("--continuous needs a sink: --out-dir DIR (rolling pprof files) or --push URL");
 		return -1;
 	}
-	/* The sinks label every profile as CPU time (ship/push.c). */
-	if (o->continuous && o->event != PROFILE_CPU) {
-		log_error("-e %s is not shipped yet: --continuous profiles CPU time only",
-			  profile_event_name(o->event));
+	if (o->event_split && !o->continuous) {
+		log_error("-e cpu,off-cpu makes two profiles: it needs --continuous (one profile of both: -e wall)");
+		return -1;
+	}
+	/* The sinks know CPU, off-CPU and wall profile types (ship/push.c). */
+	if (o->continuous && o->event == PROFILE_ALLOC) {
+		log_error("-e alloc is not shipped yet: --continuous takes cpu, off-cpu, wall or cpu,off-cpu");
 		return -1;
 	}
 	return 0;

@@ -36,8 +36,24 @@ int main(void)
 	      opts.event == PROFILE_CPU);
 	CHECK("event: unknown refused", parse("-e", "offcpu", NULL) == OPTIONS_ERROR);
 	CHECK("event: empty refused", parse("-e", "", NULL) == OPTIONS_ERROR);
-	CHECK("event: not with --continuous yet",
-	      parse("--continuous", "--out-dir=/tmp", "-ewall") == OPTIONS_ERROR);
+	CHECK("event: -e wall with --continuous",
+	      parse("--continuous", "--out-dir=/tmp", "-ewall") == OPTIONS_OK &&
+	      opts.event == PROFILE_WALL && !opts.event_split);
+	CHECK("event: -e alloc not with --continuous",
+	      parse("--continuous", "--out-dir=/tmp", "-ealloc") == OPTIONS_ERROR);
+	CHECK("event: -e cpu,off-cpu with --continuous collects wall, split",
+	      parse("--continuous", "--out-dir=/tmp", "-ecpu,off-cpu") == OPTIONS_OK &&
+	      opts.event == PROFILE_WALL && opts.event_split);
+	CHECK("event: -e off-cpu,cpu is the same",
+	      parse("--continuous", "--out-dir=/tmp", "-eoff-cpu,cpu") == OPTIONS_OK &&
+	      opts.event_split);
+	CHECK("event: a later -e replaces the list",
+	      parse("-ecpu,off-cpu", "-e", "cpu") == OPTIONS_OK && !opts.event_split);
+	CHECK("event: -e cpu,off-cpu needs --continuous",
+	      parse("-e", "cpu,off-cpu", NULL) == OPTIONS_ERROR);
+	CHECK("event: other lists refused",
+	      parse("--continuous", "--out-dir=/tmp", "-ecpu,wall") == OPTIONS_ERROR &&
+	      parse("--continuous", "--out-dir=/tmp", "-ecpu,cpu") == OPTIONS_ERROR);
 	CHECK("min-block: bare number is microseconds",
 	      parse("--min-block", "20", NULL) == OPTIONS_OK && opts.min_block_ns == 20000);
 	CHECK("min-block: 500ns", parse("--min-block", "500ns", NULL) == OPTIONS_OK &&

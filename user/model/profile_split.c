@@ -1,6 +1,8 @@
-/* Per-process profiles out of a multi-process one. */
+/* Per-process profiles out of a multi-process one, and the CPU and
+ * off-CPU halves of a wall profile. */
 #include "model/profile_split.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +33,24 @@ size_t profile_pids(const struct profile *p, uint32_t **pids)
 	return w;
 }
 
-struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
+/* Which samples a split keeps, and how each is weighed there. */
+struct split {
+	bool by_pid;
+	uint32_t pid;
+	bool by_event;
+	enum profile_event event;	/* PROFILE_CPU or PROFILE_OFFCPU, of a wall profile */
+};
+
+static bool split_keeps(const struct split *sp, const struct sample *s)
+{
+	if (!s->count || (sp->by_pid && s->pid != sp->pid))
+		return false;
+	if (sp->by_event)
+		return !!(s->flags & PSAMPLE_OFFCPU) == (sp->event == PROFILE_OFFCPU);
+	return true;
+}
+
+static struct profile *split_copy(const struct profile *p, const struct split *sp)
 {
 	/* Old frame id -> the copy interned in the new profile. */
 	const struct frame_sym **map = calloc(profile_nframes(p) + 1, sizeof(*map));
@@ -41,15 +60,24 @@ struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
 
 	if (!map || !out)
 		goto fail;
-	out->event = p->event;
+	out->event = sp->by_event ? sp->event : p->event;
+	out->alloc_every = p->alloc_every;
 	out->start_ns = p->start_ns;
 	out->duration_ns = p->duration_ns;
-	profile_set_comm(out, pid, profile_comm(p, pid));
+	if (sp->by_pid) {
+		profile_set_comm(out, sp->pid, profile_comm(p, sp->pid));
+	} else {
+		for (size_t i = 0; i < p->nprocs; i++) {
+			profile_set_comm(out, p->procs[i].pid, p->procs[i].comm);
+			if (p->procs[i].program)
+				profile_set_program(out, p->procs[i].pid, p->procs[i].program);
+		}
+	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 		struct sample copy = *s;
 
-		if (s->pid != pid || !s->count)
+		if (!split_keeps(sp, s))
 			continue;
 		if (s->nframes > cap) {
 			const struct frame_sym **f = realloc(frames, s->nframes * sizeof(*f));
@@ -67,6 +95,10 @@ struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
 			frames[j] = map[id];
 		}
 		copy.frames = frames;
+		/* A CPU profile counts samples; in a wall profile each weighed
+		 * its period in nanoseconds. */
+		if (sp->by_event && sp->event == PROFILE_CPU)
+			copy.count = copy.events;
 		if (profile_add(out, &copy))
 			goto fail;
 		if (s->flags & PSAMPLE_OFFCPU)
@@ -83,4 +115,20 @@ fail:
 	free(frames);
 	profile_free(out);
 	return NULL;
+}
+
+struct profile *profile_of_pid(const struct profile *p, uint32_t pid)
+{
+	struct split sp = { .by_pid = true, .pid = pid };
+
+	return split_copy(p, &sp);
+}
+
+struct profile *profile_of_event(const struct profile *p, enum profile_event e)
+{
+	struct split sp = { .by_event = true, .event = e };
+
+	if (p->event != PROFILE_WALL || (e != PROFILE_CPU && e != PROFILE_OFFCPU))
+		return NULL;
+	return split_copy(p, &sp);
 }

@@ -35,6 +35,10 @@
 #define RESCAN_EAGER_SCANS	100
 #define RESCAN_WAIT_MAX_NS	1000000000ull
 #define RESCAN_SLOW_NS		2000000000ull	/* looking for more VMs */
+/* After the first VM: a host's threads create theirs one after another
+ * (a scan between two luaL_newstate calls finds one), so look again at
+ * RESCAN_FIRST_NS, doubling, this many times (to about 1.3 s). */
+#define RESCAN_SIBLING_SCANS	6
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
 
 /* ==== Life cycle ==== */
@@ -416,7 +420,8 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			t->scans++;
 			t->next_scan_ns = now_ns + (t->eager && t->scans < RESCAN_EAGER_SCANS ?
 						    RESCAN_EAGER_NS : RESCAN_FIRST_NS);
-		} else if (now_ns >= t->next_scan_ns && (t->waiting || t->scans < 4)) {
+		} else if (now_ns >= t->next_scan_ns &&
+			   (t->waiting || t->scans < 4 || t->scans_since_found < RESCAN_SIBLING_SCANS)) {
 			struct discover_report rep;
 			int before = t->nvms;
 
@@ -434,7 +439,10 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 
 				t->next_scan_ns = now_ns + (wait < RESCAN_WAIT_MAX_NS ? wait : RESCAN_WAIT_MAX_NS);
 			} else {
-				t->next_scan_ns = now_ns + RESCAN_SLOW_NS;
+				unsigned k = t->scans_since_found++;
+
+				t->next_scan_ns = now_ns + (k < RESCAN_SIBLING_SCANS ?
+							    RESCAN_FIRST_NS << (k + 1) : RESCAN_SLOW_NS);
 			}
 		}
 		/* jit.zone may be required at any time after attach; looking

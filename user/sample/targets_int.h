@@ -31,6 +31,7 @@ struct target {
 	bool warned_max_vms;
 	uint64_t next_scan_ns;
 	unsigned scans;
+	unsigned scans_since_found;	/* looking for sibling VMs */
 };
 
 struct targets {

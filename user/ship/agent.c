@@ -187,13 +187,34 @@ static void deliver(struct agent *a, const struct push_meta *m, const char *stem
 	a->profiles++;
 }
 
+/* The backend's profile type of a profile, and the file name's mark:
+ * "" for CPU (as before there were others), "-off_cpu", "-wall". */
+static enum push_type type_of(const struct profile *p, const char **mark)
+{
+	switch (p->event) {
+	case PROFILE_OFFCPU:
+		*mark = "-off_cpu";
+		return PUSH_TYPE_OFFCPU;
+	case PROFILE_WALL:
+		*mark = "-wall";
+		return PUSH_TYPE_WALL;
+	case PROFILE_CPU:
+	case PROFILE_ALLOC:	/* refused with --continuous (cli/options_combine.c) */
+		break;
+	}
+	*mark = "";
+	return PUSH_TYPE_CPU;
+}
+
 /* Encodes one profile and hands it to the sinks. */
 static void ship(struct agent *a, const struct profile *p, const char *service, uint32_t pid)
 {
 	struct export_opts eo = { .scope = 'F', .pathstrip = true };
 	struct push_label labels[34];
 	char pidstr[16], stem[128];
+	const char *mark;
 	struct push_meta m = {
+		.type = type_of(p, &mark),
 		.service = service, .labels = labels, .nlabels = a->nlabels,
 		.from_ns = p->start_ns, .until_ns = p->start_ns + p->duration_ns, .hz = p->hz,
 	};
@@ -208,9 +229,9 @@ static void ship(struct agent *a, const struct profile *p, const char *service, 
 		snprintf(pidstr, sizeof(pidstr), "%u", pid);
 		labels[m.nlabels].name = "pid";
 		labels[m.nlabels++].value = pidstr;
-		snprintf(stem, sizeof(stem), "%s-%u", service, pid);
+		snprintf(stem, sizeof(stem), "%s-%u%s", service, pid, mark);
 	} else {
-		snprintf(stem, sizeof(stem), "%s", service);
+		snprintf(stem, sizeof(stem), "%s%s", service, mark);
 	}
 	deliver(a, &m, stem, p->start_ns);
 }
@@ -280,24 +301,57 @@ static void ship_interval(struct agent *a, struct profile *p)
 	free(pids);
 }
 
+/* -e cpu,off-cpu: the CPU and the off-CPU half of a wall interval, each
+ * a profile type of its own. */
+static void ship_halves(struct agent *a, struct profile *p)
+{
+	static const enum profile_event halves[] = { PROFILE_CPU, PROFILE_OFFCPU };
+
+	for (size_t i = 0; i < sizeof(halves) / sizeof(halves[0]); i++) {
+		struct profile *half = profile_of_event(p, halves[i]);
+
+		if (!half) {
+			log_error("out of memory splitting the %s profile", profile_event_name(halves[i]));
+			continue;
+		}
+		if (half->total)
+			ship_interval(a, half);
+		profile_free(half);
+	}
+}
+
+/* Samples and switches out: a wall profile's total is nanoseconds. */
+static uint64_t profile_events(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++)
+		n += p->samples[i].events;
+	return n;
+}
+
 /* A finished interval: ship it, say what it cost. */
 static int on_interval(void *ctx, struct session *sess, struct profile *p)
 {
 	struct agent *a = ctx;
 	uint64_t run_ns = 0, run_cnt = 0, cpu = own_cpu_us(), before = a->profiles;
+	uint64_t events = profile_events(p);
 	const struct profile_stats *st = &p->stats;
 	struct strbuf lost = STRBUF_INIT;
 
 	a->intervals++;
-	a->samples += p->total;
-	ship_interval(a, p);
+	a->samples += events;
+	if (a->c.split_wall)
+		ship_halves(a, p);
+	else
+		ship_interval(a, p);
 	if (a->c.heap)
 		ship_heaps(a, sess, p);
 	session_prog_stats(sess, &run_ns, &run_cnt);
 	profile_stats_lost_list(st, &lost);
 	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%s); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",
 		    (unsigned long long)a->intervals, (double)p->duration_ns / 1e9,
-		    (unsigned long long)p->total, (unsigned long long)st->samples,
+		    (unsigned long long)events, (unsigned long long)st->samples,
 		    (unsigned long long)(a->profiles - before),
 		    (unsigned long long)profile_stats_lost(st), sb_str(&lost),
 		    (double)(run_ns - a->bpf_ns) / 1e6, (unsigned long long)(run_cnt - a->bpf_cnt),

@@ -1,6 +1,7 @@
 /* Continuous mode (--continuous): the consumer of a session's interval
  * profiles.  Each interval is cut into one delta profile per process (or
- * per --service) and handed to the sinks (rolling files, HTTP push). */
+ * per --service) and handed to the sinks (rolling files, HTTP push).
+ * CPU, off-CPU and wall profiles each go as their own profile type. */
 #ifndef LBP_AGENT_H
 #define LBP_AGENT_H
 
@@ -32,6 +33,9 @@ struct agent_config {
 	const char *spool_dir;
 	/* --heap: also a heap profile of each process, each interval. */
 	bool heap;
+	/* -e cpu,off-cpu: the session collects a wall profile and each
+	 * interval ships its CPU and off-CPU halves as two profile types. */
+	bool split_wall;
 };
 
 /* Opens the log, the sinks and the push client; NULL (reported) on error. */

@@ -81,10 +81,32 @@ static void put_json_label(struct strbuf *sb, const char *name, const char *valu
 	sb_putc(sb, '}');
 }
 
+/* CPU keeps the name Pyroscope gives Go's CPU profiles; off-CPU and wall
+ * time are types of their own, so that a backend never adds blocked
+ * nanoseconds to CPU ones. */
+void push_type_names(enum push_type t, const char **suffix, const char **metric)
+{
+	switch (t) {
+	case PUSH_TYPE_OFFCPU:
+		*suffix = *metric = "off_cpu";
+		return;
+	case PUSH_TYPE_WALL:
+		*suffix = *metric = "wall";
+		return;
+	case PUSH_TYPE_CPU:
+		break;
+	}
+	*suffix = "cpu";
+	*metric = "process_cpu";
+}
+
 /* The labels both JSON APIs share: __name__, service_name, then ours. */
 static void put_json_labels(struct strbuf *sb, const struct push_meta *m, bool delta_label)
 {
-	put_json_label(sb, "__name__", "process_cpu", true);
+	const char *suffix, *metric;
+
+	push_type_names(m->type, &suffix, &metric);
+	put_json_label(sb, "__name__", metric, true);
 	put_json_label(sb, "service_name", m->service, false);
 	if (delta_label)
 		put_json_label(sb, "__delta__", "false", false);
@@ -124,9 +146,11 @@ static void build_ingest(const struct push_meta *m, const void *gz, size_t len,
 			 struct push_req *out, struct strbuf *path)
 {
 	struct strbuf name = STRBUF_INIT;
+	const char *suffix, *metric;
 
 	/* The type after the last '.' of the name must be one Pyroscope knows. */
-	sb_printf(&name, "%s.cpu{", m->service);
+	push_type_names(m->type, &suffix, &metric);
+	sb_printf(&name, "%s.%s{", m->service, suffix);
 	for (int i = 0; i < m->nlabels; i++)
 		sb_printf(&name, "%s%s=%s", i ? "," : "", m->labels[i].name, m->labels[i].value);
 	sb_putc(&name, '}');

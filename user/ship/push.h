@@ -2,6 +2,7 @@
  * API wants for one interval's gzip pprof, and one attempt to send it.
  * Retries, backoff and the spool are the shipper's (shipper.h).
  *   ingest  Pyroscope  POST /ingest?name=SVC.cpu{k=v}&from&until&format=pprof&sampleRate
+ *                      (SVC.off_cpu, SVC.wall for the other profile types)
  *   push    Pyroscope  POST /push.v1.PusherService/Push (Connect JSON, base64 profile)
  *   parca   Parca      POST /profiles/writeraw (grpc-gateway JSON, base64 profile)
  */
@@ -18,8 +19,17 @@ struct push_label {
 	const char *name, *value;
 };
 
+/* The profile type a backend files a profile under: Pyroscope's /ingest
+ * name suffix and the JSON APIs' __name__ (push_type_names). */
+enum push_type { PUSH_TYPE_CPU, PUSH_TYPE_OFFCPU, PUSH_TYPE_WALL };
+
+/* "cpu", "off_cpu", "wall" (/ingest) and "process_cpu", "off_cpu",
+ * "wall" (__name__). */
+void push_type_names(enum push_type t, const char **suffix, const char **metric);
+
 /* What describes one profile to the backend. */
 struct push_meta {
+	enum push_type type;		/* zero: CPU */
 	const char *service;		/* already valid (push_service_name) */
 	const struct push_label *labels;
 	int nlabels;

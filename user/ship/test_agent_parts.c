@@ -400,6 +400,53 @@ static void test_split(void)
 	profile_free(p);
 }
 
+/* -e cpu,off-cpu: a wall profile's halves, each its own profile type. */
+static void test_halves(void)
+{
+	struct profile *p = profile_new(1000), *cpu, *off;
+	struct frame_sym fa = { .kind = FRAME_LUA, .name = "a", .chunk = "@t.lua", .firstline = 1, .line = 2 };
+	const struct frame_sym *a[1];
+	struct sample s = { .pid = 10, .tid = 10, .vmstate = -1, .count = 3000000, .events = 3 };
+	struct push_meta m = { .type = PUSH_TYPE_OFFCPU, .service = "svc", .hz = 1000 };
+	struct push_req req;
+
+	p->event = PROFILE_WALL;
+	a[0] = profile_frame(p, &fa);
+	s.frames = a;
+	s.nframes = 1;
+	profile_add(p, &s);			/* 3 on-CPU samples of 1 ms */
+	s.flags = PSAMPLE_OFFCPU;
+	s.count = 50000000;
+	s.events = 2;
+	profile_add(p, &s);			/* 2 blocks, 50 ms */
+	s.flags = PSAMPLE_OFFCPU | PSAMPLE_WAITING;
+	s.count = 7000000;
+	s.events = 1;
+	profile_add(p, &s);			/* 1 wait for a CPU, 7 ms */
+	cpu = profile_of_event(p, PROFILE_CPU);
+	off = profile_of_event(p, PROFILE_OFFCPU);
+	CHECK("halves: CPU counts samples", cpu && cpu->event == PROFILE_CPU && cpu->total == 3 &&
+	      cpu->nsamples == 1 && cpu->stats.samples == 3);
+	CHECK("halves: off-CPU keeps blocked and waiting nanoseconds", off &&
+	      off->event == PROFILE_OFFCPU && off->total == 57000000 && off->nsamples == 2);
+	CHECK("halves: only from a wall profile", !profile_of_event(cpu, PROFILE_CPU) &&
+	      !profile_of_event(p, PROFILE_WALL));
+	profile_free(cpu);
+	profile_free(off);
+	profile_free(p);
+	CHECK("halves: /ingest names the off-CPU type",
+	      !push_build(PUSH_API_INGEST, &m, "x", 1, &req) && strstr(req.path, "name=svc.off_cpu%7B"));
+	push_req_free(&req);
+	CHECK("halves: Parca's __name__ is off_cpu",
+	      !push_build(PUSH_API_PARCA, &m, "x", 1, &req) &&
+	      strstr(req.body, "{\"name\":\"__name__\",\"value\":\"off_cpu\"}"));
+	push_req_free(&req);
+	m.type = PUSH_TYPE_CPU;
+	CHECK("halves: CPU stays process_cpu",
+	      !push_build(PUSH_API_PUSH, &m, "x", 1, &req) && strstr(req.body, "\"process_cpu\""));
+	push_req_free(&req);
+}
+
 int main(void)
 {
 	char cmd[200];
@@ -416,6 +463,7 @@ int main(void)
 	test_spool_disk();
 	test_sink_files();
 	test_split();
+	test_halves();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
 		printf("FAIL: cleanup of %s\n", tmpdir);

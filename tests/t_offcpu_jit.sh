@@ -1,0 +1,65 @@
+#!/bin/bash
+# Off-CPU time with the JIT on: offcpu_jit.lua alternates burn() (CPU)
+# with naps(), a hot loop of FFI usleep calls that is compiled, so each
+# block happens in C called from a trace.  On both LuaJIT builds:
+#   - the block sits under the calling Lua function: naps, with the
+#     [Compiled] VM state (--vmstate-frames: the walk went through the
+#     trace's snapshot, not the interpreter);
+#   - in a wall profile naps' and burn's shares match the in-process
+#     clocks within TOL points;
+#   - in an off-CPU profile all blocked time is under naps.
+# Not covered: a block in a C function called from a function that a
+# trace inlined into its caller's loop (t_offcpu.sh's nap() under -jon)
+# is charged to the caller at the call's line: LuaJIT takes no snapshot
+# inside such a callee (its guards reuse the snapshot before the call),
+# so no frame of it exists while the trace runs.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+
+SECS=3
+TOL=3
+HZ=997
+declare -A LJ=([deb]="$TOP/.deps/luajit-deb" [or]="$TOP/.deps/luajit2")
+
+truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
+within() {
+	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
+	then pass "$1 (got $2%, truth $3%)"
+	else fail "$1" "got $2% want $3% ±$TOL"; fi
+}
+# fshare FILE REGEX: percentage of the weight on lines matching REGEX,
+# [host] lines left out (before the VM is found, before the clocks start).
+fshare() {
+	awk -v re="$2" '/;\[host\]( |;)/ { next } { n = $NF; t += n; if ($0 ~ re) m += n }
+		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
+}
+
+for v in deb or; do
+	tree=${LJ[$v]}
+	[ -x "$tree/usr/bin/luajit" ] || { echo "SKIP: $v LuaJIT not set up"; continue; }
+	for ev in wall off-cpu; do
+		n=$ev-$v
+		"$PROF" -e "$ev" -F "$HZ" --vmstate-frames -f folded -o "$TMP/$n.folded" -- \
+			env LUA_PATH="$tree/usr/share/luajit-2.1.0-beta3/?.lua;;" "$tree/usr/bin/luajit" \
+			"$WL/offcpu_jit.lua" "$SECS" >"$TMP/$n.out" 2>"$TMP/$n.err"
+		total=$(truth "$TMP/$n.out" total)
+		if [ -z "$total" ] || ! grep -q 'offcpu_jit.lua:naps' "$TMP/$n.folded"; then
+			fail "$n runs" "no truth or no profile: $(tr '\n' '|' < "$TMP/$n.err")"
+			continue
+		fi
+		check "$n: blocks in C called from a trace sit under naps ([Compiled])" \
+			grep -q ';offcpu_jit\.lua:naps;\[Compiled\] [0-9]' "$TMP/$n.folded"
+		if [ "$ev" = wall ]; then
+			for part in naps burn; do
+				within "$n: $part's share of elapsed time" \
+					"$(fshare "$TMP/$n.folded" ";offcpu_jit\\.lua:$part;")" \
+					"$(pct "$(truth "$TMP/$n.out" $part)" "$total")"
+			done
+		else
+			grep -v 'waiting for a CPU' "$TMP/$n.folded" >"$TMP/$n.blocked"
+			within "$n: blocked time under naps" \
+				"$(fshare "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;')" 100
+		fi
+	done
+done
