@@ -196,27 +196,11 @@ static int set_event(struct options *o, const struct opt_row *r, const char *arg
 	return -1;
 }
 
-/* A short time: a whole number of microseconds, or with a unit ("500ns",
- * "20us", "2ms"), up to one second. */
 static int set_min_block(struct options *o, const struct opt_row *r, const char *arg, char *err,
 			 size_t len)
 {
-	static const struct { const char *unit; unsigned long long ns; } units[] = {
-		{ "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-	};
-	size_t digits = strspn(arg, "0123456789");
-	char num[24];
-	unsigned long long v;
-
-	for (size_t i = 0; digits && digits < sizeof(num) && i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(arg + digits, units[i].unit))
-			continue;
-		snprintf(num, sizeof(num), "%.*s", (int)digits, arg);
-		if (parse_uint(num, 0, 1000000000ull / units[i].ns, &v))
-			break;
-		o->min_block_ns = v * units[i].ns;
+	if (!parse_short_time(arg, &o->min_block_ns))
 		return 0;
-	}
 	snprintf(err, len, "invalid %s '%s': expected a time up to 1s such as 10us, 500ns or 2ms",
 		 r->display, arg);
 	return -1;

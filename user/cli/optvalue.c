@@ -107,6 +107,27 @@ int parse_duration(const char *s, double min, double max, double *out, char *why
 	return 0;
 }
 
+int parse_short_time(const char *s, unsigned long long *ns)
+{
+	static const struct { const char *unit; unsigned long long ns; } units[] = {
+		{ "", 1000 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	size_t digits = strspn(s, "0123456789");
+	char num[24];
+	unsigned long long v;
+
+	for (size_t i = 0; digits && digits < sizeof(num) && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s + digits, units[i].unit))
+			continue;
+		snprintf(num, sizeof(num), "%.*s", (int)digits, s);
+		if (parse_uint(num, 0, 1000000000ull / units[i].ns, &v))
+			return -1;
+		*ns = v * units[i].ns;
+		return 0;
+	}
+	return -1;
+}
+
 int parse_size(const char *s, unsigned long long *out)
 {
 	char buf[64];

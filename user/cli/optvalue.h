@@ -20,6 +20,10 @@ int parse_uint(const char *s, unsigned long long min, unsigned long long max,
 int parse_duration(const char *s, double min, double max, double *out, char *why,
 		   size_t whylen);
 
+/* A short time: a whole number of microseconds, or of a unit ("500ns",
+ * "20us", "2ms", "1s"), up to one second -> nanoseconds. */
+int parse_short_time(const char *s, unsigned long long *ns);
+
 /* "4096", "64K", "100M", "1G" -> bytes, from 1 to 2^50. */
 int parse_size(const char *s, unsigned long long *out);
 
