@@ -130,13 +130,11 @@ static __always_inline void task_uregs(struct uregs *r)
 	/* Exact for an interrupt or fault taken in the interpreter; BASE/PC
 	 * are only trusted later for IPs inside it, which a syscall never
 	 * is. */
-	/* A BTF pointer: plain loads (the verifier makes them fault-safe),
-	 * not a bpf_probe_read_kernel call per field. */
-	r->ip = regs->ip;
-	r->sp = regs->sp;
-	r->dx = regs->dx;
-	r->bx = regs->bx;
-	r->bp = regs->bp;
+	r->ip = BPF_CORE_READ(regs, ip);
+	r->sp = BPF_CORE_READ(regs, sp);
+	r->dx = BPF_CORE_READ(regs, dx);
+	r->bx = BPF_CORE_READ(regs, bx);
+	r->bp = BPF_CORE_READ(regs, bp);
 }
 
 static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
