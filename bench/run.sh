@@ -10,6 +10,7 @@
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
+#   BENCH_PROF=PATH  the luabpfprof binary to measure (default: this tree's)
 # The raw data of the last run is copied to bench/.out/ (not committed);
 # bench/report.sh bench/.out rebuilds the report from it.
 set -uo pipefail
@@ -19,7 +20,7 @@ cd "$TOP" || exit 1
 # shellcheck source=bench/lib.sh
 source "$TOP/bench/lib.sh"
 
-PROF_SRC=$TOP/luabpfprof
+PROF_SRC=${BENCH_PROF:-$TOP/luabpfprof}
 BW=$TOP/bench/workloads
 T=${BENCH_T:-0.5}
 REPS=${BENCH_REPS:-5}
