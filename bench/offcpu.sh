@@ -20,6 +20,7 @@ WIN=${2:-1.5}
 PROF=${PROF:-$TOP/luabpfprof}
 LUAJIT=${LUAJIT:-$TOP/tests/bin/luajit}	# .deps/luajit-deb, never an installed one
 TCPU=${TCPU:-1}
+OCPU=${OCPU:-0}
 WORK=$(mktemp -d /tmp/lbp-offcpu.XXXXXX)
 STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 pids=()
@@ -57,7 +58,9 @@ rate() {
 # program is attached; LBP is its pid, PROG the program's id.
 attach() {
 	local i
-	"$PROF" -e off-cpu -p "$1" -f folded -o "$WORK/lbp.folded" 2>>"$WORK/lbp.err" &
+	# On the other CPU, as figure 1 runs the profilers' user-space work:
+	# only the BPF program's cost lands on the target's CPU.
+	taskset -c "$OCPU" "$PROF" -e off-cpu -p "$1" -f folded -o "$WORK/lbp.folded" 2>>"$WORK/lbp.err" &
 	LBP=$!
 	pids+=("$LBP")
 	for ((i = 0; i < 1000; i++)); do

@@ -6,10 +6,11 @@
 #   BENCH_T=0.5      wall seconds of each throughput window of figure 1
 #                    (nginx: wrk runs of this, rounded to whole seconds)
 #   BENCH_REPS=5     alternating repetitions of every configuration
-#   BENCH_FIGS="1 2 3"  figures to run (4 comes with 1, 5 with 3)
+#   BENCH_FIGS="1 2 3 6 7 8 9"  figures to run (4 comes with 1, 5 with 3)
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
+#   BENCH_PROF=PATH  the luabpfprof binary to measure (default: this tree's)
 # The raw data of the last run is copied to bench/.out/ (not committed);
 # bench/report.sh bench/.out rebuilds the report from it.
 set -uo pipefail
@@ -19,11 +20,11 @@ cd "$TOP" || exit 1
 # shellcheck source=bench/lib.sh
 source "$TOP/bench/lib.sh"
 
-PROF_SRC=$TOP/luabpfprof
+PROF_SRC=${BENCH_PROF:-$TOP/luabpfprof}
 BW=$TOP/bench/workloads
 T=${BENCH_T:-0.5}
 REPS=${BENCH_REPS:-5}
-FIGS=${BENCH_FIGS:-"1 2 3"}
+FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9"}
 WLS=${BENCH_WORKLOADS:-"w631 numeric tables nginx"}
 OUT=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 WORK=$(mktemp -d /tmp/lbp-bench.XXXXXX)
@@ -44,8 +45,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 [ -x "$PROF_SRC" ] || die "build luabpfprof first (make)"
 # The tree may be rebuilt while the bench runs: measure one copy of the
 # binary throughout.
-PROF=$WORK/luabpfprof
-cp "$PROF_SRC" "$PROF" || die "cannot copy $PROF_SRC"
+PROF=$(mktemp /tmp/lbp-bench-bin.XXXXXX)
+cp "$PROF_SRC" "$PROF" && chmod 755 "$PROF" || die "cannot copy $PROF_SRC"
 PROF_VERSION="$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '?'), built $(date -u -r "$PROF_SRC" '+%Y-%m-%d %H:%M UTC')"
 "$LUAJIT" -e '' 2>/dev/null || die "no LuaJIT: $LUAJIT (make test-deps extracts it into .deps/)"
 command -v bpftool >/dev/null || die "no bpftool"
@@ -64,6 +65,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	PIDS=()
 	echo "$STATS_WAS" > /proc/sys/kernel/bpf_stats_enabled
+	rm -f "$PROF"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -586,7 +588,7 @@ log "measurements done; writing $OUT"
 
 # Keep the raw data (tables, summaries, folded profiles, jit.p reports) and
 # the settings, so that the report can be rebuilt: bench/report.sh bench/.out
-rm -rf "$WORK/nginx" "$WORK/luabpfprof" "$WORK"/*.fifo
+rm -rf "$WORK/nginx" "$WORK"/*.fifo
 NGINX_BIN=${NGINX_BIN:-} NGINX_LIBPATH=${NGINX_LIBPATH:-}
 RUN_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 for v in RUN_DATE T REPS FIGS LOAD0 LOAD1 ELAPSED NGX_NOTE ALL_MODE LUAJIT TCPU OCPU FIG2_HZ FIG2_WIN \
@@ -596,17 +598,28 @@ done > "$WORK/env.sh"
 rm -rf "$TOP/bench/.out"
 cp -r "$WORK" "$TOP/bench/.out"
 "$TOP/bench/report.sh" "$WORK" > "$OUT.tmp" && mv "$OUT.tmp" "$OUT" || die "report failed"
+# fig_wanted N: whether figure N is in BENCH_FIGS.
+fig_wanted() { [[ " $FIGS " == *" $1 "* ]]; }
 # Figure 6: the node agent's own CPU with 20 LuaJIT processes.
-log "figure 6: the agent with 20 processes"
-"$TOP/bench/agent.sh" 20 20 >> "$OUT"
+if fig_wanted 6; then
+	log "figure 6: the agent with 20 processes"
+	"$TOP/bench/agent.sh" 20 20 >> "$OUT"
+fi
 # Figure 7: the off-CPU mode's cost on a context-switch-heavy target.
-log "figure 7: -e off-cpu on a ping-pong"
-TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+if fig_wanted 7; then
+	log "figure 7: -e off-cpu on a ping-pong"
+	PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+fi
 # Figure 8: the target's slowdown under -e alloc.
-log "figure 8: -e alloc's slowdown"
-PROF=$PROF "$TOP/bench/alloc.sh" "$REPS" 1 >> "$OUT"
+if fig_wanted 8; then
+	log "figure 8: -e alloc's slowdown"
+	PROF=$PROF "$TOP/bench/alloc.sh" "$REPS" 1 >> "$OUT"
+fi
 # Figure 9: --jit's polls of the JIT state.
-log "figure 9: --jit's polls"
-PROF=$PROF "$TOP/bench/jit.sh" "$REPS" 1 >> "$OUT"
+if fig_wanted 9; then
+	log "figure 9: --jit's polls"
+	PROF=$PROF "$TOP/bench/jit.sh" "$REPS" 1 >> "$OUT"
+fi
+rm -f "$PROF"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 log "done: $OUT"

@@ -78,6 +78,7 @@ struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
+	__u8 epochs[EPOCH_BLOCK];	/* walkcache.bpf.h */
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
 	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
@@ -397,6 +398,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
+	read_epochs(off, vm->g, sc->epochs, &wc->strep, &wc->heapep);
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
 	sc->st.nown = 0;
@@ -417,6 +419,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	walk_threads(sc, &ref, cb);
 	if (cb && wc->proto_lost)
 		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
+	if (cb)
+		cb->n[CNT_WALK_CACHED] += wc->cache_hits;
 
 	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;

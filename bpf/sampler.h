@@ -62,6 +62,10 @@ struct lj_offsets {
 	/* SnapShot (src/lj_jit.h) */
 	__u8 snap_mcofs;	/* offset of mcofs; 0: snapshots have none */
 	__u8 snap_nent;
+	/* The walker's epochs (bpf/walkcache.bpf.h): GCState (gc.total
+	 * first) and StrInternState num, id (src/lj_obj.h); 0: none */
+	__u16 g_gc;
+	__u16 g_strnum;
 };
 
 /* One LuaJIT universe in a traced process. */
@@ -221,6 +225,7 @@ struct parked {
 	_(TRACE_RETADDR,  trace_retaddr,  0, 0, "trace by return address")	/* helper called from a trace */ \
 	_(BASE_RB,        base_rb,        0, 0, "base from RB")	/* in C code the VM called */ \
 	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
+	_(WALK_CACHED,    walk_cached,    0, 0, "cached reads")	/* walker reads saved by its caches */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \

@@ -28,6 +28,8 @@
  * one read usually serves several frames. */
 #define STACK_WIN	512
 
+#include "walkcache.bpf.h"
+
 /* Kept in a map value, not on the stack: the verifier then treats lo and
  * len as unknown, instead of exploring each value they take in the loop. */
 struct stack_window {
@@ -55,6 +57,12 @@ struct walk_ctx {
 	__u64 last_fn, last_id;
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
+	__u32 last_sizebc;	/* last_pt's bytecode length, in instructions */
+	__u64 strep, heapep;	/* the VM's epochs (walkcache.bpf.h), 0: unknown */
+	/* A CALL read this step, cached once the caller's prototype is known */
+	__u64 pend_link;
+	__u32 pend_a;
+	__u32 cache_hits;	/* frames resolved through the caches */
 	__u64 root_fn;		/* first frame's function, when a trace replaced it */
 	__u64 g;		/* the universe walked (prototype announcements) */
 	__u32 tgid;
@@ -174,11 +182,19 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.fn_ffid)))
 		return -1;
 	if (hdr[0] == 0) {		/* Lua: bytecode follows the GCproto */
+		struct fn_cache_ent *ent = fn_cache_at(fn, c->tgid);
+
 		__builtin_memcpy(&v, hdr + pc_at, 8);
 		if (!c->off.gc64)
 			v &= 0xffffffffull;
 		*id = ((v - c->off.sizeof_proto) & FRAME_ID_MASK) |
 		      (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
+		if (ent && c->heapep) {
+			ent->fn = fn;
+			ent->pt = v - c->off.sizeof_proto;
+			ent->tgid = c->tgid;
+			ent->heapep = c->heapep;
+		}
 	} else if (hdr[0] == 1) {	/* lua_CFunction */
 		__builtin_memcpy(&v, hdr + cf_at, 8);
 		*id = (v & FRAME_ID_MASK) | (FRAME_KIND_C << FRAME_KIND_SHIFT);
@@ -190,58 +206,161 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 	return 0;
 }
 
-/* The prototype's fingerprint (sampler.h) at pt, read now while it runs;
- * 0 when a read fails, which leaves user space its own revalidation. */
-static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt)
+/* Whether pc lies in the bytecode of the prototype at pt, sizebc
+ * instructions long (saved PCs point after their instruction). */
+static __always_inline bool pc_in_proto(const struct walk_ctx *c, __u64 pt, __u32 sizebc, __u64 pc)
 {
-	__u8 h[24] = {};
-	__u32 span = c->off.pt_numline + 4 - c->off.pt_chunkname;
-	__u32 first_at = (c->off.pt_firstline - c->off.pt_chunkname) & 15;
-	__u32 num_at = (c->off.pt_numline - c->off.pt_chunkname) & 15;
-	__u64 str = 0;
-	__s32 first = 0, num = 0;
-	__u32 sid = 0;
+	__u64 bc = pt + c->off.sizeof_proto;
 
-	if (pt == c->last_pt)
+	return pc > bc && pc <= bc + 4ull * sizebc;
+}
+
+/* The prototype's fingerprint (sampler.h) at pt, read now while it runs,
+ * and its bytecode length in *sizebc; 0 when a read fails, which leaves
+ * user space its own revalidation.  Its header span is read every time;
+ * the chunk name's sid comes from the prototype cache while the string
+ * epoch holds (walkcache.bpf.h).  *is_pt: the header's type says GCproto.
+ * pc_check, when not 0, is a PC that must lie in its bytecode (else 0,
+ * *is_pt 0, nothing announced): pt is then a cache's guess. */
+static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u64 pc_check,
+					       __u32 *sizebc, int *is_pt)
+{
+	const struct lj_offsets *off = &c->off;
+	__u8 h[PT_SPAN] = {};
+	__u32 span = off->pt_numline + 4 - off->gct;
+	__u32 bc_at = (off->pt_sizebc - off->gct) & 127;
+	__u32 str_at = (off->pt_chunkname - off->gct) & 127;
+	__u32 first_at = (off->pt_firstline - off->gct) & 127;
+	__u32 num_at = (off->pt_numline - off->gct) & 127;
+	struct pt_cache_ent *ent;
+	__u64 str = 0, lines;
+	__s32 first = 0, num = 0;
+	__u32 sid = 0, fp;
+
+	if (pt == c->last_pt) {
+		*sizebc = c->last_sizebc;
+		*is_pt = 1;
 		return c->last_fp;
-	if (span > 16)
-		span = 16;
-	if (bpf_probe_read_user(h, span, (void *)(pt + c->off.pt_chunkname)))
+	}
+	*sizebc = 0;
+	*is_pt = 0;
+	if (span > PT_SPAN)
+		span = PT_SPAN;
+	if (bc_at > PT_SPAN - 8 || str_at > PT_SPAN - 8 || first_at > PT_SPAN - 8 ||
+	    num_at > PT_SPAN - 8)
 		return 0;
-	__builtin_memcpy(&str, h, 8);
-	if (!c->off.gc64)
+	if (bpf_probe_read_user(h, span, (void *)(pt + off->gct)))
+		return 0;
+	*is_pt = h[0] == GCT_PROTO;
+	__builtin_memcpy(sizebc, h + bc_at, 4);
+	if (pc_check && (!*is_pt || !pc_in_proto(c, pt, *sizebc, pc_check))) {
+		*is_pt = 0;
+		return 0;
+	}
+	__builtin_memcpy(&str, h + str_at, 8);
+	if (!off->gc64)
 		str &= 0xffffffffull;
 	__builtin_memcpy(&first, h + first_at, 4);
 	__builtin_memcpy(&num, h + num_at, 4);
 	if (!str)
 		return 0;
+	lines = (__u32)first | (__u64)(__u32)num << 32;
+	ent = pt_cache_at(pt, c->tgid);
+	if (ent && c->strep && ent->pt == pt && ent->tgid == c->tgid && ent->str == str &&
+	    ent->lines == lines && ent->strep == c->strep) {
+		/* Read and announced before, and no string made since. */
+		fp = ent->fp;
+		c->cache_hits++;
+		goto done;
+	}
 	if (str == c->last_str) {
 		sid = c->last_sid;
 	} else {
-		if (bpf_probe_read_user(&sid, 4, (void *)(str + c->off.str_sid)))
+		if (bpf_probe_read_user(&sid, 4, (void *)(str + off->str_sid)))
 			return 0;
 		c->last_str = str;
 		c->last_sid = sid;
 	}
-	c->last_pt = pt;
-	c->last_fp = frame_fingerprint(sid, first, num);
+	fp = frame_fingerprint(sid, first, num);
 	/* Met for the first time in this walk: user space may not know it. */
-	if (proto_announce(&c->off, c->tgid, c->g, pt, str, c->last_fp))
+	if (proto_announce(off, c->tgid, c->g, pt, str, fp)) {
 		c->proto_lost++;
-	return c->last_fp;
+	} else if (ent && c->strep) {
+		ent->pt = pt;
+		ent->tgid = c->tgid;
+		ent->str = str;
+		ent->lines = lines;
+		ent->strep = c->strep;
+		ent->sid = sid;
+		ent->fp = fp;
+	}
+done:
+	c->last_pt = pt;
+	c->last_fp = fp;
+	c->last_sizebc = *sizebc;
+	return fp;
+}
+
+/* A Lua function resolved through the function cache: its prototype
+ * (returned, 0: not resolved) and fingerprint, trusted because the frame's
+ * PC lies in that prototype's bytecode as its header reads now, and the
+ * heap epoch says no object was freed and another made since the entry. */
+static __always_inline __u64 cached_lua_func(struct walk_ctx *c, __u64 fn, __u64 pc, __u32 *fp)
+{
+	struct fn_cache_ent *ent;
+	__u32 sizebc = 0;
+	int is_pt = 0;
+	__u64 pt;
+
+	if (!pc || !fn)
+		return 0;
+	ent = fn_cache_at(fn, c->tgid);
+	if (!ent || ent->fn != fn || ent->tgid != c->tgid || !c->heapep || ent->heapep != c->heapep)
+		return 0;
+	pt = ent->pt;
+	*fp = proto_fingerprint(c, pt, pc, &sizebc, &is_pt);
+	if (!is_pt)
+		return 0;
+	c->last_fn = fn;
+	c->last_id = (pt & FRAME_ID_MASK) | (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
+	return pt;
+}
+
+/* The CALL read by the step that found this frame, cached with this
+ * frame's prototype and fingerprint, which a later hit must match. */
+static __always_inline void call_cache_fill(struct walk_ctx *c, __u64 pt, __u32 fp)
+{
+	struct call_cache_ent *ent;
+
+	if (!c->pend_link)
+		return;
+	ent = fp ? call_cache_at(c->pend_link, c->tgid) : NULL;
+	if (ent) {
+		ent->link = c->pend_link;
+		ent->tgid = c->tgid;
+		ent->pt = pt;
+		ent->fp = fp;
+		ent->a = c->pend_a;
+	}
+	c->pend_link = 0;
 }
 
 static __always_inline int record(struct walk_ref *ref, __u64 fn)
 {
 	struct walk_ctx *c = ref->c;
 	struct lua_frame *f;
-	__u32 i = c->n;
+	__u32 i = c->n, fp = 0, sizebc = 0;
 	__u64 id = 0;
+	int is_pt = 0;
 
 	if (i >= LBP_MAX_FRAMES)
 		return 0;
-	if (resolve_func(c, fn, &id))
-		return -1;
+	if (fn != c->last_fn && cached_lua_func(c, fn, c->pc, &fp)) {
+		id = c->last_id;
+	} else {
+		if (resolve_func(c, fn, &id))
+			return -1;
+	}
 	f = &ref->st->frames[i];
 	f->id = id;
 	f->pc_off = 0;
@@ -251,10 +370,60 @@ static __always_inline int record(struct walk_ref *ref, __u64 fn)
 
 		if (c->pc > pt && c->pc - pt < 0xffffffffull)
 			f->pc_off = (__u32)(c->pc - pt);
-		f->fp = proto_fingerprint(c, pt);
+		f->fp = proto_fingerprint(c, pt, 0, &sizebc, &is_pt);
+		call_cache_fill(c, pt, f->fp);
 	}
 	c->hash = mix_hash(mix_hash(c->hash, id), (__u64)f->fp << 32 | f->pc_off);
 	c->n = i + 1;
+	return 0;
+}
+
+/* The caller's frame size from the call-site cache: the A operand of the
+ * CALL before link, trusted when the slot it leads to holds a function
+ * that resolves, PC-checked, to the prototype recorded with it and whose
+ * fingerprint, taken now, is the one recorded.  Returns 1 with *a. */
+static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u32 *a)
+{
+	struct walk_ctx *c = ref->c;
+	struct call_cache_ent *ent = call_cache_at(link, c->tgid);
+	__u64 slots[2] = {}, fn, frame, pt;
+	__u32 fp = 0;
+
+	if (!ent || ent->link != link || ent->tgid != c->tgid)
+		return 0;
+	frame = c->frame - 8 * (1 + c->off.gc64 + (ent->a & 0xff));
+	if (frame <= c->bottom || frame >= c->stack_end || stack_read16(ref, frame - 8, slots))
+		return 0;
+	if (c->off.gc64) {
+		if ((__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
+			return 0;
+		fn = slots[0] & GC64_PTR_MASK;
+	} else {
+		fn = slots[1] & 0xffffffffull;
+	}
+	pt = cached_lua_func(c, fn, link, &fp);
+	if (!pt) {
+		/* The function's header, read now: the read the caller's
+		 * own frame makes anyway (resolve_func keeps it). */
+		__u64 id = 0;
+		__u32 sizebc = 0;
+		int is_pt = 0;
+
+		if (resolve_func(c, fn, &id) || (id >> FRAME_KIND_SHIFT) != FRAME_KIND_LUA ||
+		    (id & FRAME_ID_MASK) != ent->pt)
+			goto miss;
+		pt = id & FRAME_ID_MASK;
+		fp = proto_fingerprint(c, pt, link, &sizebc, &is_pt);
+		if (!is_pt)
+			goto miss;
+	}
+	if (pt == ent->pt && fp && fp == ent->fp) {
+		*a = ent->a;
+		return 1;
+	}
+miss:
+	/* Not the caller after all: what was read there is not a frame's. */
+	c->last_fn = 0;
 	return 0;
 }
 
@@ -318,12 +487,22 @@ static long walk_step(__u32 idx, void *arg)
 	if ((link & FRAME_TYPE) == FRAME_LUA) {
 		/* Called from Lua: link is the caller's PC, just after its CALL;
 		 * the CALL's A operand gives the caller's frame size. */
-		if (bpf_probe_read_user(&caller_ins, 4, (void *)(link - 4))) {
-			c->flags |= STACK_READ_FAULT;
-			return 1;
+		__u32 a = 0;
+
+		c->pend_link = 0;
+		if (call_cache_try(ref, (__u64)link, &a)) {
+			c->cache_hits++;
+		} else {
+			if (bpf_probe_read_user(&caller_ins, 4, (void *)(link - 4))) {
+				c->flags |= STACK_READ_FAULT;
+				return 1;
+			}
+			a = (caller_ins >> 8) & 0xff;
+			c->pend_link = (__u64)link;
+			c->pend_a = a;
 		}
 		next_pc = (__u64)link;
-		c->frame -= 8 * (1 + c->off.gc64 + ((caller_ins >> 8) & 0xff));
+		c->frame -= 8 * (1 + c->off.gc64 + (a & 0xff));
 	} else {
 		if ((link & FRAME_TYPEP) == FRAME_CONT) {
 			/* Metamethod continuation: the Lua caller's PC sits two

@@ -93,6 +93,7 @@
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
 	.L_base = 32, .L_stack = 56, .L_cframe = 80, .L_stacksize = 88,      \
 	.g_gc_root = 40, .g_strempty = 120, .g_vmstate = 184,                \
+	.g_gc = 16, .g_strnum = 164,                                         \
 	.g_mainthref = 192,                                                  \
 	.g_registrytv = 272, .gct = 9,                                       \
 	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
@@ -113,6 +114,7 @@
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
 	.L_base = 16, .L_stack = 36, .L_cframe = 48, .L_stacksize = 56,      \
 	.g_gc_root = 32, .g_strempty = 76, .g_vmstate = 136,                 \
+	.g_gc = 16, .g_strnum = 116,                                         \
 	.g_mainthref = 140,                                                  \
 	.g_registrytv = 216, .gct = 5,                                       \
 	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
@@ -364,6 +366,8 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->gct = (__u8)lay->gct;
 	off->sizeof_proto = lay->sizeof_proto;
 	off->g_vmstate = lay->g_vmstate;
+	off->g_gc = lay->g_gc;
+	off->g_strnum = lay->g_strnum;
 	off->g_cur_L = lay->g_cur_L;
 	off->g_mainthref = lay->g_mainthref;
 	off->g_jit_base = lay->g_jit_base;
