@@ -123,8 +123,16 @@ outputs_run() {
 	sleep 1
 	# pprof from the continuous agent: what it ships has native frames.
 	mkdir -m 700 "$out.dir"
-	timeout -s INT 5 "$PROF" -p "$hp" -F "$HZ" --native --continuous --every 2s \
-		--out-dir "$out.dir" 2>"$out.err"
+	# Stopped once it has shipped an interval: a loaded machine can take
+	# seconds to load the programs.
+	"$PROF" -p "$hp" -F "$HZ" --native --continuous --every 2s --out-dir "$out.dir" \
+		2>"$out.err" &
+	local agent=$!
+	for _ in $(seq 300); do
+		compgen -G "$out.dir/*.pb.gz" >/dev/null && break
+		sleep 0.1
+	done
+	kill -INT "$agent" 2>/dev/null; wait "$agent"
 	"$PROF" -p "$hp" -d 2 -F "$HZ" --native -o "$out.svg" 2>>"$out.err"
 	kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
 	go tool pprof -raw "$(ls "$out.dir"/*.pb.gz | head -n 1)" >"$out.raw" 2>&1
@@ -158,9 +166,8 @@ nginx_run() {
 	if [ ! -x "$tree/usr/sbin/nginx" ] || ! command -v wrk >/dev/null; then
 		fail "nginx" "needs .deps/nginx (tests/deps/setup-nginx.sh) and wrk"; return
 	fi
-	TREE=$tree OR_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 	RUN=$TMP/nginx
-	eval "$(sed -n '/^http_get()/,/^}/p; /^start_nginx()/,/^}/p' "$TOP/tests/t_nginx.sh")"
+	source "$TOP/tests/nginx/lib.sh"
 	if ! start_nginx; then fail "nginx" "did not start: $(tail -n 3 "$RUN/error.log")"; return; fi
 	start_bg wrk -t2 -c16 -d60s "http://127.0.0.1:$PORT/work" >/dev/null
 	local wrk=$BGPID

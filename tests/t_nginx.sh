@@ -13,50 +13,12 @@
 #     together; with --per-process one section per worker, each with its
 #     split.
 source "$(dirname "$0")/lib.sh"
+source "$TOP/tests/nginx/lib.sh"
 
 HZ=999
 SECS=3
 TOL=6
-TREE=$TOP/.deps/nginx
-OR_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 RUN=$TMP/nginx
-
-# http_get PATH: the body of GET PATH on the test server (bash /dev/tcp).
-http_get() {
-	local fd line body=0
-	exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" || return 1
-	printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$1" >&"$fd"
-	while IFS= read -r line <&"$fd"; do
-		line=${line%$'\r'}
-		if [ "$body" = 1 ]; then echo "$line"; elif [ -z "$line" ]; then body=1; fi
-	done
-	exec {fd}>&-
-}
-
-# start_nginx: master + 2 workers on a free port; sets MASTER, WORKERS, PORT.
-start_nginx() {
-	local try
-	mkdir -p "$RUN"
-	for try in 1 2 3; do
-		PORT=$((20000 + RANDOM % 20000))
-		sed -e "s|@DIR@|$RUN|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$PORT|g" \
-			"$TOP/tests/nginx/nginx.conf.in" > "$RUN/nginx.conf"
-		: > "$RUN/error.log"
-		start_bg env LD_LIBRARY_PATH="$OR_LIB" "$TREE/usr/sbin/nginx" -p "$RUN" \
-			-c "$RUN/nginx.conf" -e "$RUN/error.log"
-		MASTER=$BGPID
-		for _ in $(seq 50); do
-			WORKERS=($(pgrep -P "$MASTER"))
-			[ ${#WORKERS[@]} -eq 2 ] && [ -n "$(http_get /truth?pid=0 2>/dev/null)" ] && return 0
-			kill -0 "$MASTER" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill "$MASTER" 2>/dev/null
-		wait "$MASTER" 2>/dev/null
-		grep -q 'Address already in use' "$RUN/error.log" || break
-	done
-	return 1
-}
 
 # truth PID: "parse render" CPU seconds measured inside worker PID so far.
 truth() {
