@@ -66,8 +66,11 @@ static __always_inline void switch_out(struct proc_info *pi, __u64 id, bool runn
 	if (walk_sample(sc, pi, &r, &pk.key, cb))
 		return;
 	pk.since_ns = now;
-	if (bpf_map_update_elem(&parked, &tid, &pk, BPF_ANY))
-		bump(cb, CNT_PARK_FULL);
+	/* Still parked from its last block: that block's switch-in was never
+	 * seen, and its time is lost; counted, then replaced. */
+	if (bpf_map_update_elem(&parked, &tid, &pk, BPF_NOEXIST))
+		bump(cb, bpf_map_update_elem(&parked, &tid, &pk, BPF_EXIST) ?
+			 CNT_PARK_FULL : CNT_PARK_STALE);
 }
 
 SEC("tp_btf/sched_switch")

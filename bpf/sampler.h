@@ -229,7 +229,8 @@ struct parked {
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
-	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */
+	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */ \
+	_(PARK_STALE,     park_stale,     0, 0, "switch-in unseen")	/* a parked block replaced, never weighed */
 
 /* --native (bpf/native.bpf.h): one CPU sample with a copy of its user
  * stack, sent instead of counted.  The key is the one the sample would

@@ -43,7 +43,9 @@ void profile_time_summary(const struct profile *p, const struct time_split *t,
 		  (unsigned long long)t->switches);
 	/* The kernel's counters are per profile, not per thread. */
 	if (t->all)
-		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full)",
+		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full, "
+			  "%llu lost: switch-in unseen)",
 			  (unsigned long long)p->stats.short_block,
-			  (unsigned long long)p->stats.park_full);
+			  (unsigned long long)p->stats.park_full,
+			  (unsigned long long)p->stats.park_stale);
 }

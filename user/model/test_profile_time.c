@@ -36,7 +36,7 @@ int main(void)
 	CHECK_STR("summary: wall", sb_str(&sb),
 		  "wall 10.00 s = on-CPU 6.10 s (Lua 5.80 s, host C 0.30 s) + blocked 3.70 s + "
 		  "waiting for a CPU 0.20 s, 45 switches out (12 under --min-block, 0 lost: "
-		  "parked map full)");
+		  "parked map full, 0 lost: switch-in unseen)");
 	profile_time_split(p, 7, 8, &t);
 	CHECK("split: one thread", t.lua_ns == 0 && t.waiting_ns == 200000000ull &&
 	      t.switches == 5 && !t.all);
