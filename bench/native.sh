@@ -32,9 +32,11 @@ LUAJIT=${LUAJIT:-tests/bin/luajit}	# .deps/luajit-deb, never an installed one
 WORK=$(mktemp -d /tmp/lbp-nativebench.XXXXXX)
 pids=()
 
+STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	echo "$STATS_WAS" > /proc/sys/kernel/bpf_stats_enabled
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -86,8 +88,16 @@ measured() {
 lbp() {
 	local name=$1 hz=$2
 	shift 2
+	local id map s0 s1 n0 n1
 	prof_start 'sampling at' "$@" -F "$hz" -f folded -o "$WORK/prof.folded" -p "$TPID" || return
+	id=$(lbp_prog "$PROFPID"); map=$(lbp_counters_map "$PROFPID")
+	s0=$(prog_stats "$id"); n0=$(counter_sum "$map")
 	measured "$name" "$PROFPID"
+	s1=$(prog_stats "$id"); n1=$(counter_sum "$map")
+	# The BPF program's time over the window (bpf_stats; its runs on other
+	# processes exit early) per sample of the target, in µs.
+	echo "$s0 $s1 $n0 $n1" | awk '$6 > $5 { printf "%.2f\n", ($3 - $1) / ($6 - $5) / 1000 }' >> "$WORK/$name.bpf"
+	echo "$s0 $s1 $n0 $n1" >> "$WORK/$name.bpfraw"
 	kill -INT "$PROFPID" 2>/dev/null
 	wait "$PROFPID" 2>/dev/null
 	grep -E '^luabpfprof: ([0-9]+ samples in|native:)' "$WORK/prof.err" >> "$WORK/$name.log"
@@ -124,6 +134,7 @@ run() {
 	esac
 }
 
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
 target_start
 order=(base p99 n99 p999 n999)
 [ "$HAVE_PERF" = 1 ] && order+=(perf99 perf999)
@@ -184,15 +195,22 @@ verdict() {
 			c, c < 1 ? "met" : "MISSED", s, s < 1 ? "met" : "MISSED" }'
 }
 
+# bpf NAME: the BPF program's µs per sample, median (min … max).
+bpf() {
+	[ -s "$WORK/$1.bpf" ] || { echo "(not counted)"; return; }
+	# shellcheck disable=SC2046
+	fmt3 "$(stats $(cat "$WORK/$1.bpf"))" '%.2f'
+}
+
 rows=""
-row() { rows+="| $1 | $(slow "$2") | $(own "$2") | $3 |"$'\n'; }
-row "luabpfprof 99 Hz" p99 "$(samples p99)"
-row "luabpfprof 999 Hz" p999 "$(samples p999)"
-row "luabpfprof --native 99 Hz" n99 "$(samples n99)"
-row "luabpfprof --native 999 Hz" n999 "$(samples n999)"
+row() { rows+="| $1 | $(slow "$2") | $(own "$2") | $3 | $4 |"$'\n'; }
+row "luabpfprof 99 Hz" p99 "$(bpf p99)" "$(samples p99)"
+row "luabpfprof 999 Hz" p999 "$(bpf p999)" "$(samples p999)"
+row "luabpfprof --native 99 Hz" n99 "$(bpf n99)" "$(samples n99)"
+row "luabpfprof --native 999 Hz" n999 "$(bpf n999)" "$(samples n999)"
 if [ "$HAVE_PERF" = 1 ]; then
-	row "perf record --call-graph dwarf 99 Hz" perf99 "perf.data $(median < "$WORK/perf99.kb") KiB per window"
-	row "perf record --call-graph dwarf 999 Hz" perf999 "perf.data $(median < "$WORK/perf999.kb") KiB per window"
+	row "perf record --call-graph dwarf 99 Hz" perf99 "(in the kernel)" "perf.data $(median < "$WORK/perf99.kb") KiB per window"
+	row "perf record --call-graph dwarf 999 Hz" perf999 "(in the kernel)" "perf.data $(median < "$WORK/perf999.kb") KiB per window"
 fi
 
 cat <<EOT
@@ -212,13 +230,14 @@ includes what the sampler does in its context (the BPF program, perf's stack cop
 A profiler's own CPU is its schedstat time (all threads) from the window's start to its
 end, in % of one core: luabpfprof's start-up (loading and verifying BPF) and its
 symbolization at exit are outside the window; with --native the drains' unwinding is
-inside. Median (min … max). Load average $LOAD0 at the start, $LOAD1 at the end (2 CPUs,
+inside. The BPF program's time per sample is bpf_stats' run_time_ns over the window divided
+by the samples counted in it (including its early exits on other processes; it runs in the target's context, so it is part of the slowdown). Median (min … max). Load average $LOAD0 at the start, $LOAD1 at the end (2 CPUs,
 shared with other engineers' tests). \`bench/native.sh [REPS] [T]\` reproduces it.
 
 Target throughput with no profiler: $tb steps per CPU s ($(range < "$WORK/base")).
 
-| profiler | target's slowdown | profiler's own CPU (% of one core) | samples |
-|---|---|---|---|
+| profiler | target's slowdown | profiler's own CPU (% of one core) | BPF program per sample (µs) | samples |
+|---|---|---|---|---|
 ${rows}
 Issue 17's targets, \`--native\` at 99 Hz: $(verdict n99).
 At 999 Hz (for comparison; the targets are for 99 Hz): $(verdict n999).
