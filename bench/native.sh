@@ -84,6 +84,20 @@ measured() {
 		>> "$WORK/$1.cpu"
 }
 
+# stop NAME PID: stops profiler PID with SIGINT and appends its CPU time
+# from start to exit (user + system, /proc/PID/stat read until it is gone:
+# within 20 ms) to NAME.life.
+stop() {
+	local last="" t
+	kill -INT "$2" 2>/dev/null
+	while t=$(awk '{ print $14 + $15 }' "/proc/$2/stat" 2>/dev/null) && [ -n "$t" ]; do
+		last=$t
+		sleep 0.02
+	done
+	wait "$2" 2>/dev/null
+	[ -n "$last" ] && awk -v t="$last" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f\n", t / hz }' >> "$WORK/$1.life"
+}
+
 # lbp NAME HZ [--native]: a window under luabpfprof.
 lbp() {
 	local name=$1 hz=$2
@@ -98,8 +112,7 @@ lbp() {
 	# processes exit early) per sample of the target, in µs.
 	echo "$s0 $s1 $n0 $n1" | awk '$6 > $5 { printf "%.2f\n", ($3 - $1) / ($6 - $5) / 1000 }' >> "$WORK/$name.bpf"
 	echo "$s0 $s1 $n0 $n1" >> "$WORK/$name.bpfraw"
-	kill -INT "$PROFPID" 2>/dev/null
-	wait "$PROFPID" 2>/dev/null
+	stop "$name" "$PROFPID"
 	grep -E '^luabpfprof: ([0-9]+ samples in|native:)' "$WORK/prof.err" >> "$WORK/$name.log"
 	cat "$WORK/prof.err" >> "$WORK/$name.err"
 }
@@ -116,8 +129,7 @@ perf_rec() {
 	else
 		echo "native.sh: perf did not attach: $(tail -1 "$WORK/perf.err")" >&2
 	fi
-	kill -INT "$pp" 2>/dev/null
-	wait "$pp" 2>/dev/null
+	stop "$name" "$pp"
 	du -k "$WORK/perf.data" 2>/dev/null | cut -f1 >> "$WORK/$name.kb"
 	rm -f "$WORK/perf.data"
 }
@@ -203,7 +215,13 @@ bpf() {
 }
 
 rows=""
-row() { rows+="| $1 | $(slow "$2") | $(own "$2") | $3 | $4 |"$'\n'; }
+# life NAME: the profiler's CPU seconds from start to exit, median (min … max).
+life() {
+	[ -s "$WORK/$1.life" ] || { echo "n/a"; return; }
+	# shellcheck disable=SC2046
+	fmt3 "$(stats $(cat "$WORK/$1.life"))" '%.2f s'
+}
+row() { rows+="| $1 | $(slow "$2") | $(own "$2") | $(life "$2") | $3 | $4 |"$'\n'; }
 row "luabpfprof 99 Hz" p99 "$(bpf p99)" "$(samples p99)"
 row "luabpfprof 999 Hz" p999 "$(bpf p999)" "$(samples p999)"
 row "luabpfprof --native 99 Hz" n99 "$(bpf n99)" "$(samples n99)"
@@ -229,15 +247,16 @@ mean; throughput is LCG steps per CPU second of the target, whose CPU time
 includes what the sampler does in its context (the BPF program, perf's stack copy).
 A profiler's own CPU is its schedstat time (all threads) from the window's start to its
 end, in % of one core: luabpfprof's start-up (loading and verifying BPF) and its
-symbolization at exit are outside the window; with --native the drains' unwinding is
-inside. The BPF program's time per sample is bpf_stats' run_time_ns over the window divided
+symbolization at exit are outside the window (the column "start to exit" has them: for
+luabpfprof mostly loading and verifying BPF; for perf, writing build IDs at exit); with
+--native the drains' unwinding is inside. The BPF program's time per sample is bpf_stats' run_time_ns over the window divided
 by the samples counted in it (including its early exits on other processes; it runs in the target's context, so it is part of the slowdown). Median (min … max). Load average $LOAD0 at the start, $LOAD1 at the end (2 CPUs,
 shared with other engineers' tests). \`bench/native.sh [REPS] [T]\` reproduces it.
 
 Target throughput with no profiler: $tb steps per CPU s ($(range < "$WORK/base")).
 
-| profiler | target's slowdown | profiler's own CPU (% of one core) | BPF program per sample (µs) | samples |
-|---|---|---|---|---|
+| profiler | target's slowdown | profiler's own CPU in the window (% of one core) | profiler's CPU, start to exit | BPF program per sample (µs) | samples |
+|---|---|---|---|---|---|
 ${rows}
 Issue 17's targets, \`--native\` at 99 Hz: $(verdict n99).
 At 999 Hz (for comparison; the targets are for 99 Hz): $(verdict n999).
