@@ -214,6 +214,16 @@ bpf() {
 	fmt3 "$(stats $(cat "$WORK/$1.bpf"))" '%.2f'
 }
 
+# inctx NAME HZ: the BPF program's share of the target's CPU, from its
+# median time per sample at HZ samples per CPU second of the target.
+inctx() {
+	local b
+	[ -s "$WORK/$1.bpf" ] || { echo "n/a"; return; }
+	# shellcheck disable=SC2046
+	b=$(stats $(cat "$WORK/$1.bpf"))
+	awk -v b="${b%% *}" -v hz="$2" 'BEGIN { printf "%.2f%%", b * hz / 1e4 }'
+}
+
 rows=""
 # life NAME: the profiler's CPU seconds from start to exit, median (min … max).
 life() {
@@ -259,6 +269,11 @@ Target throughput with no profiler: $tb steps per CPU s ($(range < "$WORK/base")
 |---|---|---|---|---|---|
 ${rows}
 Issue 17's targets, \`--native\` at 99 Hz: $(verdict n99).
+The BPF program alone, which runs in the target's context, takes $(inctx n99 99) of the
+target's CPU under \`--native\` at 99 Hz ($(inctx p99 99) without), $(inctx n999 999) at 999 Hz
+($(inctx p999 999) without): the slowdowns above are whole-window throughput changes, and
+their spread (min … max, and luabpfprof without --native) shows how far the shared machine's
+noise reaches.
 At 999 Hz (for comparison; the targets are for 99 Hz): $(verdict n999).
 
 Runs (steps per CPU s): none: $(tr '\n' ' ' < "$WORK/base")
