@@ -261,7 +261,9 @@ symbolization at exit are outside the window (the column "start to exit" has the
 luabpfprof mostly loading and verifying BPF; for perf, writing build IDs at exit); with
 --native the drains' unwinding is inside. The BPF program's time per sample is bpf_stats' run_time_ns over the window divided
 by the samples counted in it (including its early exits on other processes; it runs in the target's context, so it is part of the slowdown). Median (min … max). Load average $LOAD0 at the start, $LOAD1 at the end (2 CPUs,
-shared with other engineers' tests). \`bench/native.sh [REPS] [T]\` reproduces it.
+shared with other engineers' tests). Measured $(date -u '+%Y-%m-%d %H:%M UTC') with luabpfprof
+$(git describe --always --dirty 2>/dev/null || echo '?') and $(perf --version 2>/dev/null || echo 'no perf').
+\`bench/native.sh [REPS] [T]\` reproduces it.
 
 Target throughput with no profiler: $tb steps per CPU s ($(range < "$WORK/base")).
 
