@@ -165,7 +165,7 @@ outputs_run() {
 #     without CFI (JIT-compiled code, most of this handler's time): only the
 #     samples it unwinds from ngx_http_lua_run_thread to main (those in C
 #     called from Lua: ngx.say's output chain, os.clock) are compared, about
-#     1 in 70; perf samples at 999 Hz to have enough of them.
+#     1 in 70; perf samples at 1999 Hz to have enough of them (some 80).
 nginx_run() {
 	local tree=$TOP/.deps/nginx out=$TMP/nginx-native n parse ok top topn w
 	if [ ! -x "$tree/usr/sbin/nginx" ] || ! command -v wrk >/dev/null; then
@@ -186,7 +186,7 @@ nginx_run() {
 	wait_for "$out.err" 'sampling at' 20
 	local perf=
 	if command -v perf >/dev/null; then
-		perf record -q -F 999 --call-graph dwarf,16384 -p "$w" -o "$out.perf" \
+		perf record -q -F 1999 --call-graph dwarf,16384 -p "$w" -o "$out.perf" \
 			-- sleep 3 >/dev/null 2>&1 &
 		perf=$!
 	fi
