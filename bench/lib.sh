@@ -166,7 +166,10 @@ tables_window() {
 prof_start() {
 	local waitfor=$1
 	shift
-	"$PROF" -v "$@" 2> "$WORK/prof.err" &
+	# Emptied here, not by the child's redirection: the loop below could
+	# otherwise read the last run's WAITFOR before the child truncates it.
+	: > "$WORK/prof.err"
+	"$PROF" -v "$@" 2>> "$WORK/prof.err" &
 	PROFPID=$!
 	pids+=("$PROFPID")
 	for _ in $(seq 300); do

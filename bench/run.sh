@@ -6,7 +6,7 @@
 #   BENCH_T=0.5      wall seconds of each throughput window of figure 1
 #                    (nginx: wrk runs of this, rounded to whole seconds)
 #   BENCH_REPS=5     alternating repetitions of every configuration
-#   BENCH_FIGS="1 2 3 6 7 8 9"  figures to run (4 comes with 1, 5 with 3)
+#   BENCH_FIGS="1 2 3 6 7 8 9 10"  figures to run (4 comes with 1, 5 with 3)
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
@@ -24,7 +24,7 @@ PROF_SRC=${BENCH_PROF:-$TOP/luabpfprof}
 BW=$TOP/bench/workloads
 T=${BENCH_T:-0.5}
 REPS=${BENCH_REPS:-5}
-FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9"}
+FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9 10"}
 WLS=${BENCH_WORKLOADS:-"w631 numeric tables nginx"}
 OUT=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 WORK=$(mktemp -d /tmp/lbp-bench.XXXXXX)
@@ -619,6 +619,11 @@ fi
 if fig_wanted 9; then
 	log "figure 9: --jit's polls"
 	PROF=$PROF "$TOP/bench/jit.sh" "$REPS" 1 >> "$OUT"
+fi
+# Figure 10: --native's cost, next to perf record --call-graph dwarf.
+if fig_wanted 10; then
+	log "figure 10: --native against perf --call-graph dwarf"
+	PROF=$PROF "$TOP/bench/native.sh" "$REPS" 2 >> "$OUT"
 fi
 rm -f "$PROF"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
