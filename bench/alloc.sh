@@ -58,10 +58,10 @@ for ((i = 0; i < REPS; i++)); do
 done
 
 # tables.lua: windows in one process (bench protocol, common.lua).
-tables_start
+workload_start tables || exit 1
 for ((i = 0; i < REPS; i++)); do
-	tables_window >> "$WORK/tables.base"
-	attach "$TPID" && { tables_window >> "$WORK/tables.alloc"; detach; }
+	workload_window >> "$WORK/tables.base"
+	attach "$TPID" && { workload_window >> "$WORK/tables.alloc"; detach; }
 done
 echo quit >&3
 exec 3>&-

@@ -41,10 +41,10 @@ detach() {
 	wait "$PROFPID" 2>/dev/null
 }
 
-tables_start
+workload_start tables || exit 1
 
 # window NAME: one window; its throughput goes to NAME.
-window() { tables_window >> "$WORK/$1"; }
+window() { workload_window >> "$WORK/$1"; }
 
 run() {
 	case $1 in

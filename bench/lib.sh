@@ -135,29 +135,32 @@ fmt3() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 range() { sort -g | awk '{ v[NR] = $1 } END { printf "%s … %s", v[1], v[NR] }'; }
 
-# tables_start: starts bench/workloads/tables.lua in windows of $T s (the
-# protocol of bench/workloads/common.lua), commands on fd 3, output in
-# $WORK/tables.out; sets TPID and adds it to pids.  For the side figures
-# (alloc.sh, jit.sh) that compare windows of one process.
-tables_start() {
+# workload_start NAME: starts bench/workloads/NAME.lua in windows of $T s
+# (the protocol of bench/workloads/common.lua), commands on fd 3, output
+# in $WORK/target.out; sets TPID and adds it to pids.  For the side
+# figures (alloc.sh, jit.sh, native.sh) that compare windows of one process.
+workload_start() {
 	mkfifo "$WORK/cmd"
-	"$LUAJIT" bench/workloads/tables.lua bench "$T" < "$WORK/cmd" > "$WORK/tables.out" &
+	"$LUAJIT" "bench/workloads/$1.lua" bench "$T" < "$WORK/cmd" > "$WORK/target.out" &
 	TPID=$!
 	pids+=("$TPID")
 	exec 3> "$WORK/cmd"
-	for _ in $(seq 300); do grep -q '^ready' "$WORK/tables.out" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q '^ready' "$WORK/target.out" && return 0; sleep 0.1; done
+	echo "$(basename "$0"): $1.lua did not start" >&2
+	return 1
 }
 
-# tables_window: runs one window; prints its rounds per CPU second.
-tables_window() {
+# workload_window [FMT]: runs one window; prints its work units per CPU
+# second (printf FMT, default %.1f).
+workload_window() {
 	local n
-	n=$(grep -c '^result' "$WORK/tables.out")
+	n=$(grep -c '^result' "$WORK/target.out")
 	echo go >&3
 	for _ in $(seq 600); do
-		[ "$(grep -c '^result' "$WORK/tables.out")" -gt "$n" ] && break
+		[ "$(grep -c '^result' "$WORK/target.out")" -gt "$n" ] && break
 		sleep 0.1
 	done
-	grep '^result' "$WORK/tables.out" | tail -1 | awk '{ printf "%.1f\n", $2 / $3 }'
+	grep '^result' "$WORK/target.out" | tail -1 | awk -v f="${1:-%.1f}" '{ printf f "\n", $2 / $3 }'
 }
 
 # prof_start WAITFOR ARGS...: starts "$PROF -v ARGS", its stderr in

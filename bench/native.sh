@@ -46,29 +46,8 @@ HAVE_PERF=0
 perf --version >/dev/null 2>&1 && HAVE_PERF=1
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# target_start: w631.lua in windows of T s, commands on fd 3, output in
-# $WORK/target.out; sets TPID.  (tables_start in bench/lib.sh, for w631.)
-target_start() {
-	mkfifo "$WORK/cmd"
-	"$LUAJIT" bench/workloads/w631.lua bench "$T" < "$WORK/cmd" > "$WORK/target.out" &
-	TPID=$!
-	pids+=("$TPID")
-	exec 3> "$WORK/cmd"
-	for _ in $(seq 300); do grep -q '^ready' "$WORK/target.out" && break; sleep 0.1; done
-	grep -q '^ready' "$WORK/target.out" || { echo "native.sh: w631.lua did not start" >&2; exit 1; }
-}
-
 # window: one window; prints its steps per CPU second.
-window() {
-	local n
-	n=$(grep -c '^result' "$WORK/target.out")
-	echo go >&3
-	for _ in $(seq 600); do
-		[ "$(grep -c '^result' "$WORK/target.out")" -gt "$n" ] && break
-		sleep 0.1
-	done
-	grep '^result' "$WORK/target.out" | tail -1 | awk '{ printf "%.0f\n", $2 / $3 }'
-}
+window() { workload_window %.0f; }
 
 # measured NAME PID: runs a window while PID (a profiler) is attached;
 # appends the throughput to NAME and PID's CPU over the window (% of one
@@ -147,7 +126,7 @@ run() {
 }
 
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
-target_start
+workload_start w631 || exit 1
 order=(base p99 n99 p999 n999)
 [ "$HAVE_PERF" = 1 ] && order+=(perf99 perf999)
 # Every profiled window is compared with the mean of the no-profiler
