@@ -621,6 +621,15 @@ for m in "${JOFF_MODES[@]}"; do
 done
 for m in "${JON_MODES[@]}"; do
 	kind=top; [[ $m == *G* ]] && kind=graph
+	# jit.p starts by flushing the traces and samples through hooks; a run
+	# of it can spend its time re-recording them (98% "JIT Compiler" in one
+	# run).  Its vmstate keys then describe its own run, not the workload's:
+	# that mode is checked against the truth above (jon.v) only.
+	jc=$(awk '/JIT Compiler$/ { v = $1; sub(/%/, "", v); print int(v); exit }' "$TMP/jp.jon.$m.txt")
+	if [[ $m == v* ]] && [ "${jc:-0}" -ge 50 ]; then
+		echo "info: jit on: --jp $m not compared: jit.p's own run was ${jc}% in the JIT compiler"
+		continue
+	fi
 	"$LUAJIT" "$CMP" cmp "jit on: --jp $m has luajit -jp=$m's keys" "$kind" 3 \
 		"$TMP/jon.$m.txt" "$(nsamples "$TMP/jon.$m.err")" "$TMP/jp.jon.$m.txt" "$JP_N" keys
 done
