@@ -98,6 +98,12 @@ struct {
 	__type(value, struct call_cache_ent);
 } call_cache SEC(".maps");
 
+/* Off until a misnamed frame is explained: one fresh-clone run of
+ * t_hardening's churn check (non-GC64 Debian build) named one frame of 200
+ * after another generation's prototype with the caches on.  With 0 every
+ * lookup below misses, and the verifier drops the cached paths. */
+const volatile __u32 walk_caches_on = 0;
+
 static __always_inline __u32 cache_slot(__u64 addr, __u32 tgid, __u32 slots)
 {
 	__u64 h = (addr ^ ((__u64)tgid << 47)) * 0x9e3779b97f4a7c15ull;
@@ -109,21 +115,21 @@ static __always_inline struct fn_cache_ent *fn_cache_at(__u64 fn, __u32 tgid)
 {
 	__u32 idx = cache_slot(fn, tgid, FN_CACHE_SLOTS);
 
-	return bpf_map_lookup_elem(&fn_cache, &idx);
+	return walk_caches_on ? bpf_map_lookup_elem(&fn_cache, &idx) : NULL;
 }
 
 static __always_inline struct pt_cache_ent *pt_cache_at(__u64 pt, __u32 tgid)
 {
 	__u32 idx = cache_slot(pt, tgid, PT_CACHE_SLOTS);
 
-	return bpf_map_lookup_elem(&pt_cache, &idx);
+	return walk_caches_on ? bpf_map_lookup_elem(&pt_cache, &idx) : NULL;
 }
 
 static __always_inline struct call_cache_ent *call_cache_at(__u64 link, __u32 tgid)
 {
 	__u32 idx = cache_slot(link, tgid, CALL_CACHE_SLOTS);
 
-	return bpf_map_lookup_elem(&call_cache, &idx);
+	return walk_caches_on ? bpf_map_lookup_elem(&call_cache, &idx) : NULL;
 }
 
 /* Reads VM g's epochs (above) into *strep and *heapep, through blk
