@@ -41,12 +41,14 @@ start_bg wrk -t2 -c8 -d60s "http://127.0.0.1:$PORT/work"
 sleep 1.5	# every worker has served requests: handler loaded, traces compiled
 
 ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
-t0=$(ticks "${WORKERS[0]}") t1=$(ticks "${WORKERS[1]}")
-sleep 0.5
-w=${WORKERS[0]}
-[ $(($(ticks "${WORKERS[1]}") - t1)) -gt $(($(ticks "${WORKERS[0]}") - t0)) ] && w=${WORKERS[1]}
 
 for ev in wall off-cpu; do
+	# The busier worker, chosen anew for each window: a worker wrk's
+	# connections left blocks once in epoll_wait and weighs nothing.
+	t0=$(ticks "${WORKERS[0]}") t1=$(ticks "${WORKERS[1]}")
+	sleep 0.5
+	w=${WORKERS[0]}
+	[ $(($(ticks "${WORKERS[1]}") - t1)) -gt $(($(ticks "${WORKERS[0]}") - t0)) ] && w=${WORKERS[1]}
 	# The truth over the profiled window: from the moment the sched_switch
 	# program is attached (sampling costs the worker CPU time, which
 	# lengthens compute() while it runs) to the profiler's end.
