@@ -107,3 +107,10 @@ check_share() {
 	if near "$got" "$4" "$5"; then pass "$1 ($3=${got}%)"
 	else fail "$1" "$3 got '${got}' want $4±$5; report: $(tr '\n' '|' < "$2")"; fi
 }
+
+# within NAME GOT WANT: a share GOT (in %) within $TOL points of WANT.
+within() {
+	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
+	then pass "$1 (got $2%, truth $3%)"
+	else fail "$1" "got $2% want $3% ±$TOL"; fi
+}

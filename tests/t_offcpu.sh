@@ -49,11 +49,6 @@ main_pid() { awk -F';' -v f="$2" 'index($0, f) { print ($2 ~ /^[0-9]+$/ ? $2 : "
 truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 
 # within NAME GOT WANT: |GOT - WANT| <= TOL points.
-within() {
-	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
-	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; fi
-}
 
 # under LEAF CALLER FILE: in go tool pprof -traces output, a trace whose
 # leaf is LEAF has CALLER next.

@@ -23,11 +23,6 @@ declare -A LJ=([deb]="$TOP/.deps/luajit-deb" [or]="$TOP/.deps/luajit2")
 
 truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
-within() {
-	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
-	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; fi
-}
 # fshare FILE REGEX: percentage of the weight on lines matching REGEX,
 # [host] lines left out (before the VM is found, before the clocks start).
 fshare() {

@@ -24,11 +24,6 @@ make -s -C "$TOP/tests/hosts" >"$TMP/make.log" 2>&1 ||
 
 truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
-within() {
-	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
-	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; fi
-}
 # wshare FILE REGEX [SKIP]: percentage of the waiter's weight (lines through
 # its chunk) on lines matching REGEX and not SKIP.
 wshare() {

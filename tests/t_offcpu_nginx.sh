@@ -15,12 +15,6 @@ SECS=4
 TOL=3
 RUN=$TMP/nginx
 
-within() {
-	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
-	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; fi
-}
-
 # lshare FILE REGEX: percentage of the weight of lines through compute or
 # block on lines matching REGEX.
 lshare() {
