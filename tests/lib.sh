@@ -112,5 +112,5 @@ check_share() {
 within() {
 	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
 	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; fi
+	else fail "$1" "got $2% want $3% ±$TOL"; return 1; fi
 }

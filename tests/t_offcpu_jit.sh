@@ -29,6 +29,13 @@ fshare() {
 	awk -v re="$2" '/;\[host\]( |;)/ { next } { n = $NF; t += n; if ($0 ~ re) m += n }
 		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
 }
+# outside FILE REGEX: the three heaviest stacks not matching REGEX, with
+# their share, so that a failed share says where the time went.
+outside() {
+	awk -v re="$2" '/;\[host\]( |;)/ { next } { t += $NF } $0 !~ re { w[$0] = $NF }
+		END { for (k in w) printf "%.1f%% %s\n", 100 * w[k] / t, k }' "$1" |
+		sort -rn | head -3 | sed 's/^/  outside: /'
+}
 
 for v in deb or; do
 	tree=${LJ[$v]}
@@ -49,12 +56,14 @@ for v in deb or; do
 			for part in naps burn; do
 				within "$n: $part's share of elapsed time" \
 					"$(fshare "$TMP/$n.folded" ";offcpu_jit\\.lua:$part;")" \
-					"$(pct "$(truth "$TMP/$n.out" $part)" "$total")"
+					"$(pct "$(truth "$TMP/$n.out" $part)" "$total")" ||
+					outside "$TMP/$n.folded" ';offcpu_jit\.lua:(naps|burn);'
 			done
 		else
 			grep -v 'waiting for a CPU' "$TMP/$n.folded" >"$TMP/$n.blocked"
 			within "$n: blocked time under naps" \
-				"$(fshare "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;')" 100
+				"$(fshare "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;')" 100 ||
+				outside "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;'
 		fi
 	done
 done
