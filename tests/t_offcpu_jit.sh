@@ -5,9 +5,10 @@
 #   - the block sits under the calling Lua function: naps, with the
 #     [Compiled] VM state (--vmstate-frames: the walk went through the
 #     trace's snapshot, not the interpreter);
-#   - in a wall profile naps' and burn's shares match the in-process
-#     clocks within TOL points;
-#   - in an off-CPU profile all blocked time is under naps.
+#   - in a wall profile naps' and burn's shares of the time under them
+#     match the in-process clocks within TOL points;
+#   - in an off-CPU profile all blocked time under them is under naps;
+#   - at most MAX_OUTSIDE% of either profile lies elsewhere.
 # Not covered: a block in a C function called from a function that a
 # trace inlined into its caller's loop (t_offcpu.sh's nap() under -jon)
 # is charged to the caller at the call's line: LuaJIT takes no snapshot
@@ -23,16 +24,26 @@ declare -A LJ=([deb]="$TOP/.deps/luajit-deb" [or]="$TOP/.deps/luajit2")
 
 truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
-# fshare FILE REGEX: percentage of the weight on lines matching REGEX,
-# [host] lines left out (before the VM is found, before the clocks start).
+# The truth times burn and naps only, so shares are taken among the
+# stacks under them; the rest is the script's set-up and its own loop
+# (and [host] lines: before the VM is found), bounded separately.
+PARTS=';offcpu_jit\.lua:(naps|burn);'
+MAX_OUTSIDE=10
+# fshare FILE REGEX: percentage of the weight under PARTS on lines matching REGEX.
 fshare() {
-	awk -v re="$2" '/;\[host\]( |;)/ { next } { n = $NF; t += n; if ($0 ~ re) m += n }
+	awk -v re="$2" -v parts="$PARTS" '$0 ~ parts { n = $NF; t += n; if ($0 ~ re) m += n }
 		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
 }
-# outside FILE REGEX: the three heaviest stacks not matching REGEX, with
-# their share, so that a failed share says where the time went.
+# outside FILE: checks that at most MAX_OUTSIDE% of the weight lies
+# outside PARTS; past 2% it names the three heaviest such stacks.
 outside() {
-	awk -v re="$2" '/;\[host\]( |;)/ { next } { t += $NF } $0 !~ re { w[$0] = $NF }
+	local share
+	share=$(awk -v parts="$PARTS" '/;\[host\]( |;)/ { next } { t += $NF } $0 !~ parts { m += $NF }
+		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1")
+	check "$2: at most $MAX_OUTSIDE% outside burn and naps (got $share%)" \
+		awk -v s="$share" -v m="$MAX_OUTSIDE" 'BEGIN { exit !(s >= 0 && s <= m) }'
+	awk -v s="$share" 'BEGIN { exit !(s > 2) }' || return 0
+	awk -v parts="$PARTS" '/;\[host\]( |;)/ { next } { t += $NF } $0 !~ parts { w[$0] = $NF }
 		END { for (k in w) printf "%.1f%% %s\n", 100 * w[k] / t, k }' "$1" |
 		sort -rn | head -3 | sed 's/^/  outside: /'
 }
@@ -53,17 +64,19 @@ for v in deb or; do
 		check "$n: blocks in C called from a trace sit under naps ([Compiled])" \
 			grep -q ';offcpu_jit\.lua:naps;\[Compiled\] [0-9]' "$TMP/$n.folded"
 		if [ "$ev" = wall ]; then
+			timed=$(awk -v a="$(truth "$TMP/$n.out" burn)" -v b="$(truth "$TMP/$n.out" naps)" \
+				'BEGIN { print a + b }')
 			for part in naps burn; do
 				within "$n: $part's share of elapsed time" \
 					"$(fshare "$TMP/$n.folded" ";offcpu_jit\\.lua:$part;")" \
-					"$(pct "$(truth "$TMP/$n.out" $part)" "$total")" ||
-					outside "$TMP/$n.folded" ';offcpu_jit\.lua:(naps|burn);'
+					"$(pct "$(truth "$TMP/$n.out" $part)" "$timed")"
 			done
+			outside "$TMP/$n.folded" "$n"
 		else
 			grep -v 'waiting for a CPU' "$TMP/$n.folded" >"$TMP/$n.blocked"
 			within "$n: blocked time under naps" \
-				"$(fshare "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;')" 100 ||
-				outside "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;'
+				"$(fshare "$TMP/$n.blocked" ';offcpu_jit\.lua:naps;')" 100
+			outside "$TMP/$n.blocked" "$n"
 		fi
 	done
 done
