@@ -35,7 +35,7 @@ trap 'corpus_stop; cleanup_children' EXIT
 
 # --- what the corpus needs ------------------------------------------------------
 missing=()
-for m in dkjson cjson pl.stringx lpeg lpeg_patterns.uri json inspect argparse luassert luacheck busted.runner \
+for m in dkjson cjson pl.stringx lpeg lpeg_patterns.uri inspect argparse luassert luacheck busted.runner \
 	MessagePack markdown moses cosmo; do
 	LUA_PATH=$CORPUS_LUA_PATH LUA_CPATH=$CORPUS_LUA_CPATH "$LUAJIT" -e "arg = { [0] = 'check' } require('$m')" \
 		>/dev/null 2>&1 || missing+=("$m")
@@ -62,7 +62,7 @@ command -v python3 >/dev/null || fail "python3 present" "pprof keys cannot be re
 total_bad=0 total_samples=0
 for p in "${progs[@]}"; do
 	base=$OUT/${p//:/_}
-	ok=
+	ok= samples=
 	for secs in "$CORPUS_SECS" $((CORPUS_SECS * 2)); do
 		CORPUS_SECS=$secs corpus_measure "$p" "$OUT" || continue
 		read -r bon uon son <<< "$(corpus_walk_bad "$base.on")"
@@ -71,7 +71,7 @@ for p in "${progs[@]}"; do
 		[ "$samples" -ge "$MIN_SAMPLES" ] && { ok=1; break; }
 	done
 	if [ -z "$ok" ]; then
-		fail "corpus $p: runs and is sampled" "samples '${samples:-}' < $MIN_SAMPLES or the program died: $(tail -n3 "$base".*.log 2>/dev/null | tr '\n' '|')"
+		fail "corpus $p: runs and is sampled" "samples '${samples:-}' < $MIN_SAMPLES or the program died: $(corpus_log_heads "$base")"
 		continue
 	fi
 	bad=$((bad + unresolved))

@@ -216,6 +216,16 @@ corpus_measure() {
 	return $rc
 }
 
+# corpus_log_heads BASE: the first two lines of each of BASE's program
+# logs on one line: where a dying program says why (a Lua error's message
+# comes before its traceback).
+corpus_log_heads() {
+	local log
+	for log in "$1".*.log; do
+		[ -s "$log" ] && printf '%s: %s| ' "${log##*/}" "$(head -n2 "$log" | tr '\n' '|')"
+	done
+}
+
 # --- reading the outputs -----------------------------------------------------------
 
 # corpus_losses OUT: every nonzero count of the summary lines of OUT's
