@@ -212,7 +212,10 @@ for s in a b; do
 	checkx "shared spool: agent $s's deliveries all reached the server once ($sent delivered, $got received)" \
 		'[ -n "$sent" ] && [ "$sent" -ge 6 ] && [ "$got" -eq "$sent" ]'
 done
-dups=$(awk -F'\t' '$1 == "ok" { k = ""; for (i = 2; i <= NF; i++) if ($i ~ /^(service|from)=/) k = k $i; print k }' \
+# An interval is its agent and its profile's start in ns: "from" has whole
+# seconds, and an interval cut short (the last one, or a late timer on a
+# loaded machine) can share its second with the one before.
+dups=$(awk -F'\t' '$1 == "ok" { k = ""; for (i = 2; i <= NF; i++) if ($i ~ /^(service|time)=/) k = k $i; print k }' \
 	"$TMP/late.log" | sort | uniq -d | wc -l)
 check "shared spool: no interval was sent twice ($dups duplicates)" [ "$dups" -eq 0 ]
 check "shared spool: nothing left behind" [ "$(ls "$TMP/shared" | grep -c '\.req$')" -eq 0 ]
