@@ -34,6 +34,8 @@ struct merge {
 	const char *vm_file;		/* the file holding the interpreter */
 	uint64_t cf[MAX_CFRAMES];	/* the C frame chain, innermost first */
 	int ncf, cf_next;
+	/* Crossings still to come that own no Lua frame (unlinked_inner). */
+	int bare;
 };
 
 static bool put(struct merge *g, const struct frame_sym *f)
@@ -73,6 +75,32 @@ static void read_chain(struct merge *g, const struct uw_stack *st)
 			break;	/* the chain only goes up the stack */
 		cf = prev;
 	}
+}
+
+/* How many of the innermost activations the sample is in own no Lua frame
+ * yet (or any more): when the walk is whole (nothing missing below) but has
+ * fewer activation entries than the chain has C frames above the sampled
+ * SP.  The VM links a callback's C frame into L->cframe before it links
+ * the callback's Lua frame (src/lj_ccallback.c lj_ccallback_enter: L->cframe
+ * = cf, then callback_conv_args sets L->base), and unlinks it after the
+ * Lua frame is gone (lj_ccallback_leave: L->base = obase, then L->cframe =
+ * cframe_prev); between its return and that, and between lj_ccallback_enter's
+ * return and ->vm_ffi_callback's load of BASE (src/vm_x64.dasc), the
+ * walker sees the outer activation's frames only.  A C frame without a
+ * frame (lj_vm_cpcall's, cframe_nres < 0) owns none either.  A walk cut
+ * short (truncated, a bad frame) lost frames at the bottom instead: its
+ * frames go from the innermost activation on, as they come. */
+static int unlinked_inner(const struct merge *g, const struct native_vm *vm, uint64_t sp)
+{
+	int above = 0, entries = 0;
+
+	if (!g->in->complete || !vm)
+		return 0;
+	for (int i = 0; i < g->ncf; i++)
+		above += g->cf[i] + vm->cframe_size > sp;
+	for (uint32_t i = 0; i < g->in->nlua; i++)
+		entries += g->in->entry[i];
+	return entries && above > entries ? above - entries : 0;
 }
 
 /* The native frame for pc (a return address unless top). */
@@ -176,6 +204,11 @@ static void put_activation(struct merge *g)
 	bool first = true;
 
 	drop_glue(g);
+	if (g->bare > 0) {
+		g->bare--;
+		g->seg = g->n;
+		return;
+	}
 	last = g->n > g->seg ? g->out[g->n - 1] : NULL;
 	while (g->lua_next < in->nlua) {
 		const struct frame_sym *f = in->lua[g->lua_next];
@@ -251,6 +284,7 @@ uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in
 	regs.r[UW_R14] = r->regs.r14;
 	regs.r[UW_R15] = r->regs.r15;
 	read_chain(&g, &st);
+	g.bare = unlinked_inner(&g, in->nvms ? &in->vms[0] : NULL, r->regs.sp);
 	if (in->nvms) {
 		struct nmod_loc vl;
 

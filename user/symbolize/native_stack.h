@@ -30,6 +30,9 @@ struct native_in {
 	const struct frame_sym *const *lua;
 	const bool *entry;
 	uint32_t nlua;
+	/* The walk reached the Lua stack's bottom: no frame is missing
+	 * below the ones given. */
+	bool complete;
 	const struct native_vm *vms;
 	int nvms;
 };
