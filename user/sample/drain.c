@@ -346,7 +346,8 @@ static void drain_native(void *ctx, const struct native_sample *ns, const struct
 		if (vm)
 			vms[in.nvms++] = (struct native_vm){ vm->vm_lo, vm->vm_hi,
 							      vm->layout->cframe_prev,
-							      vm->layout->cframe_size };
+							      vm->layout->cframe_size,
+							      vm->vm_ffi_hi };
 	}
 	if (st && !(key->flags & (SAMPLE_HOST | SAMPLE_NO_STACK)))
 		in.nlua = native_lua(ds, t, st);

@@ -49,7 +49,8 @@ static bool put(struct merge *g, const struct frame_sym *f)
 static const struct native_vm *vm_at(const struct native_in *in, uint64_t pc)
 {
 	for (int i = 0; i < in->nvms; i++)
-		if (pc >= in->vms[i].lo && pc < in->vms[i].hi)
+		if (pc >= in->vms[i].lo &&
+		    (pc < in->vms[i].hi || pc < in->vms[i].ffi_hi))
 			return &in->vms[i];
 	return NULL;
 }
