@@ -241,7 +241,7 @@ int main(void)
 	const struct frame_sym *out[128], *lf[2];
 	bool entry[2] = { true, true };
 	struct native_vm vm = { (uint64_t)(uintptr_t)vm_blob, (uint64_t)(uintptr_t)vm_blob + 16,
-				CF_PREV, CF_SIZE };
+				CF_PREV, CF_SIZE, 0 };
 	struct native_in in = { .rec = &rec, .lua = lf, .entry = entry, .nlua = 2, .vms = &vm,
 				.nvms = 1 };
 	struct strbuf sb = STRBUF_INIT;
