@@ -382,3 +382,18 @@ const char *nmods_symbol(struct nmods *m, uint64_t addr, uint64_t *off)
 	}
 	return NULL;
 }
+
+size_t nmods_code(struct nmods *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct map_entry *e = procmaps_find(&m->maps, addr);
+	struct nfile *f;
+	uint64_t bias = 0;
+	ssize_t n;
+
+	if (!e || !e->x || !(f = file_of(m, e, &bias)) || f->fd < 0)
+		return 0;
+	if (len > e->end - addr)
+		len = e->end - addr;
+	n = pread(f->fd, buf, len, (off_t)(addr - e->start + e->offset));
+	return n > 0 ? (size_t)n : 0;
+}
