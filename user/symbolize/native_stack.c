@@ -89,8 +89,9 @@ static void read_chain(struct merge *g, const struct uw_stack *st)
  * Lua frame is gone (lj_ccallback_leave: L->base = obase, then L->cframe =
  * cframe_prev); between its return and that, and between lj_ccallback_enter's
  * return and ->vm_ffi_callback's load of BASE (src/vm_x64.dasc), the
- * walker sees the outer activation's frames only.  A C frame without a
- * frame (lj_vm_cpcall's, cframe_nres < 0) owns none either.  A walk cut
+ * walker sees the outer activation's frames only.  lj_vm_cpcall's C frame
+ * for the parser or the trace compiler (cframe_nres < 0) has no Lua frame
+ * at all.  A walk cut
  * short (truncated, a bad frame) lost frames at the bottom instead: its
  * frames go from the innermost activation on, as they come. */
 static int unlinked_inner(const struct merge *g, const struct native_vm *vm, uint64_t sp)
