@@ -81,19 +81,18 @@ static void read_chain(struct merge *g, const struct uw_stack *st)
 }
 
 /* How many of the innermost activations the sample is in own no Lua frame
- * yet (or any more): when the walk is whole (nothing missing below) but has
- * fewer activation entries than the chain has C frames above the sampled
- * SP.  The VM links a callback's C frame into L->cframe before it links
- * the callback's Lua frame (src/lj_ccallback.c lj_ccallback_enter: L->cframe
- * = cf, then callback_conv_args sets L->base), and unlinks it after the
- * Lua frame is gone (lj_ccallback_leave: L->base = obase, then L->cframe =
- * cframe_prev); between its return and that, and between lj_ccallback_enter's
- * return and ->vm_ffi_callback's load of BASE (src/vm_x64.dasc), the
- * walker sees the outer activation's frames only.  lj_vm_cpcall's C frame
- * for the parser or the trace compiler (cframe_nres < 0) has no Lua frame
- * at all.  A walk cut
- * short (truncated, a bad frame) lost frames at the bottom instead: its
- * frames go from the innermost activation on, as they come. */
+ * yet (or any more): when the walk is whole (nothing missing below) but
+ * has fewer activation entries than the chain has C frames above the
+ * sampled SP.  An FFI callback's C frame is in L->cframe while the walker
+ * sees only the outer activation's frames: from lj_ccallback_enter's
+ * L->cframe = cf until ->vm_ffi_callback loads BASE after it returns
+ * (callback_conv_args sets L->base in between), and from the callback's
+ * return (->cont_ffi_callback) until lj_ccallback_leave restores
+ * L->cframe after L->base (src/lj_ccallback.c, src/vm_x64.dasc).
+ * lj_vm_cpcall's C frame for the parser or the trace compiler
+ * (cframe_nres < 0) has no Lua frame at all.  A walk cut short
+ * (truncated, a bad frame) lost frames at the bottom instead: its frames
+ * go from the innermost activation on, as they come. */
 static int unlinked_inner(const struct merge *g, const struct native_vm *vm, uint64_t sp)
 {
 	int above = 0, entries = 0;
