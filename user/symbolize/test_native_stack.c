@@ -196,6 +196,29 @@ static void callback_entry(struct nmods *m, struct profile *p, const struct nati
 		printf("  got %s\n", s);
 }
 
+/* A sample in the interpreter with no C frame linked, SP at a whole C frame
+ * that returns into leaf2 (as lj_vm_pcall before it sets L->cframe). */
+static void frame_at_sp(struct nmods *m, struct profile *p, const struct native_vm *vm,
+			uint64_t slot, struct strbuf *sb)
+{
+	static struct native_sample r;
+	const struct frame_sym *out[128];
+	struct native_in in = { .rec = &r, .vms = vm, .nvms = 1 };
+	uint64_t cf = slot + 8 - CF_SIZE;
+	enum native_end end;
+	uint32_t n;
+
+	r = rec;
+	r.regs.sp = cf;
+	r.regs.ip = vm->lo + 1;
+	r.cframe = 0;
+	memcpy(r.stack, rec.stack + (cf - rec.regs.sp), rec.stack_len - (cf - rec.regs.sp));
+	r.stack_len = rec.stack_len - (uint32_t)(cf - rec.regs.sp);
+	n = native_merge(m, p, &in, out, 128, &end);
+	CHECK("edge: the C frame at SP, its caller leaf2",
+	      !strncmp(names(out, n, sb), "leaf2;leaf1;main;", 17) && end == NATIVE_BOTTOM);
+}
+
 static void fuzz(struct nmods *m, struct profile *p, const struct native_vm *vm)
 {
 	static struct native_sample r;
@@ -306,11 +329,17 @@ int main(void)
 	CHECK("vm: frames without an entry mark stay in their activation",
 	      !strncmp(s, "lua_inner;lua_outer;leaf2;leaf1;main;", 37));
 
-	/* No C frame for an activation: the Lua frames, then the cause. */
+	/* No C frame for an activation: the Lua frames, then the cause (no
+	 * return address at SP either). */
 	rec.cframe = 0;
+	put_word(rec.regs.sp + CF_SIZE - 8, 0);
 	n = native_merge(m, p, &in, out, 128, &end);
 	s = names(out, n, &sb);
 	CHECK_STR("vm: no C frame", s, "lua_inner;lua_outer;[native: no C frame]");
+
+	/* The outermost activation past saveregs, L->cframe not set yet:
+	 * its C frame is at SP. */
+	frame_at_sp(m, p, &vm, slot, &sb);
 
 	callback_entry(m, p, &vm, slot, &sb);
 	fuzz(m, p, &vm);
