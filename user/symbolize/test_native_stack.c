@@ -274,6 +274,14 @@ int main(void)
 	const char *s;
 
 	sink = leaf1(1) + vm_blob(0);
+	{
+		uint8_t code[16];
+
+		CHECK("nmods_code: the bytes mapped at an address, from its file",
+		      nmods_code(m, (uint64_t)(uintptr_t)vm_blob, code, sizeof(code)) ==
+			      sizeof(code) &&
+		      !memcmp(code, (const void *)(uintptr_t)vm_blob, sizeof(code)));
+	}
 	lf[0] = lua(p, "lua_inner");
 	lf[1] = lua(p, "lua_outer");
 
