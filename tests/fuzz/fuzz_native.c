@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct frame_sym *out[96];
 	struct native_vm vm = { (uint64_t)(uintptr_t)vm_blob, (uint64_t)(uintptr_t)vm_blob + 24,
-				32, (uint16_t)(size & 1 ? 96 : 80) };
+				32, (uint16_t)(size & 1 ? 96 : 80), 0 };
 	bool entry[NLUA];
 	struct native_in in = { .rec = &rec, .lua = lua, .entry = entry, .vms = &vm, .nvms = 1 };
 	uint64_t head[8] = { 0 }, sp = 0x7ffd00001000ull;

@@ -346,10 +346,14 @@ static void drain_native(void *ctx, const struct native_sample *ns, const struct
 		if (vm)
 			vms[in.nvms++] = (struct native_vm){ vm->vm_lo, vm->vm_hi,
 							      vm->layout->cframe_prev,
-							      vm->layout->cframe_size };
+							      vm->layout->cframe_size,
+							      vm->vm_ffi_hi };
 	}
 	if (st && !(key->flags & (SAMPLE_HOST | SAMPLE_NO_STACK)))
 		in.nlua = native_lua(ds, t, st);
+	in.complete = in.nlua && st->nframes <= LBP_MAX_FRAMES &&
+		      !(st->flags & (STACK_TRUNCATED | STACK_BAD_FRAME | STACK_READ_FAULT |
+				     STACK_NO_BASE));
 	weigh(ds->prof, key, 1, &s);
 	s.frames = ds->nout;
 	s.nframes = native_merge(native_mods(ds->d, (pid_t)key->pid), ds->prof, &in, ds->nout,

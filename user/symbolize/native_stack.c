@@ -19,9 +19,11 @@
 #include "model/profile.h"
 #include "target/nmods.h"
 #include "target/unwind.h"
+#include "target/vmedge.h"
 
 #define MAX_CFRAMES	64
 #define CFRAME_RAW	(~3ull)
+#define EDGE_CODE	32	/* bytes of code read at a PC in the VM */
 
 struct merge {
 	struct nmods *m;
@@ -34,6 +36,8 @@ struct merge {
 	const char *vm_file;		/* the file holding the interpreter */
 	uint64_t cf[MAX_CFRAMES];	/* the C frame chain, innermost first */
 	int ncf, cf_next;
+	/* Crossings still to come that own no Lua frame (unlinked_inner). */
+	int bare;
 };
 
 static bool put(struct merge *g, const struct frame_sym *f)
@@ -47,7 +51,8 @@ static bool put(struct merge *g, const struct frame_sym *f)
 static const struct native_vm *vm_at(const struct native_in *in, uint64_t pc)
 {
 	for (int i = 0; i < in->nvms; i++)
-		if (pc >= in->vms[i].lo && pc < in->vms[i].hi)
+		if (pc >= in->vms[i].lo &&
+		    (pc < in->vms[i].hi || pc < in->vms[i].ffi_hi))
 			return &in->vms[i];
 	return NULL;
 }
@@ -73,6 +78,32 @@ static void read_chain(struct merge *g, const struct uw_stack *st)
 			break;	/* the chain only goes up the stack */
 		cf = prev;
 	}
+}
+
+/* How many of the innermost activations the sample is in own no Lua frame
+ * yet (or any more): when the walk is whole (nothing missing below) but
+ * has fewer activation entries than the chain has C frames above the
+ * sampled SP.  An FFI callback's C frame is in L->cframe while the walker
+ * sees only the outer activation's frames: from lj_ccallback_enter's
+ * L->cframe = cf until ->vm_ffi_callback loads BASE after it returns
+ * (callback_conv_args sets L->base in between), and from the callback's
+ * return (->cont_ffi_callback) until lj_ccallback_leave restores
+ * L->cframe after L->base (src/lj_ccallback.c, src/vm_x64.dasc).
+ * lj_vm_cpcall's C frame for the parser or the trace compiler
+ * (cframe_nres < 0) has no Lua frame at all.  A walk cut short
+ * (truncated, a bad frame) lost frames at the bottom instead: its frames
+ * go from the innermost activation on, as they come. */
+static int unlinked_inner(const struct merge *g, const struct native_vm *vm, uint64_t sp)
+{
+	int above = 0, entries = 0;
+
+	if (!g->in->complete || !vm)
+		return 0;
+	for (int i = 0; i < g->ncf; i++)
+		above += g->cf[i] + vm->cframe_size > sp;
+	for (uint32_t i = 0; i < g->in->nlua; i++)
+		entries += g->in->entry[i];
+	return entries && above > entries ? above - entries : 0;
 }
 
 /* The native frame for pc (a return address unless top). */
@@ -176,6 +207,11 @@ static void put_activation(struct merge *g)
 	bool first = true;
 
 	drop_glue(g);
+	if (g->bare > 0) {
+		g->bare--;
+		g->seg = g->n;
+		return;
+	}
 	last = g->n > g->seg ? g->out[g->n - 1] : NULL;
 	while (g->lua_next < in->nlua) {
 		const struct frame_sym *f = in->lua[g->lua_next];
@@ -201,19 +237,13 @@ static void put_activation(struct merge *g)
 	g->seg = g->n;
 }
 
-/* Leaves the VM through the next C frame: its C caller's state. */
-static bool leave_vm(struct merge *g, const struct native_vm *vm, const struct uw_stack *st,
-		     struct uw_regs *regs)
+/* Leaves the VM through C frame cf: its C caller's state. */
+static bool leave_frame(const struct native_vm *vm, const struct uw_stack *st,
+			struct uw_regs *regs, uint64_t cf)
 {
 	static const int pushed[] = { UW_RBP, UW_RBX, UW_R15, UW_R14, UW_R13, UW_R12 };
-	uint64_t cf, size = vm->cframe_size, v;
+	uint64_t size = vm->cframe_size, v;
 
-	/* Activations the sample is above: not this one (a coroutine's). */
-	while (g->cf_next < g->ncf && g->cf[g->cf_next] + size <= regs->r[UW_RSP])
-		g->cf_next++;
-	if (g->cf_next >= g->ncf)
-		return false;
-	cf = g->cf[g->cf_next++];
 	if (uw_read(st, cf + size - 8, &v))
 		return false;
 	regs->r[UW_RA] = v;
@@ -227,6 +257,53 @@ static bool leave_vm(struct merge *g, const struct native_vm *vm, const struct u
 		}
 	}
 	regs->valid |= 1u << UW_RA | 1u << UW_RSP;
+	return true;
+}
+
+/* Leaves the VM through the next C frame of the chain. */
+static bool leave_vm(struct merge *g, const struct native_vm *vm, const struct uw_stack *st,
+		     struct uw_regs *regs)
+{
+	/* Activations the sample is above: not this one (a coroutine's). */
+	while (g->cf_next < g->ncf && g->cf[g->cf_next] + vm->cframe_size <= regs->r[UW_RSP])
+		g->cf_next++;
+	if (g->cf_next >= g->ncf)
+		return false;
+	return leave_frame(vm, st, regs, g->cf[g->cf_next++]);
+}
+
+/* Whether pc is a return address into a file's code outside the VM. */
+static bool returns_to_c(struct merge *g, uint64_t pc)
+{
+	struct nmod_loc loc;
+
+	return !vm_at(g->in, pc - 1) && !nmods_find(g->m, pc - 1, &loc) && loc.path && loc.exec;
+}
+
+/* The sampled PC in the interpreter at an activation's edge, where its C
+ * frame is not whole or not linked into L->cframe: the rest of saveregs
+ * or restoreregs read from the code (target/vmedge.h) or, past saveregs
+ * and before L->cframe is set (no C frame at or above SP), the frame at
+ * SP.  Only an outermost activation's Lua frames can be missing there:
+ * the VM links the frame before it enters Lua. */
+static bool vm_edge(struct merge *g, const struct native_vm *vm, const struct uw_stack *st,
+		    struct uw_regs *regs)
+{
+	struct uw_regs r = *regs;
+	uint8_t code[EDGE_CODE];
+	size_t n = nmods_code(g->m, regs->r[UW_RA], code, sizeof(code));
+	bool chain = false;
+
+	if (n && !vmedge_step(code, n, vm->cframe_size, st, &r) && returns_to_c(g, r.r[UW_RA])) {
+		*regs = r;
+		return true;
+	}
+	for (int i = g->cf_next; i < g->ncf; i++)
+		chain |= g->cf[i] + vm->cframe_size > regs->r[UW_RSP];
+	r = *regs;
+	if (chain || !leave_frame(vm, st, &r, regs->r[UW_RSP]) || !returns_to_c(g, r.r[UW_RA]))
+		return false;
+	*regs = r;
 	return true;
 }
 
@@ -251,6 +328,7 @@ uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in
 	regs.r[UW_R14] = r->regs.r14;
 	regs.r[UW_R15] = r->regs.r15;
 	read_chain(&g, &st);
+	g.bare = unlinked_inner(&g, in->nvms ? &in->vms[0] : NULL, r->regs.sp);
 	if (in->nvms) {
 		struct nmod_loc vl;
 
@@ -274,6 +352,10 @@ uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in
 			/* The VM: interpreter, or trace or trampoline code. */
 			const struct native_vm *lv = vm ? vm : in->nvms ? &in->vms[0] : NULL;
 
+			if (top && vm && at < vm->hi && vm_edge(&g, vm, &st, &regs)) {
+				top = false;
+				continue;
+			}
 			put_activation(&g);
 			if (!lv || !leave_vm(&g, lv, &st, &regs)) {
 				cause = "native: no C frame";

@@ -21,6 +21,10 @@ struct profile;
 struct native_vm {
 	uint64_t lo, hi;		/* lj_vm_asm_begin ... */
 	uint16_t cframe_prev, cframe_size;
+	/* hi ... ffi_hi: lj_vm_ffi_call, crossed like the interpreter: its
+	 * CFI (CFA = rbp + 16 throughout) is wrong in its prologue and
+	 * epilogue. */
+	uint64_t ffi_hi;
 };
 
 struct native_in {
@@ -30,6 +34,9 @@ struct native_in {
 	const struct frame_sym *const *lua;
 	const bool *entry;
 	uint32_t nlua;
+	/* The walk reached the Lua stack's bottom: no frame is missing
+	 * below the ones given. */
+	bool complete;
 	const struct native_vm *vms;
 	int nvms;
 };

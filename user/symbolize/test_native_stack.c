@@ -50,6 +50,13 @@ static __attribute__((noinline, no_sanitize_address)) void copy_stack(uint8_t *t
 	}
 }
 
+/* Stands in for the C function an FFI call reached (nhost's physics_step):
+ * only the CFI at its first instruction (CFA = SP + 8) is used. */
+static __attribute__((noinline, noclone)) int physics_step(int x)
+{
+	return x + sink;
+}
+
 static __attribute__((noinline, noclone)) int leaf3(int x)
 {
 	volatile char pad[512];
@@ -125,6 +132,93 @@ static void put_word(uint64_t addr, uint64_t v)
 	memcpy(rec.stack + (addr - rec.regs.sp), &v, 8);
 }
 
+static const struct frame_sym *ffi_call(struct profile *p, const char *cfunc)
+{
+	struct frame_sym f = { .kind = FRAME_FF, .name = cfunc, .ffname = cfunc, .line = -1,
+			       .firstline = -1 };
+
+	return profile_frame(p, &f);
+}
+
+/* An FFI callback's activation inside an FFI call's: the sample in the
+ * VM, the inner C frame returning into physics_step, which returns into
+ * the VM, the outer C frame into leaf2.  As recorded on nhost (OpenResty's
+ * LuaJIT): L->cframe already names the callback's C frame, the walker
+ * still sees only the outer activation's frames (the FFI call, update).
+ * slot: where leaf3's return address is. */
+static void callback_entry(struct nmods *m, struct profile *p, const struct native_vm *vm,
+			   uint64_t slot, struct strbuf *sb)
+{
+	const struct frame_sym *out[128], *lf[3];
+	bool entry[3] = { false, true, false };
+	struct native_in in = { .rec = &rec, .lua = lf, .entry = entry, .nlua = 2,
+				.complete = true, .vms = vm, .nvms = 1 };
+	uint64_t cf_out = slot + 8 - CF_SIZE, cf_in = cf_out - CF_SIZE - 16;
+	enum native_end end;
+	uint32_t n;
+	const char *s;
+
+	lf[0] = ffi_call(p, "physics_step");
+	lf[1] = lua(p, "update");
+	put_word(cf_in + CF_PREV, cf_out);
+	put_word(cf_in + CF_SIZE - 8, (uint64_t)(uintptr_t)physics_step + 1);
+	put_word(cf_in + CF_SIZE, vm->lo + 3);
+	put_word(cf_out + CF_PREV, 0);
+	rec.cframe = cf_in;
+	rec.regs.ip = vm->lo + 1;
+	n = native_merge(m, p, &in, out, 128, &end);
+	s = names(out, n, sb);
+	CHECK("callback entered: its activation has no Lua frame yet",
+	      !strncmp(s, "physics_step;update;leaf2;leaf1;main;", 37));
+	if (strncmp(s, "physics_step;update;leaf2;", 26))
+		printf("  got %s\n", s);
+
+	/* A walk cut short lost frames at the bottom, not the top: its
+	 * frames go from the innermost activation on. */
+	in.complete = false;
+	n = native_merge(m, p, &in, out, 128, &end);
+	s = names(out, n, sb);
+	CHECK("callback, walk cut short: frames from the innermost activation",
+	      !strncmp(s, "physics_step;update;physics_step;leaf2;", 39));
+
+	/* Linked: on_hit begins the callback's activation. */
+	lf[0] = lua(p, "on_hit");
+	lf[1] = ffi_call(p, "physics_step");
+	lf[2] = lua(p, "update");
+	entry[0] = true, entry[1] = false, entry[2] = true;
+	in.nlua = 3;
+	in.complete = true;
+	n = native_merge(m, p, &in, out, 128, &end);
+	s = names(out, n, sb);
+	CHECK("callback: on_hit;physics_step;update, each at its activation",
+	      !strncmp(s, "on_hit;physics_step;update;leaf2;leaf1;main;", 44));
+	if (strncmp(s, "on_hit;physics_step;update;leaf2;", 33))
+		printf("  got %s\n", s);
+}
+
+/* A sample in the interpreter with no C frame linked, SP at a whole C frame
+ * that returns into leaf2 (as lj_vm_pcall before it sets L->cframe). */
+static void frame_at_sp(struct nmods *m, struct profile *p, const struct native_vm *vm,
+			uint64_t slot, struct strbuf *sb)
+{
+	static struct native_sample r;
+	const struct frame_sym *out[128];
+	struct native_in in = { .rec = &r, .vms = vm, .nvms = 1 };
+	uint64_t cf = slot + 8 - CF_SIZE;
+	enum native_end end;
+	uint32_t n;
+
+	r = rec;
+	r.regs.sp = cf;
+	r.regs.ip = vm->lo + 1;
+	r.cframe = 0;
+	memcpy(r.stack, rec.stack + (cf - rec.regs.sp), rec.stack_len - (cf - rec.regs.sp));
+	r.stack_len = rec.stack_len - (uint32_t)(cf - rec.regs.sp);
+	n = native_merge(m, p, &in, out, 128, &end);
+	CHECK("edge: the C frame at SP, its caller leaf2",
+	      !strncmp(names(out, n, sb), "leaf2;leaf1;main;", 17) && end == NATIVE_BOTTOM);
+}
+
 static void fuzz(struct nmods *m, struct profile *p, const struct native_vm *vm)
 {
 	static struct native_sample r;
@@ -170,7 +264,7 @@ int main(void)
 	const struct frame_sym *out[128], *lf[2];
 	bool entry[2] = { true, true };
 	struct native_vm vm = { (uint64_t)(uintptr_t)vm_blob, (uint64_t)(uintptr_t)vm_blob + 16,
-				CF_PREV, CF_SIZE };
+				CF_PREV, CF_SIZE, 0 };
 	struct native_in in = { .rec = &rec, .lua = lf, .entry = entry, .nlua = 2, .vms = &vm,
 				.nvms = 1 };
 	struct strbuf sb = STRBUF_INIT;
@@ -180,6 +274,14 @@ int main(void)
 	const char *s;
 
 	sink = leaf1(1) + vm_blob(0);
+	{
+		uint8_t code[16];
+
+		CHECK("nmods_code: the bytes mapped at an address, from its file",
+		      nmods_code(m, (uint64_t)(uintptr_t)vm_blob, code, sizeof(code)) ==
+			      sizeof(code) &&
+		      !memcmp(code, (const void *)(uintptr_t)vm_blob, sizeof(code)));
+	}
 	lf[0] = lua(p, "lua_inner");
 	lf[1] = lua(p, "lua_outer");
 
@@ -235,12 +337,19 @@ int main(void)
 	CHECK("vm: frames without an entry mark stay in their activation",
 	      !strncmp(s, "lua_inner;lua_outer;leaf2;leaf1;main;", 37));
 
-	/* No C frame for an activation: the Lua frames, then the cause. */
+	/* No C frame for an activation: the Lua frames, then the cause (no
+	 * return address at SP either). */
 	rec.cframe = 0;
+	put_word(rec.regs.sp + CF_SIZE - 8, 0);
 	n = native_merge(m, p, &in, out, 128, &end);
 	s = names(out, n, &sb);
 	CHECK_STR("vm: no C frame", s, "lua_inner;lua_outer;[native: no C frame]");
 
+	/* The outermost activation past saveregs, L->cframe not set yet:
+	 * its C frame is at SP. */
+	frame_at_sp(m, p, &vm, slot, &sb);
+
+	callback_entry(m, p, &vm, slot, &sb);
 	fuzz(m, p, &vm);
 	sb_free(&sb);
 	profile_free(p);

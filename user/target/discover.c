@@ -16,6 +16,7 @@
 #define SIG_BYTES	32		/* bytes the lua_State signature needs */
 #define GG_FAST_OFFSET	0x380		/* GG in LuaJIT's own allocator's first chunk */
 #define VM_BLOB_GUESS	0x4000		/* interpreter size when no FDE is found */
+#define FFI_CALL_MAX	0x400		/* lj_vm_ffi_call is a few hundred bytes */
 #define MAX_SCAN_MAP	(1ull << 30)	/* larger mappings are not scanned */
 
 static bool is_scannable(const struct map_entry *e)
@@ -41,11 +42,12 @@ static void find_vm_range(pid_t pid, const struct proc_maps *maps, struct lj_vm 
 {
 	const struct map_entry *e = procmaps_find(maps, asm_begin);
 	struct elf_file *ef = NULL;
-	uint64_t vaddr, lo, hi;
+	uint64_t vaddr, lo, hi, lo2, hi2;
 	char path[128];
 
 	vm->vm_lo = asm_begin;
 	vm->vm_hi = asm_begin + VM_BLOB_GUESS;
+	vm->vm_ffi_hi = vm->vm_hi;
 	if (!e)
 		return;
 	snprintf(vm->elf_path, sizeof(vm->elf_path), "%s", e->path);
@@ -62,6 +64,9 @@ static void find_vm_range(pid_t pid, const struct proc_maps *maps, struct lj_vm 
 		goto cleanup;
 	}
 	vm->vm_hi = asm_begin + (hi - lo);
+	vm->vm_ffi_hi = vm->vm_hi;
+	if (!elf_fde_range(ef, hi, &lo2, &hi2) && lo2 == hi && hi2 - lo2 <= FFI_CALL_MAX)
+		vm->vm_ffi_hi = vm->vm_hi + (hi2 - lo2);
 cleanup:
 	elf_file_close(ef);
 }

@@ -17,6 +17,9 @@ struct lj_vm {
 	uint64_t gg, g;			/* GG_State and global_State */
 	const struct lj_layout *layout;
 	uint64_t vm_lo, vm_hi;		/* interpreter code (lj_vm_asm_begin ...) */
+	/* vm_hi ... vm_ffi_hi: lj_vm_ffi_call, the unwind entry after the
+	 * interpreter's (src/vm_x64.dasc emit_asm_debug); vm_hi when none. */
+	uint64_t vm_ffi_hi;
 	char elf_path[256];		/* the file holding the interpreter */
 	uint64_t zone_tab;		/* jit.zone module table, 0 if not loaded */
 };

@@ -382,3 +382,26 @@ const char *nmods_symbol(struct nmods *m, uint64_t addr, uint64_t *off)
 	}
 	return NULL;
 }
+
+size_t nmods_code(struct nmods *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct map_entry *e = procmaps_find(&m->maps, addr);
+	struct nfile *f;
+	uint64_t bias = 0, at;
+	const char *image;
+	size_t size = 0;
+
+	if (!e || !e->x || !(f = file_of(m, e, &bias)) || f->fd < 0 || !f->elf)
+		return 0;
+	/* The file as libelf mapped it: no system call per sample. */
+	image = elf_rawfile(f->elf, &size);
+	at = addr - e->start + e->offset;
+	if (!image || at >= size)
+		return 0;
+	if (len > size - at)
+		len = size - at;
+	if (len > e->end - addr)
+		len = e->end - addr;
+	memcpy(buf, image + at, len);
+	return len;
+}

@@ -4,6 +4,7 @@
 #define LBP_NMODS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,6 +29,10 @@ int nmods_refresh(struct nmods *m);
 
 /* The mapping holding addr; -1 when none does (refresh, and try again). */
 int nmods_find(struct nmods *m, uint64_t addr, struct nmod_loc *loc);
+
+/* Up to len bytes of the code at addr, from the file mapped there (the
+ * target is not read); the number read, 0 when none. */
+size_t nmods_code(struct nmods *m, uint64_t addr, uint8_t *buf, size_t len);
 
 /* The function symbol covering addr (.symtab, then .dynsym) and addr's
  * offset into it; NULL when none does. */
