@@ -78,7 +78,6 @@ struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
-	__u8 epochs[EPOCH_BLOCK];	/* walkcache.bpf.h */
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
 	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
@@ -436,7 +435,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
-	read_epochs(off, vm->g, sc->epochs, &wc->strep, &wc->heapep);
+	wc->strep = read_strep(off, vm->g);
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
 	sc->st.nown = 0;
