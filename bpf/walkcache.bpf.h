@@ -78,7 +78,7 @@ struct {
 
 /* 0: every lookup below misses, and the verifier drops the cached paths
  * (for before/after measurements). */
-const volatile __u32 walk_caches_on = 0;
+const volatile __u32 walk_caches_on = 1;
 
 static __always_inline __u32 cache_slot(__u64 addr, __u32 tgid, __u32 slots)
 {
