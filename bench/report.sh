@@ -687,8 +687,8 @@ closing() {
 			echo "  successor, docs/hardening.md); the caller's CALL instruction and the chunk name's string id"
 			echo "  come from per-CPU caches (bpf/walkcache.bpf.h), checked against those reads and the string"
 			echo "  epoch. It reads the frame's slots from a 512-byte window of the Lua stack, looks up two"
-			echo "  direct-mapped caches and takes one bpf_loop step; without the reads a frame costs about"
-			echo "  110 ns (measured by skipping them, unsafely, in a test build of the earlier walker)."
+			echo "  direct-mapped caches and takes one bpf_loop step; the earlier walker's frame, without its"
+			echo "  one read, cost about 110 ns (measured by skipping it, unsafely, in a test build)."
 			if [ "$per" != n/a ]; then
 				awk -v t="${a%% *}" -v p="$per" 'BEGIN {
 					printf "  At depth 20 that is about %.2f µs for the frames and %.2f µs for the rest of the sample.\n",
