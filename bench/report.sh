@@ -681,14 +681,14 @@ closing() {
 			per=$(awk -v a="${a%% *}" -v b="${b%% *}" 'BEGIN {if (a == "NA" || b == "NA") print "n/a"; else printf "%.0f", (b - a) / 230 * 1000}')
 			echo "- **$what**: measured $(fmt3 "$val" "%.2f µs")."
 			echo "  The cost grows by about $per ns per frame (figure 2: depth 250 against depth 20), on top of"
-			echo "  $d5 µs at depth 5. For a Lua frame met in an earlier sample the walker makes one"
-			echo "  bpf_probe_read_user call, the prototype's header span (the fingerprint that keeps a prototype"
-			echo "  freed before the drain from being named after its successor, docs/hardening.md); the"
-			echo "  function's header, the caller's CALL instruction and the chunk name's string id come from"
-			echo "  per-CPU caches (bpf/walkcache.bpf.h) while their epochs hold. It reads the frame's slots from"
-			echo "  a 512-byte window of the Lua stack, looks up three direct-mapped caches and takes one"
-			echo "  bpf_loop step; without the one read a frame still costs about 110 ns (measured by"
-			echo "  skipping it, unsafely, in a test build), so the read is about a third of a frame."
+			echo "  $d5 µs at depth 5. For a Lua frame met in an earlier sample the walker makes two"
+			echo "  bpf_probe_read_user calls, the function's header and the prototype's header span (the"
+			echo "  fingerprint that keeps a prototype freed before the drain from being named after its"
+			echo "  successor, docs/hardening.md); the caller's CALL instruction and the chunk name's string id"
+			echo "  come from per-CPU caches (bpf/walkcache.bpf.h), checked against those reads and the string"
+			echo "  epoch. It reads the frame's slots from a 512-byte window of the Lua stack, looks up two"
+			echo "  direct-mapped caches and takes one bpf_loop step; the earlier walker's frame, without its"
+			echo "  one read, cost about 110 ns (measured by skipping it, unsafely, in a test build)."
 			if [ "$per" != n/a ]; then
 				awk -v t="${a%% *}" -v p="$per" 'BEGIN {
 					printf "  At depth 20 that is about %.2f µs for the frames and %.2f µs for the rest of the sample.\n",

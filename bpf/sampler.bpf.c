@@ -78,7 +78,6 @@ struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
-	__u8 epochs[EPOCH_BLOCK];	/* walkcache.bpf.h */
 	__u8 g[G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
 	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
@@ -91,6 +90,27 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+
+/* trace_frames (trace.bpf.h) for the walk this CPU's scratch holds (its
+ * offsets and VM set): the count of frames recorded, bit 31 set when the
+ * trace was found through a return address.  A global function, verified
+ * once on its own (see walk_threads). */
+__noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
+{
+	struct walk_ref ref;
+	struct scratch *sc;
+	__u32 zero = 0, n;
+	int by_ra = 0;
+
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	ref.c = &sc->walk;
+	ref.win = &sc->win;
+	ref.st = &sc->st;
+	n = trace_frames(&sc->tr, &ref, traceno, ip, sp, &by_ra);
+	return (n & 0x7fffffff) | (by_ra ? 1u << 31 : 0);
+}
 
 static __always_inline void bump(struct counter_block *cb, __u32 counter)
 {
@@ -262,16 +282,15 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 		 * still names an older frame). */
 		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
 		if (base) {
-			int by_ra = 0;
+			__u32 tf = vmstate >= 1 ? trace_frames_now(vmstate, r->ip, r->sp) : 0;
 
 			bump(cb, CNT_BASE_JIT);
 			/* The frames the trace inlined, then the root's PC. */
-			if (vmstate >= 1 &&
-			    trace_frames(vm, &sc->tr, ref, vmstate, r->ip, r->sp, &by_ra))
+			if (tf & 0x7fffffff)
 				bump(cb, CNT_TRACE_INLINE);
 			if (wc->pc)
 				bump(cb, CNT_TRACE_PC);
-			if (by_ra)
+			if (tf >> 31)
 				bump(cb, CNT_TRACE_RETADDR);
 		}
 	}
@@ -307,18 +326,35 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 }
 
 /* Walks the running thread, then each thread that resumed it while its
- * walk completes (walk_resumer); sets the stack's flags and counts. */
-static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *ref,
-					 struct counter_block *cb)
+ * walk completes (walk_resumer); sets the stack's flags and counts.
+ *
+ * A global function: the verifier checks it, and the per-frame step it
+ * loops over, once on its own, instead of once more in every program that
+ * samples and on every path leading there (on_switch reached its limit of
+ * a million instructions).  Global functions take scalars only, so it
+ * finds the walk's state where walk_sample left it: this CPU's scratch. */
+__noinline int walk_threads(__u32 unused)
 {
-	struct walk_ctx *wc = &sc->walk;
+	struct counter_block *cb;
+	struct walk_ctx *wc;
+	struct walk_ref ref;
+	struct scratch *sc;
+	__u32 zero = 0;
 
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	if (!sc)
+		return 0;
+	wc = &sc->walk;
+	ref.c = wc;
+	ref.win = &sc->win;
+	ref.st = &sc->st;
 	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
-		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, ref, 0);
+		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
 		if (t == 0)
 			sc->st.nown = wc->n;
 		/* Only a complete walk continues in the resumer. */
-		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(ref, sc->tr.t))
+		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(&ref, sc->tr.t))
 			break;
 		sc->st.nthreads = t + 1;
 		bump(cb, CNT_STITCHED);
@@ -333,6 +369,7 @@ static __always_inline void walk_threads(struct scratch *sc, struct walk_ref *re
 		bump(cb, CNT_BAD_FRAME);
 	if (wc->flags & STACK_READ_FAULT)
 		bump(cb, CNT_READ_FAULT);
+	return 0;
 }
 
 /* Reads the current thread's Lua stack as it is at user registers r into
@@ -398,7 +435,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
-	read_epochs(off, vm->g, sc->epochs, &wc->strep, &wc->heapep);
+	wc->strep = read_strep(off, vm->g);
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
 	sc->st.nown = 0;
@@ -416,7 +453,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	wc->cframe_top = wc->cframe;
-	walk_threads(sc, &ref, cb);
+	walk_threads(0);
 	if (cb && wc->proto_lost)
 		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
 	if (cb)

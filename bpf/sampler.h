@@ -62,8 +62,9 @@ struct lj_offsets {
 	/* SnapShot (src/lj_jit.h) */
 	__u8 snap_mcofs;	/* offset of mcofs; 0: snapshots have none */
 	__u8 snap_nent;
-	/* The walker's epochs (bpf/walkcache.bpf.h): GCState (gc.total
-	 * first) and StrInternState num, id (src/lj_obj.h); 0: none */
+	/* GCState (gc.total first; unused since the walker keeps no heap
+	 * epoch) and StrInternState num, id, the walker's string epoch
+	 * (bpf/walkcache.bpf.h, src/lj_obj.h); 0: none */
 	__u16 g_gc;
 	__u16 g_strnum;
 };

@@ -267,12 +267,11 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
  * first, and leaves in c->pc the PC of the root frame (at jit_base).
  * Returns the number of frames recorded; c->pc stays 0 when the snapshot
  * is unknown. */
-static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scratch *ts,
-					  struct walk_ref *ref, __s32 traceno, __u64 ip,
-					  __u64 sp, int *by_ra)
+static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref *ref,
+					  __s32 traceno, __u64 ip, __u64 sp, int *by_ra)
 {
-	const struct lj_offsets *off = &v->off;
 	struct walk_ctx *c = ref->c;
+	const struct lj_offsets *off = &c->off;
 	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc;
 	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, n0 = c->n;
 	struct tr_scan_ref tsr;
@@ -282,7 +281,7 @@ static __always_inline __u32 trace_frames(const struct vm_slot *v, struct tr_scr
 	c->pc = 0;
 	*by_ra = 0;
 	/* J->trace (a C pointer) and J->sizetrace are neighbours. */
-	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(v->g + off->g_trace)))
+	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(c->g + off->g_trace)))
 		return 0;
 	sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
 	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)

@@ -58,7 +58,7 @@ struct walk_ctx {
 	__u64 last_pt, last_str;
 	__u32 last_fp, last_sid;
 	__u32 last_sizebc;	/* last_pt's bytecode length, in instructions */
-	__u64 strep, heapep;	/* the VM's epochs (walkcache.bpf.h), 0: unknown */
+	__u64 strep;		/* the VM's string epoch (walkcache.bpf.h), 0: unknown */
 	/* A CALL read this step, cached once the caller's prototype is known */
 	__u64 pend_link;
 	__u32 pend_a;
@@ -127,11 +127,55 @@ static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 
 	return 0;
 }
 
+/* What a GCfunc is: its prototype, C function or fast-function id, read
+ * from one span of its header (GC type .. the C function pointer), the
+ * GC type checked.  Returns -1 on a read fault, 1 when fn is no function,
+ * 0 with *id. */
+static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
+{
+	__u8 hdr[48] = {};
+	/* A clamp, not a mask: `& 47` cut the non-GC64 span (27) to 11. */
+	__u32 span = c->off.fn_cfunc + 8 - c->off.gct;
+	__u32 ff_at = (c->off.fn_ffid - c->off.gct) & 31;
+	__u32 pc_at = (c->off.fn_pc - c->off.gct) & 31;
+	__u32 cf_at = (c->off.fn_cfunc - c->off.gct) & 31;
+	__u64 v = 0;
+	__u8 ffid;
+
+	if (fn && fn == c->last_fn) {
+		*id = c->last_id;
+		return 0;
+	}
+	if (span > sizeof(hdr))
+		span = sizeof(hdr);
+	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.gct)))
+		return -1;
+	if (hdr[0] != GCT_FUNC)
+		return 1;
+	ffid = hdr[ff_at];
+	if (ffid == 0) {		/* Lua: bytecode follows the GCproto */
+		__builtin_memcpy(&v, hdr + pc_at, 8);
+		if (!c->off.gc64)
+			v &= 0xffffffffull;
+		*id = ((v - c->off.sizeof_proto) & FRAME_ID_MASK) |
+		      (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
+	} else if (ffid == 1) {	/* lua_CFunction */
+		__builtin_memcpy(&v, hdr + cf_at, 8);
+		*id = (v & FRAME_ID_MASK) | (FRAME_KIND_C << FRAME_KIND_SHIFT);
+	} else {			/* fast function */
+		*id = ffid | (FRAME_KIND_FF << FRAME_KIND_SHIFT);
+	}
+	c->last_fn = fn;
+	c->last_id = *id;
+	return 0;
+}
+
 /* Reads the function slot and the link of the frame at ctx->frame.
  * GC64: [func TValue][link] in two slots; otherwise one slot holding the
  * 32-bit GCRef in its low half and the link in its high half.  Returns -1
  * on a read fault, 1 when the slot holds neither a function nor L (a dummy
- * frame), 0 otherwise.
+ * frame), 0 otherwise.  Non-GC64, the function is resolved here: its type
+ * is only known from its header.
  */
 static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *link)
 {
@@ -146,63 +190,17 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 		if (*fn != c->L && (__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
 			return 1;
 	} else {
-		__u8 gct = 0;
+		__u64 id;
 
 		/* One slot: the 32-bit GCRef low, a 32-bit PC or type|delta high. */
 		*fn = slots[1] & 0xffffffffull;
 		*link = (__s64)(slots[1] >> 32);
-		/* L, or the function just resolved (recursion): nothing to check. */
-		if (*fn == c->L || *fn == c->last_fn)
+		/* L needs no check; anything else is resolved now, in the one
+		 * read that tells a function (record() keeps what it found). */
+		if (*fn == c->L)
 			return 0;
-		if (bpf_probe_read_user(&gct, 1, (void *)(*fn + c->off.gct)))
-			return -1;
-		if (gct != GCT_FUNC)
-			return 1;
+		return resolve_func(c, *fn, &id);
 	}
-	return 0;
-}
-
-/* What a GCfunc is: its prototype, C function or fast-function id, read
- * from one span of its header (ffid .. the C function pointer). */
-static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
-{
-	__u8 hdr[48] = {};
-	/* A clamp, not a mask: `& 47` cut the non-GC64 span (26) to 10. */
-	__u32 span = c->off.fn_cfunc + 8 - c->off.fn_ffid;
-	__u32 pc_at = (c->off.fn_pc - c->off.fn_ffid) & 31;
-	__u32 cf_at = (c->off.fn_cfunc - c->off.fn_ffid) & 31;
-	__u64 v = 0;
-
-	if (fn && fn == c->last_fn) {
-		*id = c->last_id;
-		return 0;
-	}
-	if (span > sizeof(hdr))
-		span = sizeof(hdr);
-	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.fn_ffid)))
-		return -1;
-	if (hdr[0] == 0) {		/* Lua: bytecode follows the GCproto */
-		struct fn_cache_ent *ent = fn_cache_at(fn, c->tgid);
-
-		__builtin_memcpy(&v, hdr + pc_at, 8);
-		if (!c->off.gc64)
-			v &= 0xffffffffull;
-		*id = ((v - c->off.sizeof_proto) & FRAME_ID_MASK) |
-		      (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
-		if (ent && c->heapep) {
-			ent->fn = fn;
-			ent->pt = v - c->off.sizeof_proto;
-			ent->tgid = c->tgid;
-			ent->heapep = c->heapep;
-		}
-	} else if (hdr[0] == 1) {	/* lua_CFunction */
-		__builtin_memcpy(&v, hdr + cf_at, 8);
-		*id = (v & FRAME_ID_MASK) | (FRAME_KIND_C << FRAME_KIND_SHIFT);
-	} else {			/* fast function */
-		*id = hdr[0] | (FRAME_KIND_FF << FRAME_KIND_SHIFT);
-	}
-	c->last_fn = fn;
-	c->last_id = *id;
 	return 0;
 }
 
@@ -221,7 +219,8 @@ static __always_inline bool pc_in_proto(const struct walk_ctx *c, __u64 pt, __u3
  * the chunk name's sid comes from the prototype cache while the string
  * epoch holds (walkcache.bpf.h).  *is_pt: the header's type says GCproto.
  * pc_check, when not 0, is a PC that must lie in its bytecode (else 0,
- * *is_pt 0, nothing announced): pt is then a cache's guess. */
+ * *is_pt 0, nothing announced): pt is then what a slot the call-site
+ * cache points at leads to. */
 static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u64 pc_check,
 					       __u32 *sizebc, int *is_pt)
 {
@@ -301,31 +300,6 @@ done:
 	return fp;
 }
 
-/* A Lua function resolved through the function cache: its prototype
- * (returned, 0: not resolved) and fingerprint, trusted because the frame's
- * PC lies in that prototype's bytecode as its header reads now, and the
- * heap epoch says no object was freed and another made since the entry. */
-static __always_inline __u64 cached_lua_func(struct walk_ctx *c, __u64 fn, __u64 pc, __u32 *fp)
-{
-	struct fn_cache_ent *ent;
-	__u32 sizebc = 0;
-	int is_pt = 0;
-	__u64 pt;
-
-	if (!pc || !fn)
-		return 0;
-	ent = fn_cache_at(fn, c->tgid);
-	if (!ent || ent->fn != fn || ent->tgid != c->tgid || !c->heapep || ent->heapep != c->heapep)
-		return 0;
-	pt = ent->pt;
-	*fp = proto_fingerprint(c, pt, pc, &sizebc, &is_pt);
-	if (!is_pt)
-		return 0;
-	c->last_fn = fn;
-	c->last_id = (pt & FRAME_ID_MASK) | (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
-	return pt;
-}
-
 /* The CALL read by the step that found this frame, cached with this
  * frame's prototype and fingerprint, which a later hit must match. */
 static __always_inline void call_cache_fill(struct walk_ctx *c, __u64 pt, __u32 fp)
@@ -345,22 +319,21 @@ static __always_inline void call_cache_fill(struct walk_ctx *c, __u64 pt, __u32 
 	c->pend_link = 0;
 }
 
+/* Records frame fn at c->pc: -1 on a read fault, 1 when fn is no
+ * function, else 0. */
 static __always_inline int record(struct walk_ref *ref, __u64 fn)
 {
 	struct walk_ctx *c = ref->c;
 	struct lua_frame *f;
-	__u32 i = c->n, fp = 0, sizebc = 0;
+	__u32 i = c->n, sizebc = 0;
 	__u64 id = 0;
-	int is_pt = 0;
+	int is_pt = 0, err;
 
 	if (i >= LBP_MAX_FRAMES)
 		return 0;
-	if (fn != c->last_fn && cached_lua_func(c, fn, c->pc, &fp)) {
-		id = c->last_id;
-	} else {
-		if (resolve_func(c, fn, &id))
-			return -1;
-	}
+	err = resolve_func(c, fn, &id);
+	if (err)
+		return err;
 	f = &ref->st->frames[i];
 	f->id = id;
 	f->pc_off = 0;
@@ -380,14 +353,17 @@ static __always_inline int record(struct walk_ref *ref, __u64 fn)
 
 /* The caller's frame size from the call-site cache: the A operand of the
  * CALL before link, trusted when the slot it leads to holds a function
- * that resolves, PC-checked, to the prototype recorded with it and whose
- * fingerprint, taken now, is the one recorded.  Returns 1 with *a. */
+ * whose header, read now, names the prototype recorded with it, with link
+ * in its bytecode and the fingerprint, taken now, recorded.  Those reads
+ * are the ones the caller's own frame makes next (resolve_func and
+ * proto_fingerprint keep them).  Returns 1 with *a. */
 static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u32 *a)
 {
 	struct walk_ctx *c = ref->c;
 	struct call_cache_ent *ent = call_cache_at(link, c->tgid);
-	__u64 slots[2] = {}, fn, frame, pt;
-	__u32 fp = 0;
+	__u64 slots[2] = {}, fn, frame, pt, id = 0;
+	__u32 fp = 0, sizebc = 0;
+	int is_pt = 0;
 
 	if (!ent || ent->link != link || ent->tgid != c->tgid)
 		return 0;
@@ -401,23 +377,12 @@ static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u3
 	} else {
 		fn = slots[1] & 0xffffffffull;
 	}
-	pt = cached_lua_func(c, fn, link, &fp);
-	if (!pt) {
-		/* The function's header, read now: the read the caller's
-		 * own frame makes anyway (resolve_func keeps it). */
-		__u64 id = 0;
-		__u32 sizebc = 0;
-		int is_pt = 0;
-
-		if (resolve_func(c, fn, &id) || (id >> FRAME_KIND_SHIFT) != FRAME_KIND_LUA ||
-		    (id & FRAME_ID_MASK) != ent->pt)
-			goto miss;
-		pt = id & FRAME_ID_MASK;
-		fp = proto_fingerprint(c, pt, link, &sizebc, &is_pt);
-		if (!is_pt)
-			goto miss;
-	}
-	if (pt == ent->pt && fp && fp == ent->fp) {
+	if (resolve_func(c, fn, &id) || (id >> FRAME_KIND_SHIFT) != FRAME_KIND_LUA ||
+	    (id & FRAME_ID_MASK) != ent->pt)
+		goto miss;
+	pt = id & FRAME_ID_MASK;
+	fp = proto_fingerprint(c, pt, link, &sizebc, &is_pt);
+	if (is_pt && fp && fp == ent->fp) {
 		*a = ent->a;
 		return 1;
 	}
@@ -474,8 +439,8 @@ static long walk_step(__u32 idx, void *arg)
 		c->root_fn = 0;
 	}
 	/* A dummy frame holds L: not a level. */
-	if (fn != c->L && record(ref, fn)) {
-		c->flags |= STACK_READ_FAULT;
+	if (fn != c->L && (err = record(ref, fn))) {
+		c->flags |= err < 0 ? STACK_READ_FAULT : STACK_BAD_FRAME;
 		return 1;
 	}
 	/* --native: flag the frame a VM activation begins with (native.bpf.h). */
