@@ -204,8 +204,8 @@ struct parked {
  * below, and in user/ the profile's fields, the drain's copy, the interval
  * deltas, the summary line and the loss totals (user/model/profile.h).
  * Columns: enum suffix, profile field, summary group (0 none, 1 "unwind:",
- * 2 "lost:"), whether it counts as a lost sample, summary label.  The
- * summary line lists each group in this order. */
+ * 2 "lost:", 3 the "walk:" line of -v), whether it counts as a lost
+ * sample, summary label.  The summary line lists each group in this order. */
 #define LBP_COUNTERS(_) \
 	_(SAMPLES,        samples,        0, 0, "samples")	/* of traced processes */ \
 	_(HOST,           host,           0, 0, "outside Lua")	/* no Lua activation */ \
@@ -218,15 +218,15 @@ struct parked {
 	_(NO_VM,          no_vm,          2, 0, "no VM yet")	/* traced process without a known VM yet */ \
 	_(PROTO_LOST,     proto_lost,     2, 0, "prototype news lost")	/* proto ring buffer full */ \
 	_(NATIVE_LOST,    native_lost,    0, 0, "native stacks lost")	/* --native: ring full, Lua frames only (its own line) */ \
-	_(BASE_REGS,      base_regs,      0, 0, "base from registers")	/* frame base from BASE/PC */ \
-	_(BASE_JIT,       base_jit,       0, 0, "base from jit_base")	/* frame base from g->jit_base */ \
-	_(BASE_L,         base_L,         0, 0, "base from L->base")	/* frame base from L->base */ \
-	_(TRACE_PC,       trace_pc,       0, 0, "trace PC")	/* top PC from a trace snapshot */ \
-	_(TRACE_INLINE,   trace_inline,   0, 0, "inlined frames")	/* rebuilt from a trace snapshot */ \
-	_(TRACE_RETADDR,  trace_retaddr,  0, 0, "trace by return address")	/* helper called from a trace */ \
-	_(BASE_RB,        base_rb,        0, 0, "base from RB")	/* in C code the VM called */ \
-	_(STITCHED,       stitched,       0, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
-	_(WALK_CACHED,    walk_cached,    0, 0, "cached reads")	/* walker reads saved by its caches */ \
+	_(BASE_REGS,      base_regs,      3, 0, "base from registers")	/* frame base from BASE/PC */ \
+	_(BASE_JIT,       base_jit,       3, 0, "base from jit_base")	/* frame base from g->jit_base */ \
+	_(BASE_L,         base_L,         3, 0, "base from L->base")	/* frame base from L->base */ \
+	_(TRACE_PC,       trace_pc,       3, 0, "trace PC")	/* top PC from a trace snapshot */ \
+	_(TRACE_INLINE,   trace_inline,   3, 0, "inlined frames")	/* rebuilt from a trace snapshot */ \
+	_(TRACE_RETADDR,  trace_retaddr,  3, 0, "trace by return address")	/* helper called from a trace */ \
+	_(BASE_RB,        base_rb,        3, 0, "base from RB")	/* in C code the VM called */ \
+	_(STITCHED,       stitched,       3, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
+	_(WALK_CACHED,    walk_cached,    3, 0, "cached reads")	/* walker reads saved by its caches */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \

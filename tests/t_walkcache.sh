@@ -5,7 +5,7 @@
 # ones while the caches hold them (tests/workloads/churn_calls.lua).  Every
 # named stack must pair outer and inner of the same generation, outer right
 # below inner; no frame may be bad.  Then the caches must have served: a
-# deep steady stack is resolved mostly from them.
+# deep steady stack is resolved mostly from them (-v's "cached reads").
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/variants.sh"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
@@ -64,3 +64,10 @@ wait_lua "$BGPID"
 kill "$BGPID" 2>/dev/null
 frames=$(sort -k2 -n -r -t' ' "$TMP/depth.folded" | head -1 | awk '{print split($1, f, ";") - 1}')
 check "depth 40: the whole stack is walked (most frequent stack: $frames frames)" [ "$frames" = 39 ]
+# -v's walk line counts the reads the caches saved: at least one per frame
+# below the top, per sample (a frame met before saves two: its caller's
+# frame size and its chunk name's string id).
+samples=$(tail -1 "$TMP/depth.err" | sed -n 's/.* \([0-9]*\) samples in .*/\1/p')
+cached=$(sed -n 's/^luabpfprof: walk: .* \([0-9]*\) cached reads$/\1/p' "$TMP/depth.err")
+check "depth 40: the caches served (${cached:-no} cached reads in ${samples:-no} samples, >= 38 a sample)" \
+	[ "${samples:-0}" -gt 0 -a "${cached:-0}" -ge $((${samples:-0} * 38)) ]

@@ -190,6 +190,12 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 
 	if (profile_unit_ns(p))
 		print_time_split(p, per_thread);
+	/* Before the summary, which stays the last line. */
+	if (log_is_verbose) {
+		profile_stats_walk(&p->stats, &sb);
+		fprintf(stderr, "%s\n", sb_str(&sb));
+		sb_truncate(&sb, 0);
+	}
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
 	if (p->alloc_every)

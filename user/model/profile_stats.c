@@ -92,3 +92,9 @@ void profile_stats_summary(const struct profile_stats *st, double seconds, unsig
 	sb_printf(out, "; lost: ");
 	group_list(st, 2, out);
 }
+
+void profile_stats_walk(const struct profile_stats *st, struct strbuf *out)
+{
+	sb_printf(out, "luabpfprof: walk: ");
+	group_list(st, 3, out);
+}

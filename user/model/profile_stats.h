@@ -46,4 +46,8 @@ void profile_stats_lost_list(const struct profile_stats *st, struct strbuf *out)
 void profile_stats_summary(const struct profile_stats *st, double seconds, unsigned hz,
 			   struct strbuf *out);
 
+/* -v's line on how the walks went, without the newline: "luabpfprof: walk:
+ * N base from registers, ..., N cached reads". */
+void profile_stats_walk(const struct profile_stats *st, struct strbuf *out);
+
 #endif
