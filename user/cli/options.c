@@ -451,7 +451,7 @@ const struct opt_row options_rows[] = {
 	  .at = AT(log_file), .flags = OPTF_CONTINUOUS },
 
 	{ "verbose", "-v/--verbose", 'v', NONE, NULL, set_flag,
-	  "explain discovery, show libbpf's messages and how the walks went",
+	  "explain discovery; show libbpf's messages, walk counts",
 	  .at = AT(verbose), .flags = OPTF_SECTION_GENERAL },
 	{ N("version"), 0, NONE, NULL, show_version, "print the version and exit", .at = OWN },
 	{ "help", "-h/--help", 'h', NONE, NULL, show_help, "this help", .at = OWN },
