@@ -36,12 +36,17 @@ SEC("uprobe")
 int on_alloc(struct pt_regs *ctx)
 {
 	__u64 osize = PT_REGS_PARM3(ctx), nsize = PT_REGS_PARM4(ctx), every = alloc_every;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct alloc_tally *t, fresh;
+	struct proc_info *pi;
 	struct uregs r;
 	__u64 n;
 
 	if (nsize <= osize || !every)
+		return 0;
+	pi = bpf_map_lookup_elem(&procs, &tgid);
+	if (!pi)
 		return 0;
 	t = bpf_map_lookup_elem(&alloc_tallies, &tid);
 	if (!t) {
@@ -69,7 +74,8 @@ int on_alloc(struct pt_regs *ctx)
 	r.dx = ctx->dx;
 	r.bx = ctx->bx;
 	r.bp = ctx->bp;
-	return sample_and_count(&r, n, NULL);
+	r.r14 = ctx->r14;
+	return sample_and_count(pi, id, &r, n, NULL);
 }
 
 #endif

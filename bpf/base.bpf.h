@@ -19,7 +19,7 @@ static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 s
 		return 0;
 	tv = read_u64(base - (off->gc64 ? 16 : 8));
 	if (off->gc64)
-		return (__u32)((__s64)tv >> 47) == GC64_ITYPE_FUNC ? tv & GC64_PTR_MASK : 0;
+		return gc64_itype(tv) == GC64_ITYPE_FUNC ? tv & GC64_PTR_MASK : 0;
 	fn = tv & 0xffffffffull;
 	if (!fn || bpf_probe_read_user(&gct, 1, (void *)(fn + off->gct)) || gct != GCT_FUNC)
 		return 0;

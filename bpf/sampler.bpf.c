@@ -59,26 +59,42 @@ static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, _
 {
 	__u64 v = 0;
 
-	off &= 0x1ff;
+	off &= 0x7ff;
 	if (off > blk_size - 8)
 		return 0;
 	__builtin_memcpy(&v, blk + off, 8);
 	return size == 8 ? v : (v & 0xffffffffull);
 }
 
+/* Whether global_State field [at, at + size) lies in the block a sample
+ * read (struct lj_offsets g_blk). */
+static __always_inline bool g_has(const struct lj_offsets *off, __u32 at, __u32 size)
+{
+	return at >= off->g_blk && at + size <= (__u32)off->g_blk + off->g_blk_len;
+}
+
+/* global_State field `at` (relative to g) from that block, 0 outside it. */
+static __always_inline __u64 g_field(const struct lj_offsets *off, const __u8 *gblk,
+				     __u32 at, __u32 size)
+{
+	if (!g_has(off, at, size))
+		return 0;
+	return field(gblk, LBP_G_BLOCK, at - off->g_blk, size);
+}
+
 #include "trace.bpf.h"
 
-/* Blocks of target memory read in one go: each bpf_probe_read_user costs
- * about as much as a dozen plain loads, so neighbouring fields are fetched
- * together and picked out here. */
-#define G_BLOCK		256	/* from g->vmstate past g->jit_base */
+/* Blocks of target memory read in one go: each bpf_probe_read_user is a
+ * helper call that costs as much as a read of a kilobyte (bench/RESULTS.md,
+ * figure 2), so neighbouring fields are fetched together and picked out
+ * here.  The global_State block is LBP_G_BLOCK (sampler.h). */
 #define L_BLOCK		64	/* from L->base past L->stacksize */
 
 struct scratch {
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
-	__u8 g[G_BLOCK];
+	__u8 g[LBP_G_BLOCK];
 	__u8 l[LBP_MAX_VMS][L_BLOCK];
 	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
 };
@@ -108,7 +124,7 @@ __noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
 	ref.c = &sc->walk;
 	ref.win = &sc->win;
 	ref.st = &sc->st;
-	n = trace_frames(&sc->tr, &ref, traceno, ip, sp, &by_ra);
+	n = trace_frames(&sc->tr, &ref, sc->g, traceno, ip, sp, &by_ra);
 	return (n & 0x7fffffff) | (by_ra ? 1u << 31 : 0);
 }
 
@@ -138,23 +154,24 @@ static __always_inline __u64 read_u64(__u64 addr)
 /* The user-mode registers of the sampled thread, also when the tick landed
  * in the kernel (a syscall). */
 struct uregs {
-	__u64 ip, sp, dx, bx, bp;
+	__u64 ip, sp, dx, bx, bp, r14;
 };
 
 /* The registers the current thread's user mode left at kernel entry. */
 static __always_inline void task_uregs(struct uregs *r)
 {
-	struct pt_regs *regs;
+	struct pt_regs regs = {};
 
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	/* Exact for an interrupt or fault taken in the interpreter; BASE/PC
 	 * are only trusted later for IPs inside it, which a syscall never
-	 * is. */
-	r->ip = BPF_CORE_READ(regs, ip);
-	r->sp = BPF_CORE_READ(regs, sp);
-	r->dx = BPF_CORE_READ(regs, dx);
-	r->bx = BPF_CORE_READ(regs, bx);
-	r->bp = BPF_CORE_READ(regs, bp);
+	 * is.  One copy: BPF_CORE_READ would make a helper call per field. */
+	bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	r->ip = regs.ip;
+	r->sp = regs.sp;
+	r->dx = regs.dx;
+	r->bx = regs.bx;
+	r->bp = regs.bp;
+	r->r14 = regs.r14;
 }
 
 static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
@@ -167,14 +184,25 @@ static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct ur
 		r->dx = ctx->regs.dx;
 		r->bx = ctx->regs.bx;
 		r->bp = ctx->regs.bp;
+		r->r14 = ctx->regs.r14;
 	} else {
 		task_uregs(r);
 	}
 }
 
+/* Reads VM v's global_State block into gblk. */
+static __always_inline long read_g_block(__u8 *gblk, const struct vm_slot *v)
+{
+	__u32 len = v->off.g_blk_len;
+
+	if (len < 8 || len > LBP_G_BLOCK)
+		return -1;
+	return bpf_probe_read_user(gblk, len, (void *)(v->g + v->off.g_blk));
+}
+
 /* The lua_State running Lua on this thread for VM v, or 0, with its fields
  * (L_BLOCK bytes from L->base) in lblk and the distance of its C frame
- * above sp in *dist.  gblk holds G_BLOCK bytes from g->vmstate. */
+ * above sp in *dist.  gblk holds the VM's global_State block. */
 static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *gblk,
 					  __u8 *lblk, __u64 sp, __u64 *dist)
 {
@@ -182,13 +210,13 @@ static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *g
 	__u32 ref = off->gc64 ? 8 : 4;
 	__u64 L, cf = 0;
 
-	L = field(gblk, G_BLOCK, off->g_cur_L - off->g_vmstate, ref);
+	L = g_field(off, gblk, off->g_cur_L, ref);
 	if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
 		cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
 	if (!cf) {
 		/* A C function that resumed a coroutine leaves cur_L on the
 		 * suspended coroutine until it returns: try the main thread. */
-		L = field(gblk, G_BLOCK, off->g_mainthref - off->g_vmstate, ref);
+		L = g_field(off, gblk, off->g_mainthref, ref);
 		if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
 			cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
 	}
@@ -226,12 +254,12 @@ __noinline __u64 zone_top_of(__u64 zone_tab, __u32 tab_array, __u32 tab_asize, _
 		if (gc64) {
 			if (tv == ~0ull)	/* nil */
 				break;
-			if ((__u32)((__s64)tv >> 47) == 0xfffffffbu)	/* string */
+			if (gc64_itype(tv) == ITYPE_STR)
 				top = tv & GC64_PTR_MASK;
 		} else {
 			if ((__u32)(tv >> 32) == ~0u)
 				break;
-			if ((__u32)(tv >> 32) == 0xfffffffbu)
+			if ((__u32)(tv >> 32) == ITYPE_STR)
 				top = tv & 0xffffffffull;
 		}
 	}
@@ -280,7 +308,7 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 		/* jit_base is non-zero only while a trace runs, including the C
 		 * calls it makes (which may switch vmstate to C while L->base
 		 * still names an older frame). */
-		base = field(sc->g, G_BLOCK, off->g_jit_base - off->g_vmstate, off->gc64 ? 8 : 4);
+		base = g_field(off, sc->g, off->g_jit_base, off->gc64 ? 8 : 4);
 		if (base) {
 			__u32 tf = vmstate >= 1 ? trace_frames_now(vmstate, r->ip, r->sp) : 0;
 
@@ -372,6 +400,22 @@ __noinline int walk_threads(__u32 unused)
 	return 0;
 }
 
+/* The VM whose dispatch table (g + g2disp) r14 points at, LBP_MAX_VMS when
+ * none.  x64 keeps DISPATCH in r14: the interpreter throughout
+ * (src/vm_x64.dasc, vm_x86.dasc), GC64 traces too (src/lj_target_x86.h
+ * RSET_GPR leaves it out), and the C code they call leaves it there, as C
+ * code preserves r14. */
+static __always_inline __u32 vm_by_dispatch(const struct proc_info *pi, __u64 r14)
+{
+	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
+		if (i >= pi->nvms)
+			break;
+		if (pi->vm[i].off.g2disp && r14 == pi->vm[i].g + pi->vm[i].off.g2disp)
+			return i;
+	}
+	return LBP_MAX_VMS;
+}
+
 /* Reads the current thread's Lua stack as it is at user registers r into
  * the stacks map and fills key's class (vmstate, zone, flags, stack_id).
  * Shared by the cpu-clock sampler and the off-CPU program (offcpu.bpf.h).
@@ -380,8 +424,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 				       const struct uregs *r, struct sample_key *key,
 				       struct counter_block *cb)
 {
-	__u64 L = 0, best = ~0ull, stack, base = 0;
-	__u32 stacksize, chosen = 0;
+	__u64 L = 0, best = ~0ull, stack, base = 0, dist = 0;
+	__u32 stacksize, chosen = 0, last = LBP_MAX_VMS, i;
 	const struct vm_slot *vm = NULL;
 	const struct lj_offsets *off;
 	struct walk_ref ref;
@@ -392,21 +436,36 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc = &sc->walk;
 	__builtin_memset(wc, 0, sizeof(*wc));
 
-	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
-		__u64 dist = 0, l;
+	/* The VM the registers name, checked like any other: its reads only. */
+	i = vm_by_dispatch(pi, r->r14);
+	if (i < LBP_MAX_VMS && !read_g_block(sc->g, &pi->vm[i])) {
+		last = i;
+		L = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
+		if (L) {
+			vm = &pi->vm[i];
+			chosen = i;
+			bump(cb, CNT_VM_DISPATCH);
+		}
+	}
+	/* Else each VM's state: the one whose innermost activation lies
+	 * nearest above sp runs on this thread. */
+	for (i = 0; i < LBP_MAX_VMS && !vm; i++) {
+		__u64 l;
 
 		if (i >= pi->nvms)
 			break;
-		if (bpf_probe_read_user(sc->g, G_BLOCK, (void *)(pi->vm[i].g + pi->vm[i].off.g_vmstate)))
+		if (read_g_block(sc->g, &pi->vm[i]))
 			continue;
+		last = i;
 		l = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
 		if (l && dist < best) {
 			best = dist;
 			L = l;
-			vm = &pi->vm[i];
 			chosen = i;
 		}
 	}
+	if (!vm && L)
+		vm = &pi->vm[chosen & (LBP_MAX_VMS - 1)];
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
 	if (!vm) {
@@ -416,12 +475,11 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	}
 	off = &vm->off;
 	/* sc->g holds the last VM read; reread when another one was chosen. */
-	if (pi->nvms > 1 &&
-	    bpf_probe_read_user(sc->g, G_BLOCK, (void *)(vm->g + off->g_vmstate)))
+	if (chosen != last && read_g_block(sc->g, vm))
 		return 1;
 	lblk = sc->l[chosen & (LBP_MAX_VMS - 1)];
 
-	vmstate = (__s32)field(sc->g, G_BLOCK, 0, 4);
+	vmstate = (__s32)g_field(off, sc->g, off->g_vmstate, 4);
 	key->vmstate = vmstate;
 	key->zone = zone_top(vm);
 
@@ -435,7 +493,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
-	wc->strep = read_strep(off, vm->g);
+	wc->strep = g_has(off, off->g_strnum, 8) ?
+		    g_field(off, sc->g, off->g_strnum, 8) | 1 : read_strep(off, vm->g);
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
 	sc->st.nown = 0;
@@ -450,7 +509,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->frame = base ? base - 8 : 0;
 	if (!base)
 		wc->flags |= STACK_NO_BASE;
-	wc->mainth = field(sc->g, G_BLOCK, off->g_mainthref - off->g_vmstate, off->gc64 ? 8 : 4);
+	wc->mainth = g_field(off, sc->g, off->g_mainthref, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	wc->cframe_top = wc->cframe;
 	walk_threads(0);
@@ -475,22 +534,19 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	return 0;
 }
 
-/* Walks the current thread's Lua stack at registers r and counts weight
- * samples of it: the cpu-clock sampler (weight 1) and the allocation
- * probe (one per interval of bytes crossed, alloc.bpf.h). */
-static __always_inline int sample_and_count(const struct uregs *r, __u64 weight,
+/* Walks the current thread (id: pid_tgid) of traced process pi at
+ * registers r and counts weight samples of it: the cpu-clock sampler
+ * (weight 1) and the allocation probe (one per interval of bytes crossed,
+ * alloc.bpf.h). */
+static __always_inline int sample_and_count(struct proc_info *pi, __u64 id,
+					    const struct uregs *r, __u64 weight,
 					    struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, zero = 0;
-	struct sample_key key = { .pid = tgid, .tid = (__u32)id };
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
 	struct counter_block *cb;
-	struct proc_info *pi;
 	struct scratch *sc;
+	__u32 zero = 0;
 
-	pi = bpf_map_lookup_elem(&procs, &tgid);
-	if (!pi)
-		return 0;	/* the cheap early exit for every other process */
 	cb = bpf_map_lookup_elem(&counters, &zero);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
@@ -513,10 +569,16 @@ static __always_inline int sample_and_count(const struct uregs *r, __u64 weight,
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct proc_info *pi;
 	struct uregs r;
 
+	pi = bpf_map_lookup_elem(&procs, &tgid);
+	if (!pi)
+		return 0;	/* the cheap early exit for every other process */
 	get_uregs(ctx, &r);
-	return sample_and_count(&r, 1, ctx);
+	return sample_and_count(pi, id, &r, 1, ctx);
 }
 
 #include "offcpu.bpf.h"

@@ -9,6 +9,7 @@
 #define LBP_MAX_FRAMES	256	/* Lua frames walked per sample, top first */
 #define LBP_MAX_VMS	8	/* LuaJIT universes tracked per process */
 #define LBP_MAX_ZONE	16	/* jit.zone stack slots inspected */
+#define LBP_G_BLOCK	1024	/* global_State bytes read per sample, at most */
 
 /* Byte offsets into LuaJIT objects for one build variant.  The loader fills
  * this from its table of layouts (user/layout.c); BPF never hard-codes one.
@@ -62,11 +63,16 @@ struct lj_offsets {
 	/* SnapShot (src/lj_jit.h) */
 	__u8 snap_mcofs;	/* offset of mcofs; 0: snapshots have none */
 	__u8 snap_nent;
-	/* GCState (gc.total first; unused since the walker keeps no heap
-	 * epoch) and StrInternState num, id, the walker's string epoch
+	/* StrInternState num, id: the walker's string epoch
 	 * (bpf/walkcache.bpf.h, src/lj_obj.h); 0: none */
-	__u16 g_gc;
 	__u16 g_strnum;
+	/* The span of global_State read in one go per sample (each read of
+	 * target memory costs a helper call): g_blk_len bytes from g_blk,
+	 * covering vmstate .. jit_base, and the string epoch and J->trace,
+	 * J->sizetrace when they fit in LBP_G_BLOCK (layout_bpf_offsets). */
+	__u16 g_blk;
+	__u16 g_blk_len;
+	__u16 g2disp;		/* GG->dispatch - g: the interpreter's DISPATCH register */
 };
 
 /* One LuaJIT universe in a traced process. */
@@ -226,6 +232,7 @@ struct parked {
 	_(TRACE_RETADDR,  trace_retaddr,  3, 0, "trace by return address")	/* helper called from a trace */ \
 	_(BASE_RB,        base_rb,        3, 0, "base from RB")	/* in C code the VM called */ \
 	_(STITCHED,       stitched,       3, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
+	_(VM_DISPATCH,    vm_dispatch,    3, 0, "VM by dispatch")	/* VM found from r14 with its own reads only */ \
 	_(WALK_CACHED,    walk_cached,    3, 0, "cached reads")	/* walker reads saved by its caches */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \

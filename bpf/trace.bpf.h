@@ -59,20 +59,25 @@ static __always_inline __u64 ir_k64(const struct tr_scratch *ts, __u32 ref)
 	return v;
 }
 
-/* The GCobj of constant `ref` when it is an IR_KGC, else 0. */
+/* The GCobj of constant `ref` when it is an IR_KGC, else 0.  GC64 keeps
+ * the pointer in the IRIns after it (ir_k64): both come in one read. */
 static __always_inline __u64 ir_kgc(const struct tr_scratch *ts, __u32 ref)
 {
-	__u8 ins[IR_SIZE] = {};
+	__u8 ins[2 * IR_SIZE] = {};
+	__u64 gcr = 0;
 	__u32 lo;
 
 	if (ref >= REF_BIAS)
 		return 0;	/* not a constant: a closure known only at run time */
-	if (bpf_probe_read_user(ins, IR_SIZE, (void *)(ts->ir + IR_SIZE * (__u64)ref)))
+	if (bpf_probe_read_user(ins, ts->gc64 ? 2 * IR_SIZE : IR_SIZE,
+				(void *)(ts->ir + IR_SIZE * (__u64)ref)))
 		return 0;
 	if (ins[IR_O] != IR_OP_KGC)
 		return 0;
-	if (ts->gc64)
-		return ir_k64(ts, ref);
+	if (ts->gc64) {
+		__builtin_memcpy(&gcr, ins + IR_SIZE, 8);
+		return gcr;
+	}
 	__builtin_memcpy(&lo, ins, 4);	/* gcr overlaps op12 */
 	return lo;
 }
@@ -268,7 +273,8 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
  * Returns the number of frames recorded; c->pc stays 0 when the snapshot
  * is unknown. */
 static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref *ref,
-					  __s32 traceno, __u64 ip, __u64 sp, int *by_ra)
+					  const __u8 *gblk, __s32 traceno, __u64 ip, __u64 sp,
+					  int *by_ra)
 {
 	struct walk_ctx *c = ref->c;
 	const struct lj_offsets *off = &c->off;
@@ -280,10 +286,16 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 
 	c->pc = 0;
 	*by_ra = 0;
-	/* J->trace (a C pointer) and J->sizetrace are neighbours. */
-	if (bpf_probe_read_user(tr, sizeof(tr), (void *)(c->g + off->g_trace)))
-		return 0;
-	sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
+	/* J->trace (a C pointer) and J->sizetrace are neighbours, usually in
+	 * the sample's global_State block. */
+	if (g_has(off, off->g_trace, 8) && g_has(off, off->g_sizetrace, 4)) {
+		tr[0] = g_field(off, gblk, off->g_trace, 8);
+		sizetrace = (__u32)g_field(off, gblk, off->g_sizetrace, 4);
+	} else {
+		if (bpf_probe_read_user(tr, sizeof(tr), (void *)(c->g + off->g_trace)))
+			return 0;
+		sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
+	}
 	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)
 		return 0;
 	bpf_probe_read_user(&T, off->gc64 ? 8 : 4,

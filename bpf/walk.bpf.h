@@ -22,11 +22,19 @@
 
 #include "native.bpf.h"
 #define GC64_ITYPE_FUNC	0xfffffff7u	/* ~LJ_TFUNC as itype */
+#define ITYPE_STR	0xfffffffbu	/* ~LJ_TSTR: a string TValue's type, either layout */
 #define GCT_FUNC	8		/* ~LJ_TFUNC as stored in GCHeader.gct */
+
+/* A GC64 TValue's type: its top 17 bits, sign-extended (src/lj_obj.h
+ * itype: a GC object's is ~its type, its address below). */
+static __always_inline __u32 gc64_itype(__u64 tv)
+{
+	return (__u32)((__s64)tv >> 47);
+}
 
 /* Stack slots are fetched a window at a time: a frame is a few slots, so
  * one read usually serves several frames. */
-#define STACK_WIN	512
+#define STACK_WIN	2048
 
 #include "walkcache.bpf.h"
 
@@ -86,6 +94,16 @@ struct walk_ref {
 	struct stack_trace *st;
 };
 
+/* A naturally aligned field of 1, 4 or 8 bytes at offset o of an object
+ * read into words from its start (GC objects are 8-aligned): one aligned
+ * load, where a byte array at a variable offset costs a load per byte. */
+static __always_inline __u64 word_field(const __u64 *w, __u32 nwords, __u32 o, __u32 size)
+{
+	__u64 v = w[(o >> 3) & (nwords - 1)] >> ((o & 7) * 8);
+
+	return size == 8 ? v : size == 4 ? (v & 0xffffffffull) : (v & 0xff);
+}
+
 static __always_inline __u64 mix_hash(__u64 h, __u64 v)
 {
 	h ^= v;
@@ -127,19 +145,19 @@ static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 
 	return 0;
 }
 
+#define FN_WORDS	8	/* GCfunc words read: up to the C function pointer */
+
 /* What a GCfunc is: its prototype, C function or fast-function id, read
- * from one span of its header (GC type .. the C function pointer), the
- * GC type checked.  Returns -1 on a read fault, 1 when fn is no function,
- * 0 with *id. */
+ * from one span of its header (up to the C function pointer), the GC type
+ * checked.  Returns -1 on a read fault, 1 when fn is no function, 0 with
+ * *id. */
 static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 {
-	__u8 hdr[48] = {};
-	/* A clamp, not a mask: `& 47` cut the non-GC64 span (27) to 11. */
-	__u32 span = c->off.fn_cfunc + 8 - c->off.gct;
-	__u32 ff_at = (c->off.fn_ffid - c->off.gct) & 31;
-	__u32 pc_at = (c->off.fn_pc - c->off.gct) & 31;
-	__u32 cf_at = (c->off.fn_cfunc - c->off.gct) & 31;
-	__u64 v = 0;
+	const struct lj_offsets *off = &c->off;
+	__u64 hdr[FN_WORDS] = {};
+	/* A clamp, not a mask: a mask would cut the non-GC64 span short. */
+	__u32 span = off->fn_cfunc + 8;
+	__u64 v;
 	__u8 ffid;
 
 	if (fn && fn == c->last_fn) {
@@ -148,19 +166,17 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 	}
 	if (span > sizeof(hdr))
 		span = sizeof(hdr);
-	if (bpf_probe_read_user(hdr, span, (void *)(fn + c->off.gct)))
+	if (bpf_probe_read_user(hdr, span, (void *)fn))
 		return -1;
-	if (hdr[0] != GCT_FUNC)
+	if (word_field(hdr, FN_WORDS, off->gct, 1) != GCT_FUNC)
 		return 1;
-	ffid = hdr[ff_at];
+	ffid = word_field(hdr, FN_WORDS, off->fn_ffid, 1);
 	if (ffid == 0) {		/* Lua: bytecode follows the GCproto */
-		__builtin_memcpy(&v, hdr + pc_at, 8);
-		if (!c->off.gc64)
-			v &= 0xffffffffull;
-		*id = ((v - c->off.sizeof_proto) & FRAME_ID_MASK) |
+		v = word_field(hdr, FN_WORDS, off->fn_pc, off->gc64 ? 8 : 4);
+		*id = ((v - off->sizeof_proto) & FRAME_ID_MASK) |
 		      (FRAME_KIND_LUA << FRAME_KIND_SHIFT);
 	} else if (ffid == 1) {	/* lua_CFunction */
-		__builtin_memcpy(&v, hdr + cf_at, 8);
+		v = word_field(hdr, FN_WORDS, off->fn_cfunc, 8);
 		*id = (v & FRAME_ID_MASK) | (FRAME_KIND_C << FRAME_KIND_SHIFT);
 	} else {			/* fast function */
 		*id = ffid | (FRAME_KIND_FF << FRAME_KIND_SHIFT);
@@ -187,7 +203,7 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 	if (c->off.gc64) {
 		*fn = slots[0] & GC64_PTR_MASK;
 		*link = (__s64)slots[1];
-		if (*fn != c->L && (__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
+		if (*fn != c->L && gc64_itype(slots[0]) != GC64_ITYPE_FUNC)
 			return 1;
 	} else {
 		__u64 id;
@@ -225,15 +241,11 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u
 					       __u32 *sizebc, int *is_pt)
 {
 	const struct lj_offsets *off = &c->off;
-	__u8 h[PT_SPAN] = {};
-	__u32 span = off->pt_numline + 4 - off->gct;
-	__u32 bc_at = (off->pt_sizebc - off->gct) & 127;
-	__u32 str_at = (off->pt_chunkname - off->gct) & 127;
-	__u32 first_at = (off->pt_firstline - off->gct) & 127;
-	__u32 num_at = (off->pt_numline - off->gct) & 127;
+	__u64 h[PT_WORDS] = {};
+	__u32 span = off->pt_numline + 4;
 	struct pt_cache_ent *ent;
-	__u64 str = 0, lines;
-	__s32 first = 0, num = 0;
+	__u64 str, lines;
+	__s32 first, num;
 	__u32 sid = 0, fp;
 
 	if (pt == c->last_pt) {
@@ -243,24 +255,19 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u
 	}
 	*sizebc = 0;
 	*is_pt = 0;
-	if (span > PT_SPAN)
-		span = PT_SPAN;
-	if (bc_at > PT_SPAN - 8 || str_at > PT_SPAN - 8 || first_at > PT_SPAN - 8 ||
-	    num_at > PT_SPAN - 8)
+	if (span > sizeof(h))
+		span = sizeof(h);
+	if (bpf_probe_read_user(h, span, (void *)pt))
 		return 0;
-	if (bpf_probe_read_user(h, span, (void *)(pt + off->gct)))
-		return 0;
-	*is_pt = h[0] == GCT_PROTO;
-	__builtin_memcpy(sizebc, h + bc_at, 4);
+	*is_pt = word_field(h, PT_WORDS, off->gct, 1) == GCT_PROTO;
+	*sizebc = (__u32)word_field(h, PT_WORDS, off->pt_sizebc, 4);
 	if (pc_check && (!*is_pt || !pc_in_proto(c, pt, *sizebc, pc_check))) {
 		*is_pt = 0;
 		return 0;
 	}
-	__builtin_memcpy(&str, h + str_at, 8);
-	if (!off->gc64)
-		str &= 0xffffffffull;
-	__builtin_memcpy(&first, h + first_at, 4);
-	__builtin_memcpy(&num, h + num_at, 4);
+	str = word_field(h, PT_WORDS, off->pt_chunkname, off->gc64 ? 8 : 4);
+	first = (__s32)word_field(h, PT_WORDS, off->pt_firstline, 4);
+	num = (__s32)word_field(h, PT_WORDS, off->pt_numline, 4);
 	if (!str)
 		return 0;
 	lines = (__u32)first | (__u64)(__u32)num << 32;
@@ -371,7 +378,7 @@ static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u3
 	if (frame <= c->bottom || frame >= c->stack_end || stack_read16(ref, frame - 8, slots))
 		return 0;
 	if (c->off.gc64) {
-		if ((__u32)((__s64)slots[0] >> 47) != GC64_ITYPE_FUNC)
+		if (gc64_itype(slots[0]) != GC64_ITYPE_FUNC)
 			return 0;
 		fn = slots[0] & GC64_PTR_MASK;
 	} else {

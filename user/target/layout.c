@@ -93,8 +93,7 @@
 	.gc64 = true, .L_gct = 9, .L_dummy_ffid = 10, .L_glref = 16,         \
 	.L_base = 32, .L_stack = 56, .L_cframe = 80, .L_stacksize = 88,      \
 	.g_gc_root = 40, .g_strempty = 120, .g_vmstate = 184,                \
-	.g_gc = 16, .g_strnum = 164,                                         \
-	.g_mainthref = 192,                                                  \
+	.g_strnum = 164, .g_mainthref = 192,                                 \
 	.g_registrytv = 272, .gct = 9,                                       \
 	.fn_ffid = 10, .fn_pc = 32, .fn_cfunc = 40,                          \
 	.sizeof_proto = 104, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,  \
@@ -114,8 +113,7 @@
 	.gc64 = false, .L_gct = 5, .L_dummy_ffid = 6, .L_glref = 8,          \
 	.L_base = 16, .L_stack = 36, .L_cframe = 48, .L_stacksize = 56,      \
 	.g_gc_root = 32, .g_strempty = 76, .g_vmstate = 136,                 \
-	.g_gc = 16, .g_strnum = 116,                                         \
-	.g_mainthref = 140,                                                  \
+	.g_strnum = 116, .g_mainthref = 140,                                 \
 	.g_registrytv = 216, .gct = 5,                                       \
 	.fn_ffid = 6, .fn_pc = 16, .fn_cfunc = 24,                           \
 	.sizeof_proto = 64, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,    \
@@ -359,6 +357,40 @@ int layout_identify(struct mem_reader *mem, uint64_t gg, bool gc64, struct layou
 	return -1;
 }
 
+/* Widens [*lo, *hi) to cover field [at, at + size) when the span stays
+ * within LBP_G_BLOCK bytes. */
+static bool g_span_add(uint32_t *lo, uint32_t *hi, uint32_t at, uint32_t size)
+{
+	uint32_t nlo = at < *lo ? at : *lo;
+	uint32_t nhi = at + size > *hi ? at + size : *hi;
+
+	if (nhi - nlo > LBP_G_BLOCK)
+		return false;
+	*lo = nlo;
+	*hi = nhi;
+	return true;
+}
+
+/* The global_State span the sampler reads per sample (struct lj_offsets
+ * g_blk): the fields every sample needs, then those it would otherwise
+ * read on their own, while they fit.  In the layouts known, the string
+ * epoch lies just below vmstate and J->trace some 900 bytes above it. */
+static void g_block(const struct lj_layout *lay, struct lj_offsets *off)
+{
+	uint32_t ref = lay->gc64 ? 8 : 4;
+	uint32_t lo = lay->g_vmstate, hi = lay->g_vmstate + 4;
+
+	g_span_add(&lo, &hi, lay->g_cur_L, ref);
+	g_span_add(&lo, &hi, lay->g_mainthref, ref);
+	g_span_add(&lo, &hi, lay->g_jit_base, ref);
+	if (lay->g_strnum)
+		g_span_add(&lo, &hi, lay->g_strnum, 8);
+	if (lay->g_trace && g_span_add(&lo, &hi, lay->g_trace, 8))
+		g_span_add(&lo, &hi, lay->g_sizetrace, 4);
+	off->g_blk = (uint16_t)lo;
+	off->g_blk_len = (uint16_t)(hi - lo);
+}
+
 void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 {
 	memset(off, 0, sizeof(*off));
@@ -366,7 +398,6 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->gct = (__u8)lay->gct;
 	off->sizeof_proto = lay->sizeof_proto;
 	off->g_vmstate = lay->g_vmstate;
-	off->g_gc = lay->g_gc;
 	off->g_strnum = lay->g_strnum;
 	off->g_cur_L = lay->g_cur_L;
 	off->g_mainthref = lay->g_mainthref;
@@ -403,4 +434,6 @@ void layout_bpf_offsets(const struct lj_layout *lay, struct lj_offsets *off)
 	off->tr_nsnapmap = lay->tr_nsnapmap;
 	off->snap_mcofs = lay->snap_mcofs;
 	off->snap_nent = lay->snap_nent;
+	off->g2disp = lay->g2disp;
+	g_block(lay, off);
 }

@@ -28,7 +28,6 @@ struct lj_layout {
 	/* global_State */
 	uint16_t g_gc_root;	/* GCState.root: the newest GC object */
 	uint16_t g_strempty, g_vmstate, g_mainthref, g_registrytv;
-	uint16_t g_gc;		/* GCState (gc.total first); 0 with g_strnum */
 	uint16_t g_strnum;	/* g->str.num, then g->str.id; 0: strings have no sid */
 	uint16_t g_bc_cfunc_int, g_cur_L, g_jit_base;
 	uint16_t g_trace;	/* &J->trace relative to g */

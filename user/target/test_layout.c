@@ -114,6 +114,12 @@ static void each_layout(const struct lj_layout *lay)
 	}
 }
 
+/* Whether the BPF view's global_State block covers [at, at + size). */
+static bool g_blk_has(const struct lj_offsets *off, unsigned at, unsigned size)
+{
+	return at >= off->g_blk && at + size <= (unsigned)off->g_blk + off->g_blk_len;
+}
+
 /* The BPF view carries the layout's own offsets. */
 static void bpf_offsets(const struct lj_layout *lay)
 {
@@ -143,6 +149,15 @@ static void bpf_offsets(const struct lj_layout *lay)
 	snprintf(name, sizeof(name), "%s: C frame layout for stitching", lay->name);
 	CHECK(name, off.cframe_L == (lay->gc64 ? 16 : 24) && off.cframe_prev == 32 &&
 	      off.cframe_size == 80 && off.cframe_L == off.cframe_pc - (lay->gc64 ? 8 : 4));
+	/* The global_State block read per sample holds what every sample
+	 * needs, and in every known 2.1 layout the string epoch and
+	 * J->trace, J->sizetrace too (each a read saved). */
+	snprintf(name, sizeof(name), "%s: global_State block", lay->name);
+	CHECK(name, off.g2disp == lay->g2disp && off.g_blk_len <= LBP_G_BLOCK &&
+	      g_blk_has(&off, lay->g_vmstate, 4) && g_blk_has(&off, lay->g_cur_L, 8) &&
+	      g_blk_has(&off, lay->g_mainthref, 4) && g_blk_has(&off, lay->g_jit_base, 4) &&
+	      g_blk_has(&off, lay->g_trace, 8) && g_blk_has(&off, lay->g_sizetrace, 4) &&
+	      (!lay->g_strnum || g_blk_has(&off, lay->g_strnum, 8)));
 }
 
 int main(void)
