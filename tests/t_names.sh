@@ -232,8 +232,7 @@ for v in "${VARS[@]}"; do
 done
 
 # nginx: OpenResty's LuaJIT; its vmdef.lua hidden too.
-TREE=$TOP/.deps/nginx
-OR_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+source "$TOP/tests/nginx/lib.sh"	# TREE, OR_LIB, nginx_render_conf
 if [ ! -x "$TREE/usr/sbin/nginx" ] || ! command -v wrk >/dev/null; then
 	fail "nginx" "no $TREE/usr/sbin/nginx or no wrk (tests/deps/setup-nginx.sh)"
 	exit 0
@@ -243,9 +242,7 @@ nginx_run() {
 	mkdir -p "$run"
 	for try in 1 2 3; do
 		port=$((20000 + RANDOM % 20000))
-		sed -e "s|@DIR@|$run|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$port|g" \
-			"$TOP/tests/nginx/names.conf.in" >"$run/nginx.conf"
-		: >"$run/error.log"
+		nginx_render_conf names.conf.in "$run" "$port"
 		if [ "$mode" = hidden ]; then
 			start_bg hidden env LD_LIBRARY_PATH="$OR_LIB" "$TREE/usr/sbin/nginx" -p "$run" \
 				-c "$run/nginx.conf" -e "$run/error.log"

@@ -167,8 +167,7 @@ for i in 1 2 3; do
 done
 
 # --- nginx + Lua JSON API under wrk -------------------------------------------
-TREE=$TOP/.deps/nginx
-OR_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+source "$TOP/tests/nginx/lib.sh"	# TREE, OR_LIB, nginx_render_conf
 RUN=$TMP/jsonapi
 if [ ! -x "$TREE/usr/sbin/nginx" ] || ! command -v wrk >/dev/null; then
 	fail "jsonapi: nginx and wrk present" "no $TREE/usr/sbin/nginx (tests/deps/setup-nginx.sh) or no wrk (tests/deps/apt.variants)"
@@ -177,9 +176,7 @@ fi
 mkdir -p "$RUN"
 for try in 1 2 3; do
 	PORT=$((20000 + RANDOM % 20000))
-	sed -e "s|@DIR@|$RUN|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$PORT|g" \
-		"$TOP/tests/nginx/jsonapi.conf.in" > "$RUN/nginx.conf"
-	: > "$RUN/error.log"
+	nginx_render_conf jsonapi.conf.in "$RUN" "$PORT"
 	start_bg env LD_LIBRARY_PATH="$OR_LIB" "$TREE/usr/sbin/nginx" -p "$RUN" -c "$RUN/nginx.conf" \
 		-e "$RUN/error.log"
 	MASTER=$BGPID

@@ -17,6 +17,15 @@ http_get() {
 	exec {fd}>&-
 }
 
+# nginx_render_conf CONF DIR PORT: DIR/nginx.conf from tests/nginx/CONF,
+# its placeholders filled in (run directory, OpenResty tree, Lua modules,
+# port); an empty DIR/error.log beside it.
+nginx_render_conf() {
+	sed -e "s|@DIR@|$2|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$3|g" \
+		"$TOP/tests/nginx/$1" > "$2/nginx.conf"
+	: > "$2/error.log"
+}
+
 # start_nginx [CONF]: master + 2 workers on a free port, configured from
 # tests/nginx/CONF (default nginx.conf.in), whose /truth?pid=0 answers;
 # sets MASTER, WORKERS, PORT.
@@ -25,9 +34,7 @@ start_nginx() {
 	mkdir -p "$RUN"
 	for try in 1 2 3; do
 		PORT=$((20000 + RANDOM % 20000))
-		sed -e "s|@DIR@|$RUN|g; s|@TREE@|$TREE|g; s|@LUA@|$TOP/tests/nginx|g; s|@PORT@|$PORT|g" \
-			"$TOP/tests/nginx/$conf" > "$RUN/nginx.conf"
-		: > "$RUN/error.log"
+		nginx_render_conf "$conf" "$RUN" "$PORT"
 		start_bg env LD_LIBRARY_PATH="$OR_LIB" "$TREE/usr/sbin/nginx" -p "$RUN" \
 			-c "$RUN/nginx.conf" -e "$RUN/error.log"
 		MASTER=$BGPID
