@@ -114,13 +114,17 @@ fig1() {
 	echo "(\`require('jit.p').start(MODE)\`), started before its window with a warm-up, because starting"
 	echo "and stopping it flushes the compiled traces. It has no 4999 Hz setting (its finest interval is"
 	echo "1 ms, \`i1\`). The *noise* row compares each baseline window before jit.p with the two around"
-	echo "it in the same way: it is the resolution of the method in this run."
+	echo "it in the same way: it is the resolution of the method in this run. *Timer alone*:"
+	echo "luabpfprof at 4999 Hz attached to a LuaJIT process that never runs, so every tick on the"
+	echo "target's CPU takes the BPF program's early exit: the cost of the timer interrupt and the"
+	echo "program's entry, which any sampler on this machine pays; the 4999 Hz row less this one is"
+	echo "what walking the target's stacks costs it (BPF time, figure 2, and its cache effects)."
 	echo
 	echo "| workload | rate | luabpfprof | \`luajit -jp\` | \`perf record -g\` | target: luabpfprof |"
 	echo "|---|---|---|---|---|---|"
 	for wl in w631 numeric tables nginx; do
 		grep -q "^$wl " "$F1" 2>/dev/null || continue
-		for cfg in lbp99 lbp999 lbp4999 jp10 jp1 perf99 perf999 perf4999; do
+		for cfg in lbp99 lbp999 lbp4999 jp10 jp1 perf99 perf999 perf4999 idle4999; do
 			# shellcheck disable=SC2046
 			OV[$wl,$cfg]=$(stats $(overheads "$wl" "$cfg"))
 		done
@@ -165,6 +169,8 @@ fig1() {
 			if [ "$tgt" = "–" ]; then tgt="below perf: $verdict"; else tgt="$tgt, below both: $verdict"; fi
 			echo "| $wl | $hz Hz$([ "$jp" != - ] && echo " / \`i${jp#jp}\`") | $(pct "$l") | $(pct "$j") | $(pct "$p") | $tgt |"
 		done
+		[ "${OV[$wl,idle4999]%% *}" != NA ] &&
+			echo "| $wl | 4999 Hz, timer alone | $(pct "${OV[$wl,idle4999]}") | | | – |"
 		echo "| $wl | noise: baseline window vs its neighbours (robust sd $(sig_level "$wl" | cut -d' ' -f2) points; a median of $REPS: ±$(sig_level "$wl" | cut -d' ' -f1)) | $(pct "${OV[$wl,noise]}") | | | |"
 	done
 	echo

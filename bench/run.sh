@@ -91,14 +91,30 @@ stop() {
 # Profilers attached to a running PID.  start_profiler sets PROFPID and
 # returns once sampling is live; the profiler starts on any CPU (its
 # start-up is quicker) and is then pinned to the tools CPU.  CFG is base,
-# lbpHZ, perfHZ or jpI (jit.p runs inside the target: nothing to attach).
+# lbpHZ, idleHZ, perfHZ or jpI (jit.p runs inside the target: nothing to
+# attach).
 
 start_profiler() {
 	local cfg=$1 pid=$2 tag=$3
-	PROFPID=
+	PROFPID= IDLEPID=
 	case $cfg in
 	lbp*)
 		"$PROF" -p "$pid" -F "${cfg#lbp}" --jp F -f folded \
+			-o "$WORK/$tag.folded" 2> "$WORK/$tag.summary" &
+		PROFPID=$!
+		PIDS+=("$PROFPID")
+		wait_attached "$PROFPID" "$NCPU" || { log "luabpfprof did not attach ($tag)"; return 1; }
+		;;
+	idle*)
+		# The timer path alone: luabpfprof on a LuaJIT process that
+		# never runs, so every tick on the target's CPU takes the early
+		# exit (the per-CPU events fire there all the same).
+		taskset -c $OCPU "$LUAJIT" -e 'local ffi = require("ffi")
+			ffi.cdef("int pause(void);") ffi.C.pause()' &
+		IDLEPID=$!
+		PIDS+=("$IDLEPID")
+		sleep 0.2
+		"$PROF" -p "$IDLEPID" -F "${cfg#idle}" -f folded \
 			-o "$WORK/$tag.folded" 2> "$WORK/$tag.summary" &
 		PROFPID=$!
 		PIDS+=("$PROFPID")
@@ -120,7 +136,8 @@ start_profiler() {
 # the target is still alive, writes its output and summary).
 stop_profiler() {
 	[ -n "$PROFPID" ] && stop "$PROFPID" INT
-	PROFPID=
+	[ -n "$IDLEPID" ] && stop "$IDLEPID"
+	PROFPID= IDLEPID=
 }
 
 # ---------------------------------------------------------------------------
@@ -130,7 +147,7 @@ stop_profiler() {
 # compared with the mean of the two baseline windows around it: same
 # process, same compiled traces, seconds apart.
 
-CONFIGS=(lbp99 lbp999 lbp4999 perf99 perf999 perf4999)
+CONFIGS=(lbp99 lbp999 lbp4999 perf99 perf999 perf4999 idle4999)
 
 # usable CFG: whether this machine can run configuration CFG.
 usable() {
