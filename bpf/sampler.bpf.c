@@ -493,8 +493,9 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->stack_end = stack + 8ull * stacksize;
 	wc->stack_lo = stack;
 	wc->hash = mix_hash(0x5bd1e995, vm->g);
-	wc->strep = g_has(off, off->g_strnum, 8) ?
-		    g_field(off, sc->g, off->g_strnum, 8) | 1 : read_strep(off, vm->g);
+	/* The string epoch (walkcache.bpf.h); 0, no cached id trusted, where
+	 * the layout has none. */
+	wc->strep = off->g_strnum ? g_field(off, sc->g, off->g_strnum, 8) | 1 : 0;
 	wc->max = walk_max_frames < LBP_MAX_FRAMES ? walk_max_frames : LBP_MAX_FRAMES;
 	sc->win.len = 0;
 	sc->st.nown = 0;

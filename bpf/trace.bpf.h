@@ -278,7 +278,7 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 {
 	struct walk_ctx *c = ref->c;
 	const struct lj_offsets *off = &c->off;
-	__u64 tr[2] = {}, T = 0, mcode, snap, snapmap, pc;
+	__u64 traces, T = 0, mcode, snap, snapmap, pc;
 	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, n0 = c->n;
 	struct tr_scan_ref tsr;
 	struct tr_record_ref rr;
@@ -286,20 +286,14 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 
 	c->pc = 0;
 	*by_ra = 0;
-	/* J->trace (a C pointer) and J->sizetrace are neighbours, usually in
-	 * the sample's global_State block. */
-	if (g_has(off, off->g_trace, 8) && g_has(off, off->g_sizetrace, 4)) {
-		tr[0] = g_field(off, gblk, off->g_trace, 8);
-		sizetrace = (__u32)g_field(off, gblk, off->g_sizetrace, 4);
-	} else {
-		if (bpf_probe_read_user(tr, sizeof(tr), (void *)(c->g + off->g_trace)))
-			return 0;
-		sizetrace = (__u32)(tr[1] >> ((off->g_sizetrace - off->g_trace - 8) * 8));
-	}
-	if (!tr[0] || traceno <= 0 || (__u32)traceno >= sizetrace)
+	/* J->trace (a C pointer) and J->sizetrace, from the sample's
+	 * global_State block: every layout has them there (test_layout). */
+	traces = g_field(off, gblk, off->g_trace, 8);
+	sizetrace = (__u32)g_field(off, gblk, off->g_sizetrace, 4);
+	if (!off->g_trace || !traces || traceno <= 0 || (__u32)traceno >= sizetrace)
 		return 0;
 	bpf_probe_read_user(&T, off->gc64 ? 8 : 4,
-			    (void *)(tr[0] + (__u64)traceno * (off->gc64 ? 8 : 4)));
+			    (void *)(traces + (__u64)traceno * (off->gc64 ? 8 : 4)));
 	if (!T || bpf_probe_read_user(ts->t, T_BLOCK, (void *)T))
 		return 0;
 	mcode = field(ts->t, T_BLOCK, off->tr_mcode, 8);

@@ -18,8 +18,8 @@
  *   recorded, with the return PC in its bytecode and the recorded
  *   fingerprint; those two reads are the caller frame's own, kept for it.
  *
- * The string epoch is read once per walk: StrInternState num and id
- * (src/lj_obj.h).  Every string the VM makes advances id (src/lj_str.c
+ * The string epoch comes with the sample's global_State block (struct
+ * lj_offsets g_blk): StrInternState num and id (src/lj_obj.h).  Every string the VM makes advances id (src/lj_str.c
  * lj_str_alloc), and every one made or freed moves num; with
  * LUAJIT_SECURITY_STRID=3 ids are random and only num moves.
  * No cache maps a function to its prototype: nothing the VM keeps tells
@@ -99,17 +99,6 @@ static __always_inline struct call_cache_ent *call_cache_at(__u64 link, __u32 tg
 	__u32 idx = cache_slot(link, tgid, CALL_CACHE_SLOTS);
 
 	return walk_caches_on ? bpf_map_lookup_elem(&call_cache, &idx) : NULL;
-}
-
-/* VM g's string epoch (above), 0 (unknown: no cached id is trusted)
- * when the layout has no such field or the read fails. */
-static __always_inline __u64 read_strep(const struct lj_offsets *off, __u64 g)
-{
-	__u64 v = 0;
-
-	if (!off->g_strnum || bpf_probe_read_user(&v, 8, (void *)(g + off->g_strnum)))
-		return 0;
-	return v | 1;
 }
 
 #endif

@@ -372,9 +372,11 @@ static bool g_span_add(uint32_t *lo, uint32_t *hi, uint32_t at, uint32_t size)
 }
 
 /* The global_State span the sampler reads per sample (struct lj_offsets
- * g_blk): the fields every sample needs, then those it would otherwise
- * read on their own, while they fit.  In the layouts known, the string
- * epoch lies just below vmstate and J->trace some 900 bytes above it. */
+ * g_blk): the fields every sample needs, then the string epoch and
+ * J->trace, J->sizetrace, which the sampler takes from nowhere else (a
+ * layout without them in reach runs without the walker's string cache or
+ * trace frames; test_layout checks every known one has them).  The string
+ * epoch lies just below vmstate, J->trace some 900 bytes above it. */
 static void g_block(const struct lj_layout *lay, struct lj_offsets *off)
 {
 	uint32_t ref = lay->gc64 ? 8 : 4;
