@@ -22,6 +22,12 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
 }
 
+# is_running PID: the process exists and has not died (a zombie has: it
+# only waits for its parent, or for init once orphaned, to reap it).
+is_running() {
+	grep -qs '^State:[[:space:]]*[RSDT]' "/proc/$1/status"
+}
+
 # A child that ignores SIGTERM while its Lua code runs (Tarantool handles
 # it in its event loop, which a busy loop never reaches) gets SIGKILL after
 # 3 s, instead of holding the test until its workload ends.
@@ -30,8 +36,7 @@ cleanup_children() {
 	for pid in "${CHILDREN[@]}"; do kill "$pid" 2>/dev/null; done
 	for pid in "${CHILDREN[@]}"; do
 		for ((i = 0; i < 30; i++)); do
-			# gone, or a zombie waiting for the wait below
-			grep -qs '^State:[[:space:]]*[RSDT]' "/proc/$pid/status" || break
+			is_running "$pid" || break	# a zombie waits for the wait below
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null
