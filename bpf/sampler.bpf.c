@@ -425,7 +425,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 				       struct counter_block *cb)
 {
 	__u64 L = 0, best = ~0ull, stack, base = 0, dist = 0;
-	__u32 stacksize, chosen = 0, last = LBP_MAX_VMS, i;
+	__u32 stacksize, chosen = 0, last = LBP_MAX_VMS, tried = LBP_MAX_VMS, i;
 	const struct vm_slot *vm = NULL;
 	const struct lj_offsets *off;
 	struct walk_ref ref;
@@ -439,7 +439,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	/* The VM the registers name, checked like any other: its reads only. */
 	i = vm_by_dispatch(pi, r->r14);
 	if (i < LBP_MAX_VMS && !read_g_block(sc->g, &pi->vm[i])) {
-		last = i;
+		last = tried = i;
 		L = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
 		if (L) {
 			vm = &pi->vm[i];
@@ -447,14 +447,15 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 			bump(cb, CNT_VM_DISPATCH);
 		}
 	}
-	/* Else each VM's state: the one whose innermost activation lies
-	 * nearest above sp runs on this thread. */
+	/* Else each other VM's state (the one tried runs no Lua on this
+	 * thread): the one whose innermost activation lies nearest above sp
+	 * runs on this thread. */
 	for (i = 0; i < LBP_MAX_VMS && !vm; i++) {
 		__u64 l;
 
 		if (i >= pi->nvms)
 			break;
-		if (read_g_block(sc->g, &pi->vm[i]))
+		if (i == tried || read_g_block(sc->g, &pi->vm[i]))
 			continue;
 		last = i;
 		l = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);

@@ -19,8 +19,9 @@
  *   fingerprint; those two reads are the caller frame's own, kept for it.
  *
  * The string epoch comes with the sample's global_State block (struct
- * lj_offsets g_blk): StrInternState num and id (src/lj_obj.h).  Every string the VM makes advances id (src/lj_str.c
- * lj_str_alloc), and every one made or freed moves num; with
+ * lj_offsets g_blk): StrInternState num and id (src/lj_obj.h).  Every
+ * string the VM makes advances id (src/lj_str.c lj_str_alloc), and every
+ * one made or freed moves num; with
  * LUAJIT_SECURITY_STRID=3 ids are random and only num moves.
  * No cache maps a function to its prototype: nothing the VM keeps tells
  * cheaply that a function was freed and another made at its address (a
