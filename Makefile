@@ -49,7 +49,7 @@ $(OUT)/user/%.o: user/%.c $(USER_HDRS) | $(OUT)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Only the loaders include the generated skeletons.
-$(OUT)/user/sample/collector.o $(OUT)/user/sample/collector_alloc.o $(OUT)/user/sample/collector_native.o \
+$(OUT)/user/sample/collector.o $(OUT)/user/sample/collector_load.o $(OUT)/user/sample/collector_alloc.o $(OUT)/user/sample/collector_native.o \
 	$(OUT)/user/sample/vmwatch.o: $(SKELS)
 
 luabpfprof: $(USER_OBJS)

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/strbuf.h"
 #include "cli/options.h"
+#include "cli/check_cmd.h"
 #include "cli/heap_cmd.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
@@ -519,6 +520,8 @@ int main(int argc, char **argv)
 	/* --jp, --tree and -f were checked by the option table. */
 	jp = o.jp_mode;
 	fmt = o.fmt;
+	if (o.check_kernel)
+		return check_cmd_run(&o);
 	if (o.heap && !o.continuous)
 		return heap_cmd_run(&o);
 	if (check_capabilities())

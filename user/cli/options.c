@@ -453,6 +453,10 @@ const struct opt_row options_rows[] = {
 	{ "verbose", "-v/--verbose", 'v', NONE, NULL, set_flag,
 	  "explain discovery; show libbpf's messages, walk counts",
 	  .at = AT(verbose), .flags = OPTF_SECTION_GENERAL },
+	{ N("check-kernel"), 0, NONE, NULL, set_flag,
+	  "load every mode's BPF programs, print what this kernel's\n"
+	  "verifier said of each (instructions, stack) and exit",
+	  .at = AT(check_kernel) },
 	{ N("version"), 0, NONE, NULL, show_version, "print the version and exit", .at = OWN },
 	{ "help", "-h/--help", 'h', NONE, NULL, show_help, "this help", .at = OWN },
 };

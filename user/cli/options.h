@@ -54,6 +54,7 @@ struct options {
 	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
 
 	/* System-wide and continuous profiling. */
+	bool check_kernel;	/* --check-kernel: load each mode's programs, report, exit */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;

@@ -23,15 +23,6 @@
 
 #define DRAIN_BATCH	1024
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && !log_is_verbose)
-		return 0;
-	if (!log_is_verbose)
-		return 0;	/* failures are reported by the caller in one line */
-	return vfprintf(stderr, fmt, ap);
-}
-
 static int open_cpu_clock(int cpu, unsigned hz)
 {
 	struct perf_event_attr attr = {
@@ -92,30 +83,6 @@ static int attach_cpus(struct collector *c, unsigned hz, char *err, size_t errle
 	return 0;
 }
 
-/* Whether n more file descriptors can be opened.  Loading needs one per
- * map, plus the program, BTF and libbpf's feature probes; libbpf turns
- * running out into misleading errors (a failed probe, then a verifier
- * rejection), so this is checked first. */
-static bool fds_available(int n)
-{
-	int fds[64], got = 0;
-	bool ok = true;
-
-	if (n > 64)
-		n = 64;
-	while (got < n) {
-		fds[got] = dup(STDERR_FILENO);
-		if (fds[got] < 0) {
-			ok = errno != EMFILE && errno != ENFILE;
-			break;
-		}
-		got++;
-	}
-	while (got > 0)
-		close(fds[--got]);
-	return ok;
-}
-
 static int on_news(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
@@ -131,81 +98,19 @@ static int on_news(void *ctx, void *data, size_t size)
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen)
 {
 	struct collector *c = calloc(1, sizeof(*c));
-	const char *btf;
-	int e;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	libbpf_set_print(libbpf_print);
-	/* LUABPFPROF_BTF: the kernel's BTF from a file, for kernels without
-	 * /sys/kernel/btf/vmlinux (and to test that case). */
-	btf = getenv("LUABPFPROF_BTF");
-	if (btf && *btf && access(btf, R_OK)) {
-		snprintf(err, errlen, "kernel BTF unavailable: LUABPFPROF_BTF=%s: %s", btf,
-			 strerror(errno));
+	c->skel = collector_load(o, NULL, NULL, err, errlen);
+	if (!c->skel)
 		goto fail;
-	}
-	{
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf && *btf ? btf : NULL);
-
-		c->skel = sampler_bpf__open_opts(&oo);
-	}
-	if (!c->skel) {
-		snprintf(err, errlen, "cannot open the BPF sampler: %s", strerror(errno));
-		goto fail;
-	}
 	c->max_stacks = o->max_stacks;
-	bpf_map__set_max_entries(c->skel->maps.stacks, o->max_stacks);
-	bpf_map__set_max_entries(c->skel->maps.counts, o->max_counts);
-	c->skel->rodata->walk_max_frames = o->max_frames;
-	c->skel->rodata->min_block_ns = o->min_block_ns;
 	c->min_block_ns = o->min_block_ns;
 	c->offcpu = o->offcpu;
 	c->alloc_every = o->alloc_every;
-	c->skel->rodata->alloc_every = o->alloc_every;
-	c->skel->rodata->native_stack = o->native;
-	bpf_map__set_max_entries(c->skel->maps.native_ring, o->native ? NATIVE_RING_BYTES : 4096);
-	c->cpu_clock = !o->no_cpu_clock && !o->alloc_every;
-	/* A program not asked for is not even loaded (the sched_switch one
-	 * would run on every context switch of the host). */
-	bpf_program__set_autoload(c->skel->progs.on_sample, c->cpu_clock);
-	bpf_program__set_autoload(c->skel->progs.on_switch, o->offcpu);
-	bpf_program__set_autoload(c->skel->progs.on_alloc, o->alloc_every != 0);
-	bpf_map__set_max_entries(c->skel->maps.parked, o->offcpu ? o->max_counts : 1);
-	{
-		struct bpf_map *map;
-		int nmaps = 0;
-
-		bpf_object__for_each_map(map, c->skel->obj)
-			nmaps++;
-		if (!fds_available(nmaps + 6)) {
-			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
-			goto fail;
-		}
-	}
-	e = sampler_bpf__load(c->skel);
-	if (e) {
-		e = -e;
-		if (e == EMFILE || e == ENFILE)
-			snprintf(err, errlen, "loading BPF: too many open files (raise ulimit -n)");
-		else if (e == ENOSYS)
-			snprintf(err, errlen, "BPF is not available: this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)");
-		else if (btf && *btf)
-			snprintf(err, errlen, "loading BPF with the kernel BTF from LUABPFPROF_BTF=%s failed: %s (is it this kernel's BTF?)",
-				 btf, strerror(e));
-		else if (access("/sys/kernel/btf/vmlinux", R_OK))
-			snprintf(err, errlen, "kernel BTF unavailable: /sys/kernel/btf/vmlinux is missing (needs CONFIG_DEBUG_INFO_BTF, or LUABPFPROF_BTF=FILE)");
-		else if (e == EPERM || (e == EACCES && geteuid() != 0))
-			snprintf(err, errlen, "loading BPF: permission denied (needs root, or CAP_BPF and CAP_PERFMON)");
-		else if (e == EACCES || e == EINVAL)
-			snprintf(err, errlen, "the kernel's BPF verifier rejected the sampler (-v shows its log)");
-		else
-			snprintf(err, errlen, "loading the BPF sampler failed: %s (-v for the verifier log)",
-				 strerror(e));
-		goto fail;
-	}
+	c->cpu_clock = collector_wants_cpu_clock(o);
 	c->hz = o->hz;
 	if (o->offcpu) {
 		c->switch_link = bpf_program__attach(c->skel->progs.on_switch);

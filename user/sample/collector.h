@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "base/sampler_types.h"
+#include "sample/verifier.h"
 
 struct collector;
 
@@ -37,6 +38,12 @@ struct collector_opts {
 /* Loads and attaches; on failure writes a one-line reason into err. */
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen);
 void collector_close(struct collector *c);
+
+/* Loads what a run with options o would load, attaches nothing, and hands
+ * fn what the kernel's verifier said about each program (--check-kernel).
+ * 0 when it loaded, else -1 with the one line a run would print in err. */
+int collector_check(const struct collector_opts *o, verifier_fn fn, void *ctx, char *err,
+		    size_t errlen);
 
 /* Starts or updates walking pid with these VMs (n may be 0: samples are
  * then counted as host time and as "no VM"). */

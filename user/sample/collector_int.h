@@ -10,6 +10,7 @@
 
 #include "base/hashidx.h"
 #include "sample/collector.h"
+#include "sample/verifier.h"
 
 struct collector {
 	struct sampler_bpf *skel;
@@ -45,6 +46,13 @@ struct collector {
 	native_fn native_cb;		/* during collector_drain_native */
 	void *native_ctx;
 };
+
+/* collector_load.c: opens the sampler, sets it up for o and loads it,
+ * handing fn (when not NULL) the verifier's statistics of each program;
+ * NULL with one line in err when that fails. */
+struct sampler_bpf *collector_load(const struct collector_opts *o, verifier_fn fn, void *ctx,
+				   char *err, size_t errlen);
+bool collector_wants_cpu_clock(const struct collector_opts *o);
 
 /* The stack for id: from the kernel map, else from the graveyard. */
 const struct stack_trace *collector_stack_for(struct collector *c, uint64_t id);

@@ -10,6 +10,7 @@
 
 #include "target/elfinfo.h"
 #include "base/log.h"
+#include "sample/verifier.h"
 #include "uprobes.skel.h"
 
 #define MAX_OBJECTS	64	/* distinct LuaJIT files probed */
@@ -69,6 +70,34 @@ struct vmwatch *vmwatch_open(char *err, size_t errlen)
 fail:
 	vmwatch_close(w);
 	return NULL;
+}
+
+int vmwatch_check(verifier_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct uprobes_bpf *skel = uprobes_bpf__open();
+	struct verifier_log *vlog;
+	char why[320];
+	int e;
+
+	if (!skel) {
+		snprintf(err, errlen, "cannot open the VM creation probes: %s", strerror(errno));
+		return -1;
+	}
+	vlog = verifier_log_attach(skel->obj, false);
+	e = uprobes_bpf__load(skel);
+	for (int i = 0; i < verifier_log_count(vlog); i++) {
+		struct verifier_stats st;
+
+		verifier_log_stats(vlog, i, &st);
+		fn(ctx, &st);
+	}
+	if (e && verifier_log_refusal(vlog, why, sizeof(why)))
+		snprintf(err, errlen, "the BPF verifier of Linux %s refused %s", verifier_kernel_release(), why);
+	else if (e)
+		snprintf(err, errlen, "cannot load the VM creation probes: %s", strerror(-e));
+	verifier_log_free(vlog);
+	uprobes_bpf__destroy(skel);
+	return e ? -1 : 0;
 }
 
 void vmwatch_close(struct vmwatch *w)

@@ -6,12 +6,17 @@
 
 #include <stdint.h>
 #include <stddef.h>
+
+#include "sample/verifier.h"
 #include <sys/types.h>
 
 struct vmwatch;
 
 /* Loads the probe program (nothing attached yet); NULL with a reason. */
 struct vmwatch *vmwatch_open(char *err, size_t errlen);
+/* --check-kernel: loads the probes' program once, hands fn what the
+ * verifier said, unloads; -1 with one line in err when refused. */
+int vmwatch_check(verifier_fn fn, void *ctx, char *err, size_t errlen);
 void vmwatch_close(struct vmwatch *w);
 
 /* Probes the ELF file at path (reachable from here, e.g. through
