@@ -39,14 +39,13 @@ int on_alloc(struct pt_regs *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, tgid = id >> 32;
 	struct alloc_tally *t, fresh;
-	struct proc_info *pi;
-	struct uregs r;
+	struct scratch *sc;
+	__u32 zero = 0;
 	__u64 n;
 
 	if (nsize <= osize || !every)
 		return 0;
-	pi = bpf_map_lookup_elem(&procs, &tgid);
-	if (!pi)
+	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
 	t = bpf_map_lookup_elem(&alloc_tallies, &tid);
 	if (!t) {
@@ -69,13 +68,12 @@ int on_alloc(struct pt_regs *ctx)
 	/* At the allocator's entry the callee-saved registers still hold
 	 * its caller's: the walker sees what a CPU sample taken in C code
 	 * the VM called would see. */
-	r.ip = PT_REGS_IP(ctx);
-	r.sp = PT_REGS_SP(ctx);
-	r.dx = ctx->dx;
-	r.bx = ctx->bx;
-	r.bp = ctx->bp;
-	r.r14 = ctx->r14;
-	return sample_and_count(pi, id, &r, n, NULL);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	sc->kregs_valid = 0;
+	UREGS_FROM_CTX(&sc->regs, *ctx);
+	return sample_and_count(sc, id, n, NULL);
 }
 
 #endif

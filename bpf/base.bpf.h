@@ -51,9 +51,6 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
 	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
 }
 
-/* Callee-saved slots searched for a spilled RB (rbp): a C function pushes
- * what it saves in its prologue, right below its return address. */
-#define SAVED_SLOTS	8
 
 /* Frame base while the interpreter runs C code it called directly (IP
  * outside the VM, vmstate still INTERP).  The VM runs with rsp at its C
@@ -64,13 +61,14 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
  * that instruction at the return address says L->base is stale.  RB is
  * then still in rbp, or saved by the callee just below its return address.
  * Returns the base, L->base (*stale = 0) when the VM stored it, or 0 with
- * *stale = 1 when it is stale and RB cannot be found. */
+ * *stale = 1 when it is stale and RB cannot be found.  saved: where the
+ * callee-saved slots are read to. */
 static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
 					   __u64 stack_end, __u64 cf, __u64 L_base,
-					   const struct uregs *r, int *stale)
+					   const struct uregs *r, __u64 saved[SAVED_SLOTS], int *stale)
 {
 	const struct lj_offsets *off = &v->off;
-	__u64 ret = 0, saved[SAVED_SLOTS] = {}, mask = off->gc64 ? ~0ull : 0xffffffffull;
+	__u64 ret = 0, mask = off->gc64 ? ~0ull : 0xffffffffull;
 
 	*stale = 0;
 	if (!cf || bpf_probe_read_user(&ret, 8, (void *)(cf - 8)) ||
@@ -79,7 +77,7 @@ static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
 	*stale = 1;
 	if (frame_func_at(off, stack, stack_end, r->bp & mask))
 		return r->bp & mask;
-	if (bpf_probe_read_user(saved, sizeof(saved), (void *)(cf - 8 - sizeof(saved))))
+	if (bpf_probe_read_user(saved, SAVED_SLOTS * 8, (void *)(cf - 8 - SAVED_SLOTS * 8)))
 		return 0;
 	/* Nearest the return address first: pushed first. */
 	for (int i = SAVED_SLOTS - 1; i >= 0; i--) {

@@ -57,33 +57,33 @@ static __always_inline int native_is_entry(__s64 link, __u64 frame, __u32 gc64)
 	return contv == 1;
 }
 
-/* The user registers: the sample's when it interrupted user mode, else the
- * ones user mode left at kernel entry (a syscall, a fault). */
+/* The user registers: the sample's when it interrupted user mode, else
+ * the ones user mode left at kernel entry (a syscall, a fault), which the
+ * sampler copied to kregs. */
 static __always_inline void native_regs_of(struct bpf_perf_event_data *ctx,
-					   struct native_regs *nr)
+					   const struct pt_regs *kregs, struct native_regs *nr)
 {
-	struct pt_regs *regs;
-
-	if (ctx->regs.ip < 0x800000000000ull) {
-		nr->ip = ctx->regs.ip;
-		nr->sp = ctx->regs.sp;
-		nr->bp = ctx->regs.bp;
-		nr->bx = ctx->regs.bx;
-		nr->r12 = ctx->regs.r12;
-		nr->r13 = ctx->regs.r13;
-		nr->r14 = ctx->regs.r14;
-		nr->r15 = ctx->regs.r15;
+	/* From the context first, whatever the mode: the compiler would
+	 * merge the two copies through a pointer to the context, which the
+	 * verifier refuses. */
+	nr->ip = ctx->regs.ip;
+	nr->sp = ctx->regs.sp;
+	nr->bp = ctx->regs.bp;
+	nr->bx = ctx->regs.bx;
+	nr->r12 = ctx->regs.r12;
+	nr->r13 = ctx->regs.r13;
+	nr->r14 = ctx->regs.r14;
+	nr->r15 = ctx->regs.r15;
+	if (!kregs)
 		return;
-	}
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	nr->ip = BPF_CORE_READ(regs, ip);
-	nr->sp = BPF_CORE_READ(regs, sp);
-	nr->bp = BPF_CORE_READ(regs, bp);
-	nr->bx = BPF_CORE_READ(regs, bx);
-	nr->r12 = BPF_CORE_READ(regs, r12);
-	nr->r13 = BPF_CORE_READ(regs, r13);
-	nr->r14 = BPF_CORE_READ(regs, r14);
-	nr->r15 = BPF_CORE_READ(regs, r15);
+	nr->ip = kregs->ip;
+	nr->sp = kregs->sp;
+	nr->bp = kregs->bp;
+	nr->bx = kregs->bx;
+	nr->r12 = kregs->r12;
+	nr->r13 = kregs->r13;
+	nr->r14 = kregs->r14;
+	nr->r15 = kregs->r15;
 }
 
 /* Sends the sample with key and its native stack; cframe is the sampled
@@ -91,11 +91,12 @@ static __always_inline void native_regs_of(struct bpf_perf_event_data *ctx,
  * its walk was stitched to (0: none).  Returns 1 when sent (the caller
  * then does not count it), 0 when --native is off or the ring is full. */
 static __always_inline int native_send(struct bpf_perf_event_data *ctx,
+				       const struct pt_regs *kregs,
 				       const struct sample_key *key, __u64 cframe,
 				       __u64 resumer)
 {
 	struct native_slot *rec;
-	__u32 off = 0;
+	__u64 off = 0;
 
 	if (!native_stack || !ctx)
 		return 0;
@@ -106,20 +107,27 @@ static __always_inline int native_send(struct bpf_perf_event_data *ctx,
 	rec->s.cframe = cframe;
 	rec->s.cframe_resumer = resumer;
 	rec->s.pad = 0;
-	native_regs_of(ctx, &rec->s.regs);
+	native_regs_of(ctx, kregs, &rec->s.regs);
 	/* Page by page, so that the stack's top end (an unmapped page above
-	 * it) cuts the copy instead of failing it. */
+	 * it) cuts the copy instead of failing it.  64-bit lengths, and
+	 * bounds the verifier sees on the registers the read is given: with
+	 * 32-bit ones the compiler tests zero-extended copies, and with
+	 * bounds it can prove it drops the mask and the clamp (6.1 and 6.18
+	 * then refuse the copy). */
 	for (int i = 0; i < NATIVE_READS; i++) {
 		__u64 a = rec->s.regs.sp + off;
-		__u32 n = NATIVE_PAGE - (a & (NATIVE_PAGE - 1));
+		__u64 n = NATIVE_PAGE - (a & (NATIVE_PAGE - 1)), at = off;
 
 		if (off >= NATIVE_STACK_MAX)
 			break;
 		if (n > NATIVE_STACK_MAX - off)
 			n = NATIVE_STACK_MAX - off;
+		barrier_var(at);
+		at &= NATIVE_STACK_MAX - 1;
+		barrier_var(n);
 		if (n > NATIVE_PAGE)
 			n = NATIVE_PAGE;
-		if (bpf_probe_read_user(rec->s.stack + (off & (NATIVE_STACK_MAX - 1)), n, (void *)a))
+		if (bpf_probe_read_user(rec->s.stack + at, n, (void *)a))
 			break;
 		off += n;
 	}

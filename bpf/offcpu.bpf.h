@@ -44,15 +44,11 @@ static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
 }
 
 /* The current thread (prev) leaves the CPU: walk and park it. */
-static __always_inline void switch_out(struct proc_info *pi, __u64 id, bool runnable,
-				       __u64 now)
+static __always_inline void switch_out(__u64 id, bool runnable, __u64 now)
 {
-	struct parked pk = {
-		.key = { .pid = id >> 32, .tid = (__u32)id, .flags = SAMPLE_OFFCPU },
-	};
 	struct counter_block *cb;
 	struct scratch *sc;
-	struct uregs r;
+	struct parked pk;
 	__u32 zero = 0, tid = (__u32)id;
 
 	cb = bpf_map_lookup_elem(&counters, &zero);
@@ -60,11 +56,13 @@ static __always_inline void switch_out(struct proc_info *pi, __u64 id, bool runn
 	if (!sc)
 		return;
 	bump(cb, CNT_SWITCH_OUT);
-	if (runnable)
-		pk.key.flags |= SAMPLE_RUNNABLE;
-	task_uregs(&r);
-	if (walk_sample(sc, pi, &r, &pk.key, cb))
+	sc->kregs_valid = 1;
+	task_user_regs(&sc->kregs);
+	uregs_from(&sc->regs, &sc->kregs);
+	key_init(sc, id, SAMPLE_OFFCPU | (runnable ? SAMPLE_RUNNABLE : 0));
+	if (walk_now(id >> 32))
 		return;
+	pk.key = sc->key;
 	pk.since_ns = now;
 	/* Still parked from its last block: that block's switch-in was never
 	 * seen, and its time is lost; counted, then replaced. */
@@ -73,13 +71,25 @@ static __always_inline void switch_out(struct proc_info *pi, __u64 id, bool runn
 			 CNT_PARK_FULL : CNT_PARK_STALE);
 }
 
+/* prev's state as it leaves: the tracepoint's fourth argument (5.18)
+ * reads the same field, which 5.14 renamed. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int leaving_state(struct task_struct *prev)
+{
+	if (bpf_core_field_exists(prev->__state))
+		return BPF_CORE_READ(prev, __state);
+	return (unsigned int)BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
+}
+
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = 0;
 	__u32 tgid = id >> 32, ntid = next->pid;
-	struct proc_info *pi;
+	unsigned int prev_state;
 	struct parked *pk;
 
 	/* current is still prev here (kernel/sched/core.c: __schedule). */
@@ -88,13 +98,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		now = bpf_ktime_get_ns();
 		switch_in(pk, ntid, now);
 	}
-	pi = bpf_map_lookup_elem(&procs, &tgid);
-	if (!pi)
+	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;	/* the cheap early exit for every other process */
+	prev_state = leaving_state(prev);
 	if (prev_state & (LBP_EXIT_DEAD | LBP_EXIT_ZOMBIE | LBP_TASK_DEAD))
 		return 0;
 	/* Preempted, or left runnable: on the run queue, waiting for a CPU. */
-	switch_out(pi, id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
+	switch_out(id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "sampler.h"
+#include "regs.bpf.h"
 #include "protos.bpf.h"
 #include "walk.bpf.h"
 
@@ -19,7 +20,6 @@ const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 const volatile __u64 cframe_max_dist = 1 << 20;
 
 #define VMSTATE_INTERP	(-1)
-#define USER_ADDR_END	0x800000000000ull
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -91,6 +91,21 @@ static __always_inline __u64 g_field(const struct lj_offsets *off, const __u8 *g
 #define L_BLOCK		64	/* from L->base past L->stacksize */
 
 struct scratch {
+	/* The sample: its user registers, the key it is counted under,
+	 * and, when it interrupted the kernel, the registers user mode
+	 * left at kernel entry (kregs_valid). */
+	struct uregs regs;
+	struct sample_key key;
+	struct pt_regs kregs;
+	__u32 kregs_valid;
+	/* The VM choice (vm_choose): which VM's block sc->g holds, and each
+	 * VM's lua_State running on this thread. */
+	__u32 g_vm;
+	__u64 vm_L[LBP_MAX_VMS];
+	/* Reads kept off the stack: the jit.zone stack's slots, and the
+	 * callee-saved slots searched for RB (base.bpf.h). */
+	__u64 zone_slots[LBP_MAX_ZONE];
+	__u64 saved_slots[SAVED_SLOTS];
 	struct stack_trace st;	/* the stack being built */
 	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
 	struct walk_ctx walk;
@@ -106,27 +121,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
-
-/* trace_frames (trace.bpf.h) for the walk this CPU's scratch holds (its
- * offsets and VM set): the count of frames recorded, bit 31 set when the
- * trace was found through a return address.  A global function, verified
- * once on its own (see walk_threads). */
-__noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
-{
-	struct walk_ref ref;
-	struct scratch *sc;
-	__u32 zero = 0, n;
-	int by_ra = 0;
-
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sc)
-		return 0;
-	ref.c = &sc->walk;
-	ref.win = &sc->win;
-	ref.st = &sc->st;
-	n = trace_frames(&sc->tr, &ref, sc->g, traceno, ip, sp, &by_ra);
-	return (n & 0x7fffffff) | (by_ra ? 1u << 31 : 0);
-}
 
 static __always_inline void bump(struct counter_block *cb, __u32 counter)
 {
@@ -151,125 +145,8 @@ static __always_inline __u64 read_u64(__u64 addr)
 	return v;
 }
 
-/* The user-mode registers of the sampled thread, also when the tick landed
- * in the kernel (a syscall). */
-struct uregs {
-	__u64 ip, sp, dx, bx, bp, r14;
-};
-
-/* The registers the current thread's user mode left at kernel entry. */
-static __always_inline void task_uregs(struct uregs *r)
-{
-	struct pt_regs regs = {};
-
-	/* Exact for an interrupt or fault taken in the interpreter; BASE/PC
-	 * are only trusted later for IPs inside it, which a syscall never
-	 * is.  One copy: BPF_CORE_READ would make a helper call per field. */
-	bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(bpf_get_current_task_btf()));
-	r->ip = regs.ip;
-	r->sp = regs.sp;
-	r->dx = regs.dx;
-	r->bx = regs.bx;
-	r->bp = regs.bp;
-	r->r14 = regs.r14;
-}
-
-static __always_inline void get_uregs(struct bpf_perf_event_data *ctx, struct uregs *r)
-{
-	/* User mode iff the IP is a user-space address (below the canonical
-	 * hole); reading cs would need its exact width in this kernel. */
-	if (ctx->regs.ip < USER_ADDR_END) {
-		r->ip = ctx->regs.ip;
-		r->sp = ctx->regs.sp;
-		r->dx = ctx->regs.dx;
-		r->bx = ctx->regs.bx;
-		r->bp = ctx->regs.bp;
-		r->r14 = ctx->regs.r14;
-	} else {
-		task_uregs(r);
-	}
-}
-
-/* Reads VM v's global_State block into gblk. */
-static __always_inline long read_g_block(__u8 *gblk, const struct vm_slot *v)
-{
-	__u32 len = v->off.g_blk_len;
-
-	if (len < 8 || len > LBP_G_BLOCK)
-		return -1;
-	return bpf_probe_read_user(gblk, len, (void *)(v->g + v->off.g_blk));
-}
-
-/* The lua_State running Lua on this thread for VM v, or 0, with its fields
- * (L_BLOCK bytes from L->base) in lblk and the distance of its C frame
- * above sp in *dist.  gblk holds the VM's global_State block. */
-static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *gblk,
-					  __u8 *lblk, __u64 sp, __u64 *dist)
-{
-	const struct lj_offsets *off = &v->off;
-	__u32 ref = off->gc64 ? 8 : 4;
-	__u64 L, cf = 0;
-
-	L = g_field(off, gblk, off->g_cur_L, ref);
-	if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
-		cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
-	if (!cf) {
-		/* A C function that resumed a coroutine leaves cur_L on the
-		 * suspended coroutine until it returns: try the main thread. */
-		L = g_field(off, gblk, off->g_mainthref, ref);
-		if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
-			cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
-	}
-	if (!cf || cf < sp || cf - sp >= cframe_max_dist)
-		return 0;
-	*dist = cf - sp;
-	return L;
-}
-
+#include "vmchoice.bpf.h"
 #include "base.bpf.h"
-
-/* The GCstr on top of the jit.zone stack (the module table's array part).
- * A global function, so the verifier checks its loop once, not again on
- * every path of every program that samples (scalars only, as global
- * functions take). */
-__noinline __u64 zone_top_of(__u64 zone_tab, __u32 tab_array, __u32 tab_asize, __u32 gc64)
-{
-	__u64 slots[LBP_MAX_ZONE], array = 0, top = 0;
-	__u32 asize = 0, n;
-
-	if (!zone_tab)
-		return 0;
-	bpf_probe_read_user(&array, gc64 ? 8 : 4, (void *)(zone_tab + tab_array));
-	bpf_probe_read_user(&asize, 4, (void *)(zone_tab + tab_asize));
-	if (!array || asize < 2)
-		return 0;
-	n = asize < LBP_MAX_ZONE ? asize : LBP_MAX_ZONE;
-	if (bpf_probe_read_user(slots, sizeof(slots), (void *)array))
-		return 0;
-	for (__u32 i = 1; i < LBP_MAX_ZONE; i++) {
-		__u64 tv = slots[i];
-
-		if (i >= n)
-			break;
-		if (gc64) {
-			if (tv == ~0ull)	/* nil */
-				break;
-			if (gc64_itype(tv) == ITYPE_STR)
-				top = tv & GC64_PTR_MASK;
-		} else {
-			if ((__u32)(tv >> 32) == ~0u)
-				break;
-			if ((__u32)(tv >> 32) == ITYPE_STR)
-				top = tv & 0xffffffffull;
-		}
-	}
-	return top;
-}
-
-static __always_inline __u64 zone_top(const struct vm_slot *v)
-{
-	return zone_top_of(v->zone_tab, v->off.tab_array, v->off.tab_asize, v->off.gc64);
-}
 
 static __always_inline void count_sample(struct sample_key *key, struct counter_block *cb,
 					 __u64 weight)
@@ -289,6 +166,8 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 			bump(cb, CNT_COUNT_MAP_FULL);
 	}
 }
+
+#include "steps.bpf.h"
 
 /* The base of the top frame to walk from (0: none found, the stack is
  * flagged STACK_NO_BASE), with the top frame's PC and pending link in wc:
@@ -338,7 +217,8 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 
 		base = l_base;
 		if (vmstate == VMSTATE_INTERP && (r->ip < vm->vm_lo || r->ip >= vm->vm_hi))
-			base = c_callee_base(vm, stack, wc->stack_end, cf, l_base, r, &stale);
+			base = c_callee_base(vm, stack, wc->stack_end, cf, l_base, r, sc->saved_slots,
+					     &stale);
 		if (stale) {
 			bump(cb, base ? CNT_BASE_RB : CNT_NO_BASE);
 		} else {
@@ -353,80 +233,24 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 	return base;
 }
 
-/* Walks the running thread, then each thread that resumed it while its
- * walk completes (walk_resumer); sets the stack's flags and counts.
- *
- * A global function: the verifier checks it, and the per-frame step it
- * loops over, once on its own, instead of once more in every program that
- * samples and on every path leading there (on_switch reached its limit of
- * a million instructions).  Global functions take scalars only, so it
- * finds the walk's state where walk_sample left it: this CPU's scratch. */
-__noinline int walk_threads(__u32 unused)
-{
-	struct counter_block *cb;
-	struct walk_ctx *wc;
-	struct walk_ref ref;
-	struct scratch *sc;
-	__u32 zero = 0;
+/* What walk_sample leaves to do. */
+#define WALK_GO		0	/* the walk: walk_threads, then walk_finish */
+#define WALK_DROP	1	/* nothing: the event is dropped */
+#define WALK_READY	2	/* nothing: the key is ready (no Lua on this thread) */
 
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	cb = bpf_map_lookup_elem(&counters, &zero);
-	if (!sc)
-		return 0;
-	wc = &sc->walk;
-	ref.c = wc;
-	ref.win = &sc->win;
-	ref.st = &sc->st;
-	for (__u32 t = 0; t < LBP_MAX_THREADS; t++) {
-		bpf_loop(2 * LBP_MAX_FRAMES, walk_step, &ref, 0);
-		if (t == 0)
-			sc->st.nown = wc->n;
-		/* Only a complete walk continues in the resumer. */
-		if (wc->flags || wc->frame > wc->bottom || !walk_resumer(&ref, sc->tr.t))
-			break;
-		sc->st.nthreads = t + 1;
-		bump(cb, CNT_STITCHED);
-	}
-	/* Out of iterations (many vararg frames) with frames left: truncated. */
-	if (!(wc->flags & (STACK_BAD_FRAME | STACK_READ_FAULT)) &&
-	    wc->frame > wc->bottom && wc->frame < wc->stack_end)
-		wc->flags |= STACK_TRUNCATED;
-	if (wc->flags & STACK_TRUNCATED)
-		bump(cb, CNT_TRUNCATED);
-	if (wc->flags & STACK_BAD_FRAME)
-		bump(cb, CNT_BAD_FRAME);
-	if (wc->flags & STACK_READ_FAULT)
-		bump(cb, CNT_READ_FAULT);
-	return 0;
-}
-
-/* The VM whose dispatch table (g + g2disp) r14 points at, LBP_MAX_VMS when
- * none.  x64 keeps DISPATCH in r14: the interpreter throughout
- * (src/vm_x64.dasc, vm_x86.dasc), GC64 traces too (src/lj_target_x86.h
- * RSET_GPR leaves it out), and the C code they call leaves it there, as C
- * code preserves r14. */
-static __always_inline __u32 vm_by_dispatch(const struct proc_info *pi, __u64 r14)
-{
-	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
-		if (i >= pi->nvms)
-			break;
-		if (pi->vm[i].off.g2disp && r14 == pi->vm[i].g + pi->vm[i].off.g2disp)
-			return i;
-	}
-	return LBP_MAX_VMS;
-}
-
-/* Reads the current thread's Lua stack as it is at user registers r into
- * the stacks map and fills key's class (vmstate, zone, flags, stack_id).
- * Shared by the cpu-clock sampler and the off-CPU program (offcpu.bpf.h).
- * Returns 0 when key is ready to count, nonzero to drop the event. */
+/* Prepares the walk of the current thread's Lua stack as it is at user
+ * registers r (the VM, the top frame's base, a trace's inlined frames) and
+ * fills key's class (vmstate, zone, flags); walk_threads then walks it and
+ * walk_finish stores it under key's stack_id.  Shared by the cpu-clock
+ * sampler, the allocation probe and the off-CPU program (offcpu.bpf.h).
+ * Returns WALK_GO, WALK_DROP or WALK_READY. */
 static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 				       const struct uregs *r, struct sample_key *key,
 				       struct counter_block *cb)
 {
-	__u64 L = 0, best = ~0ull, stack, base = 0, dist = 0;
-	__u32 stacksize, chosen = 0, last = LBP_MAX_VMS, tried = LBP_MAX_VMS, i;
-	const struct vm_slot *vm = NULL;
+	__u64 L, stack, base = 0;
+	__u32 stacksize, chosen;
+	const struct vm_slot *vm;
 	const struct lj_offsets *off;
 	struct walk_ref ref;
 	struct walk_ctx *wc;
@@ -434,51 +258,25 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	__s32 vmstate;
 
 	wc = &sc->walk;
-	__builtin_memset(wc, 0, sizeof(*wc));
+	__builtin_memset(wc, 0, WALK_CTX_CLEARED);
 
-	/* The VM the registers name, checked like any other: its reads only. */
-	i = vm_by_dispatch(pi, r->r14);
-	if (i < LBP_MAX_VMS && !read_g_block(sc->g, &pi->vm[i])) {
-		last = tried = i;
-		L = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
-		if (L) {
-			vm = &pi->vm[i];
-			chosen = i;
-			bump(cb, CNT_VM_DISPATCH);
-		}
-	}
-	/* Else each other VM's state (the one tried runs no Lua on this
-	 * thread): the one whose innermost activation lies nearest above sp
-	 * runs on this thread. */
-	for (i = 0; i < LBP_MAX_VMS && !vm; i++) {
-		__u64 l;
-
-		if (i >= pi->nvms)
-			break;
-		if (i == tried || read_g_block(sc->g, &pi->vm[i]))
-			continue;
-		last = i;
-		l = active_state(&pi->vm[i], sc->g, sc->l[i], r->sp, &dist);
-		if (l && dist < best) {
-			best = dist;
-			L = l;
-			chosen = i;
-		}
-	}
-	if (!vm && L)
-		vm = &pi->vm[chosen & (LBP_MAX_VMS - 1)];
+	sc->tr.pending = 0;
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
-	if (!vm) {
+	chosen = vm_choose(key->pid);
+	if (chosen >= LBP_MAX_VMS) {
 		bump(cb, CNT_HOST);
 		key->flags |= SAMPLE_HOST;
-		return 0;
+		return WALK_READY;
 	}
+	chosen = BOUNDED(chosen, LBP_MAX_VMS);
+	vm = &pi->vm[chosen];
+	L = sc->vm_L[chosen];
 	off = &vm->off;
 	/* sc->g holds the last VM read; reread when another one was chosen. */
-	if (chosen != last && read_g_block(sc->g, vm))
-		return 1;
-	lblk = sc->l[chosen & (LBP_MAX_VMS - 1)];
+	if (chosen != sc->g_vm && read_g_block(sc->g, vm))
+		return WALK_DROP;
+	lblk = sc->l[chosen];
 
 	vmstate = (__s32)g_field(off, sc->g, off->g_vmstate, 4);
 	key->vmstate = vmstate;
@@ -505,7 +303,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	ref.win = &sc->win;
 	ref.st = &sc->st;
 
-	/* Inlined frames of a trace are recorded here, before the walk. */
+	/* A trace's inlined frames are found here, before the walk. */
 	base = frame_base(vm, sc, &ref, lblk, vmstate, stack, r, cb);
 	/* No base: no frames, flagged, rather than a walk from a stale one. */
 	wc->frame = base ? base - 8 : 0;
@@ -514,52 +312,112 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->mainth = g_field(off, sc->g, off->g_mainthref, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	wc->cframe_top = wc->cframe;
-	walk_threads(0);
+	sc->st.g = vm->g;
+	return WALK_GO;
+}
+
+/* After the walk: its counts, and the stack in the stacks map under the
+ * key's stack id.  A global function, as walk_threads (which walk_now
+ * calls between the two), so that no call chain goes through all three. */
+__noinline int walk_finish(void)
+{
+	struct counter_block *cb;
+	struct walk_ctx *wc;
+	struct scratch *sc;
+	__u32 zero = 0;
+	__u64 id;
+
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 1;
+	wc = &sc->walk;
 	if (cb && wc->proto_lost)
 		cb->n[CNT_PROTO_LOST] += wc->proto_lost;
 	if (cb)
 		cb->n[CNT_WALK_CACHED] += wc->cache_hits;
-
-	sc->st.g = vm->g;
 	sc->st.nframes = wc->n;
 	sc->st.flags = wc->flags;
-	key->stack_id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)),
-				 sc->st.nown) | 1;
+	id = mix_hash(mix_hash(wc->hash, wc->n ^ ((__u64)wc->flags << 32)), sc->st.nown) | 1;
+	sc->key.stack_id = id;
 	/* Most samples repeat a known stack: look up before inserting. */
-	if (!bpf_map_lookup_elem(&stacks, &key->stack_id) &&
-	    bpf_map_update_elem(&stacks, &key->stack_id, &sc->st, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&stacks, &key->stack_id)) {
+	if (!bpf_map_lookup_elem(&stacks, &id) &&
+	    bpf_map_update_elem(&stacks, &id, &sc->st, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stacks, &id)) {
 		bump(cb, CNT_STACK_MAP_FULL);
-		key->stack_id = 0;
-		key->flags |= SAMPLE_NO_STACK;
+		sc->key.stack_id = 0;
+		sc->key.flags |= SAMPLE_NO_STACK;
 	}
 	return 0;
 }
 
-/* Walks the current thread (id: pid_tgid) of traced process pi at
- * registers r and counts weight samples of it: the cpu-clock sampler
- * (weight 1) and the allocation probe (one per interval of bytes crossed,
- * alloc.bpf.h). */
-static __always_inline int sample_and_count(struct proc_info *pi, __u64 id,
-					    const struct uregs *r, __u64 weight,
-					    struct bpf_perf_event_data *ctx)
+/* Walks the current thread of process tgid at the registers in this CPU's
+ * scratch (sc->regs) and completes the key waiting there (sc->key, pid,
+ * tid and flags set): walk_sample.  0 when the key is ready to count.
+ *
+ * A global function: the verifier checks it once, on its own, however
+ * many paths of the program lead to it (the sched_switch program's two
+ * paths had it verified twice, at 95% of the million-instruction limit). */
+__noinline int walk_current(__u32 tgid)
 {
-	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	struct proc_info *pi = bpf_map_lookup_elem(&procs, &tgid);
 	struct counter_block *cb;
 	struct scratch *sc;
 	__u32 zero = 0;
 
 	cb = bpf_map_lookup_elem(&counters, &zero);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sc)
-		return 0;
+	if (!sc || !pi)
+		return 1;
+	return walk_sample(sc, pi, &sc->regs, &sc->key, cb);
+}
+
+/* Walks the current thread of process tgid at sc->regs and completes
+ * sc->key: 0 when it is ready to count, else the event is dropped.  Three
+ * global functions in a row, each its own call chain for the verifier. */
+static __always_inline int walk_now(__u32 tgid)
+{
+	int rc = walk_current(tgid);
+
+	if (rc == WALK_DROP)
+		return 1;
+	if (rc == WALK_GO) {
+		walk_threads();
+		walk_finish();
+	}
+	return 0;
+}
+
+/* Prepares the key of a sample of the current thread (id: pid_tgid). */
+static __always_inline void key_init(struct scratch *sc, __u64 id, __u32 flags)
+{
+	__builtin_memset(&sc->key, 0, sizeof(sc->key));
+	sc->key.pid = id >> 32;
+	sc->key.tid = (__u32)id;
+	sc->key.flags = flags;
+}
+
+/* Walks the current thread (id: pid_tgid) at the registers in sc->regs
+ * and counts weight samples of it: the cpu-clock sampler (weight 1) and
+ * the allocation probe (one per interval of bytes crossed, alloc.bpf.h). */
+static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u64 weight,
+					    struct bpf_perf_event_data *ctx)
+{
+	struct counter_block *cb;
+	struct sample_key key;
+	__u32 zero = 0;
+
+	cb = bpf_map_lookup_elem(&counters, &zero);
 	bump(cb, CNT_SAMPLES);
-	if (walk_sample(sc, pi, r, &key, cb))
+	key_init(sc, id, 0);
+	if (walk_now(id >> 32))
 		return 0;
+	/* Map lookups take their key from the stack. */
+	key = sc->key;
 	/* --native: the sample goes to user space with its native stack
 	 * instead (native.bpf.h); a full ring keeps it here, Lua frames only. */
 	if (native_stack && ctx) {
-		if (native_send(ctx, &key, sc->walk.cframe_top,
+		if (native_send(ctx, sc->kregs_valid ? &sc->kregs : NULL, &key, sc->walk.cframe_top,
 				sc->st.nthreads ? sc->walk.cframe : 0))
 			return 0;
 		bump(cb, CNT_NATIVE_LOST);
@@ -572,15 +430,24 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
-	struct proc_info *pi;
-	struct uregs r;
+	__u32 tgid = id >> 32, zero = 0;
+	struct scratch *sc;
 
-	pi = bpf_map_lookup_elem(&procs, &tgid);
-	if (!pi)
+	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;	/* the cheap early exit for every other process */
-	get_uregs(ctx, &r);
-	return sample_and_count(pi, id, &r, 1, ctx);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	/* Read in place first, whatever the mode: the compiler would merge
+	 * the two copies below into one through a pointer to the context,
+	 * which the verifier refuses. */
+	UREGS_FROM_CTX(&sc->regs, ctx->regs);
+	sc->kregs_valid = !IN_USER_MODE(ctx->regs);
+	if (sc->kregs_valid) {
+		task_user_regs(&sc->kregs);
+		uregs_from(&sc->regs, &sc->kregs);
+	}
+	return sample_and_count(sc, id, 1, ctx);
 }
 
 #include "offcpu.bpf.h"

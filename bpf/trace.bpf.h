@@ -47,6 +47,8 @@ struct tr_scratch {
 	__u32 prev_sn;			/* the entry before (GC64: the function slot) */
 	__u32 nf;
 	__u32 gc64;
+	__u32 pending;			/* inlined frames the walk is to record first */
+	__u64 top_pc;			/* the top one's PC */
 };
 
 /* The 64-bit payload of constant `ref` (the IRIns after it, src/lj_ir.h
@@ -98,14 +100,15 @@ static __always_inline __u64 entry_link(struct tr_scratch *ts, __u32 sn)
 	return ts->map[at & (SMAP_MAX - 1)];
 }
 
-/* bpf_loop's context must live on the stack. */
-struct tr_scan_ref {
-	struct tr_scratch *ts;
-};
+/* Global functions (sampler.bpf.c), each verified once on its own rather
+ * than once per iteration: snapshot entry i scanned, inlined frame k
+ * recorded.  They find the walk where trace_frames leaves it, in this
+ * CPU's scratch, and return 1 when the loop is over. */
+__noinline int trace_scan_entry(__u32 i);
+__noinline int trace_record_inlined(__u32 k);
 
-static long scan_entry(__u32 i, void *arg)
+static __always_inline int scan_entry(__u32 i, struct tr_scratch *ts)
 {
-	struct tr_scratch *ts = ((struct tr_scan_ref *)arg)->ts;
 	__u32 sn, slot, prev;
 	__u64 fn, link;
 
@@ -152,25 +155,17 @@ static long scan_entry(__u32 i, void *arg)
 	return 0;
 }
 
-struct tr_record_ref {
-	struct walk_ref *ref;
-	struct tr_scratch *ts;
-};
-
-/* Records inlined frame k from the top; one callback, verified once,
- * rather than record() unrolled per frame. */
-static long record_inlined(__u32 k, void *arg)
+/* Records inlined frame k from the top. */
+static __always_inline int record_inlined(__u32 k, struct walk_ref *ref, struct tr_scratch *ts)
 {
-	struct tr_record_ref *rr = arg;
-	struct tr_scratch *ts = rr->ts;
 	__u32 i;
 
 	if (k >= ts->nf)
 		return 1;
 	i = (ts->nf - 1 - k) & (TR_MAX_INLINE - 1);
-	if (record(rr->ref, ts->fn[i]))
+	if (record(ref, ts->fn[i]))
 		return 1;
-	rr->ref->c->pc = ts->caller_pc[i];
+	ref->c->pc = ts->caller_pc[i];
 	return 0;
 }
 
@@ -268,10 +263,10 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
 	return pc;
 }
 
-/* Records the frames trace `traceno` inlined at the sampled instant, top
- * first, and leaves in c->pc the PC of the root frame (at jit_base).
- * Returns the number of frames recorded; c->pc stays 0 when the snapshot
- * is unknown. */
+/* Finds the frames trace `traceno` inlined at the sampled instant, for the
+ * walk to record first (ts->pending), and leaves in c->pc the PC of the
+ * root frame (at jit_base).  Returns the number of inlined frames; c->pc
+ * stays 0 when the snapshot is unknown. */
 static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref *ref,
 					  const __u8 *gblk, __s32 traceno, __u64 ip, __u64 sp,
 					  int *by_ra)
@@ -279,9 +274,7 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	struct walk_ctx *c = ref->c;
 	const struct lj_offsets *off = &c->off;
 	__u64 traces, T = 0, mcode, snap, snapmap, pc;
-	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, n0 = c->n;
-	struct tr_scan_ref tsr;
-	struct tr_record_ref rr;
+	__u32 sizetrace, szmcode, ofs, idx, nsnapmap;
 	__u16 nsnap;
 
 	c->pc = 0;
@@ -321,16 +314,22 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	ts->cont_pc = 0;
 	ts->root_fn = 0;
 	ts->nf = 0;
-	tsr.ts = ts;
-	bpf_loop(255, scan_entry, &tsr, 0);
+	for (__u32 i = 0; i < 255; i++)
+		if (trace_scan_entry(i))
+			break;
 	/* A snapshot PC is the instruction to resume at; frame PCs point
 	 * just after the current instruction. */
 	c->pc = pc + 4;
-	rr.ref = ref;
-	rr.ts = ts;
-	bpf_loop(TR_MAX_INLINE, record_inlined, &rr, 0);
+	/* The inlined frames are recorded by the walk, first (walk_threads:
+	 * a call chain of its own, which keeps every chain's stack within
+	 * the verifier's 512 bytes); the root frame's PC is the PC of the
+	 * frame the bottom one was called from. */
+	ts->top_pc = c->pc;
+	ts->pending = ts->nf;
+	if (ts->nf)
+		c->pc = ts->caller_pc[0];
 	c->root_fn = ts->root_fn;
-	return c->n - n0;
+	return ts->nf;
 }
 
 #endif

@@ -38,6 +38,8 @@ static __always_inline __u32 gc64_itype(__u64 tv)
 
 #include "walkcache.bpf.h"
 
+#define FN_WORDS	8	/* GCfunc words read: up to the C function pointer */
+
 /* Kept in a map value, not on the stack: the verifier then treats lo and
  * len as unknown, instead of exploring each value they take in the loop. */
 struct stack_window {
@@ -83,7 +85,16 @@ struct walk_ctx {
 	__u64 mainth;		/* the universe's main thread */
 	__u64 cframe;		/* the walked thread's current C frame (raw) */
 	__u64 cframe_top;	/* --native: the sampled thread's own (raw) */
+	/* Last, and not cleared per sample: where object headers are read
+	 * (a map value, not the stack, which a call chain may use 512
+	 * bytes of on the verifiers that count every frame of it). */
+	__u64 fn_hdr[FN_WORDS];
+	__u64 pt_hdr[PT_WORDS];
+	__u64 pair[2];		/* two stack slots (stack_read16) */
 };
+
+/* The part of a walk_ctx cleared at the start of each sample. */
+#define WALK_CTX_CLEARED	offsetof(struct walk_ctx, fn_hdr)
 
 /* What bpf_loop hands the callback.  The walk state lives in a map value,
  * so the verifier does not explore each value its fields take; pointers
@@ -128,7 +139,13 @@ static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 
 		if (lo < c->stack_lo)
 			lo = c->stack_lo;
 		len = addr + 16 - lo;
-		if (addr < lo || len > STACK_WIN || len < 16)
+		if (addr < lo || len > STACK_WIN)
+			return -1;
+		/* Two tests the compiler cannot fuse into one range check on a
+		 * copy of len: verifiers before 6.16 bound the copy, not the
+		 * length the read is given (issue 25). */
+		barrier_var(len);
+		if (len < 16)
 			return -1;
 		if (bpf_probe_read_user(w->bytes, len, (void *)lo))
 			return -1;
@@ -145,8 +162,6 @@ static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 
 	return 0;
 }
 
-#define FN_WORDS	8	/* GCfunc words read: up to the C function pointer */
-
 /* What a GCfunc is: its prototype, C function or fast-function id, read
  * from one span of its header (up to the C function pointer), the GC type
  * checked.  Returns -1 on a read fault, 1 when fn is no function, 0 with
@@ -154,7 +169,7 @@ static __always_inline int stack_read16(struct walk_ref *ref, __u64 addr, __u64 
 static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 {
 	const struct lj_offsets *off = &c->off;
-	__u64 hdr[FN_WORDS] = {};
+	__u64 *hdr = c->fn_hdr;
 	/* A clamp, not a mask: a mask would cut the non-GC64 span short. */
 	__u32 span = off->fn_cfunc + 8;
 	__u64 v;
@@ -164,8 +179,8 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 		*id = c->last_id;
 		return 0;
 	}
-	if (span > sizeof(hdr))
-		span = sizeof(hdr);
+	if (span > sizeof(c->fn_hdr))
+		span = sizeof(c->fn_hdr);
 	if (bpf_probe_read_user(hdr, span, (void *)fn))
 		return -1;
 	if (word_field(hdr, FN_WORDS, off->gct, 1) != GCT_FUNC)
@@ -196,7 +211,7 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *link)
 {
 	struct walk_ctx *c = ref->c;
-	__u64 slots[2];
+	__u64 *slots = c->pair;
 
 	if (stack_read16(ref, c->frame - 8, slots))
 		return -1;
@@ -241,7 +256,7 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u
 					       __u32 *sizebc, int *is_pt)
 {
 	const struct lj_offsets *off = &c->off;
-	__u64 h[PT_WORDS] = {};
+	__u64 *h = c->pt_hdr;
 	__u32 span = off->pt_numline + 4;
 	struct pt_cache_ent *ent;
 	__u64 str, lines;
@@ -255,8 +270,8 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u
 	}
 	*sizebc = 0;
 	*is_pt = 0;
-	if (span > sizeof(h))
-		span = sizeof(h);
+	if (span > sizeof(c->pt_hdr))
+		span = sizeof(c->pt_hdr);
 	if (bpf_probe_read_user(h, span, (void *)pt))
 		return 0;
 	*is_pt = word_field(h, PT_WORDS, off->gct, 1) == GCT_PROTO;
@@ -368,7 +383,7 @@ static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u3
 {
 	struct walk_ctx *c = ref->c;
 	struct call_cache_ent *ent = call_cache_at(link, c->tgid);
-	__u64 slots[2] = {}, fn, frame, pt, id = 0;
+	__u64 *slots = c->pair, fn, frame, pt, id = 0;
 	__u32 fp = 0, sizebc = 0;
 	int is_pt = 0;
 
@@ -399,9 +414,10 @@ miss:
 	return 0;
 }
 
-static long walk_step(__u32 idx, void *arg)
+/* One frame: 1 when the walk of this thread is over.  Called by the
+ * global function walk_frame (sampler.bpf.c), once per frame. */
+static __always_inline int walk_step(struct walk_ref *ref)
 {
-	struct walk_ref *ref = arg;
 	struct walk_ctx *c = ref->c;
 	__u64 fn = 0, next_pc = 0;
 	__s64 link = 0;
@@ -479,7 +495,7 @@ static long walk_step(__u32 idx, void *arg)
 		if ((link & FRAME_TYPEP) == FRAME_CONT) {
 			/* Metamethod continuation: the Lua caller's PC sits two
 			 * slots below (GC64) or in the slot below (non-GC64). */
-			__u64 cont[2] = {};
+			__u64 *cont = c->pair;
 
 			if (!stack_read16(ref, c->frame - 16, cont))
 				next_pc = c->off.gc64 ? cont[0] : cont[1] >> 32;
