@@ -1,12 +1,13 @@
 #!/bin/bash
 # Runs the whole suite: unit programs, then the shell tests.  Every test
-# prints "PASS: name" or "FAIL: name: why"; the last line is the tally.
+# prints "PASS: name" or "FAIL: name: why" ("SKIP: name: why" for what
+# this machine cannot run); the last line is the tally.
 set -u
 cd "$(dirname "$0")/.."
 export TOP=$PWD
 
 only=${1:-}
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 log=$(mktemp /tmp/lbp-run.XXXXXX)
 
 run_one() {
@@ -19,6 +20,7 @@ run_one() {
 	local p f
 	p=$(grep -c '^PASS: ' "$log")
 	f=$(grep -c '^FAIL: ' "$log")
+	skipped=$((skipped + $(grep -c '^SKIP: ' "$log")))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL: $label: exited $rc without reporting a failure"
 		f=1
@@ -40,5 +42,6 @@ for t in tests/t_*.sh; do
 	run_one "$t" bash "$t"
 done
 rm -f "$log"
-echo "$passed passed, $failed failed"
+echo "time: the whole suite $SECONDS s"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,7 @@
 # only the blocked total is asserted.
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$TOP/tests/truth.sh"
 
 SECS=3
 TOL=3
@@ -29,33 +30,11 @@ lj_cmd() {	# lj_cmd VARIANT: the command line running that luajit
 	echo env "LUA_PATH=$tree/usr/share/luajit-2.1.0-beta3/?.lua;;" "$tree/usr/bin/luajit"
 }
 
-# fshare FILE PID REGEX [SKIP]: percentage of PID's weight in FILE (folded)
-# on lines matching REGEX and not SKIP (PID "-": a profile of one process,
-# whose lines have no pid).  [host] time is left out: before
-# its VM is found a process is [host], and the in-process clocks start
-# later still.
-fshare() {
-	awk -v pid="$2" -v re="$3" -v skip="${4:-^$}" '
-		{ split($0, a, ";"); if ((pid != "-" && a[2] != pid) || $0 ~ /;\[host\] [0-9]+$/) next
-		  n = $NF; t += n; if ($0 ~ re && $0 !~ skip) m += n }
-		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
-}
-
-# main_pid FOLDED FRAME: the pid field of the first line through FRAME, or
-# "-" when the profile has one process (no pid field).
-main_pid() { awk -F';' -v f="$2" 'index($0, f) { print ($2 ~ /^[0-9]+$/ ? $2 : "-"); exit }' "$1"; }
-
-# truth FILE PART: the in-process seconds of PART.
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
-
-# within NAME GOT WANT: |GOT - WANT| <= TOL points.
-
 # under LEAF CALLER FILE: in go tool pprof -traces output, a trace whose
 # leaf is LEAF has CALLER next.
 under() { awk -v l="$1" -v c="$2" '$NF == l { want = 1; next }
 	want { if ($1 == c) found = 1; want = 0 } END { exit !found }' "$3"; }
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
 
 # run NAME VARIANT EVENT [LUAJIT OPTS]: profiles offcpu.lua under EVENT
 # (and the profiler options in PROF_OPTS); folded profile in

@@ -11,7 +11,10 @@ local function b(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 42949672
 local function c(n, x) for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end return x end
 
 local secs = tonumber(arg and arg[1])
-local K = 200000 -- one round (10 K iterations) is ~10 ms with the JIT on
+-- ROUND, an optional second argument ("-" for SECONDS: until killed): the
+-- iterations of an average round, smaller where code runs slower (-joff
+-- under emulation), so that a profile still spans many rounds.
+local K = tonumber(arg and arg[2]) or 200000 -- ~10 ms a round with the JIT on
 local random = math.random
 local x = 1
 while not secs or os.clock() < secs do

@@ -1,0 +1,171 @@
+#!/bin/bash
+# The kernel matrix's checks, run inside each guest kernel (boot.sh boots
+# it with this machine's root shared read-only; the checkout is at $TOP).
+# One line per check, "PASS: kernel K: ..." or "FAIL: kernel K: ...":
+#   - --check-kernel: every mode's programs load, each processes under
+#     half the verifier's million instructions, and its deepest call
+#     chain's stack leaves at least STACK_ROOM of the 512 bytes;
+#   - 6:3:1 with the JIT on, read back from a pprof file; with -joff, read
+#     back from an SVG flame graph (w631.lua: exact by construction);
+#   - off-CPU and wall shares against offcpu.lua's in-process clocks;
+#   - --native: cbrt's samples under main;...;spin_cbrt;cbrt;
+#   - --jit: fnew's closure aborts with NYI: bytecode;
+#   - -e alloc: big's share of the bytes against its in-process count.
+# Durations and rates are for emulation (TCG), which runs the guest some
+# ten times slower than this machine.
+set -u
+source "$TOP/tests/lib.sh"
+source "$TOP/tests/truth.sh"
+
+K=$(uname -r)
+TOL=3
+HZ=${HZ:-999}
+# Wall time weighs each CPU sample by its period: a rate the emulated
+# kernel samples without throttling (it lowers perf_event_max_sample_rate
+# when sampling takes too long, and a throttled tick is time lost).
+HZ_WALL=${HZ_WALL:-$HZ}
+SECS=${SECS:-4}
+STACK_ROOM=32
+DEB=$TOP/.deps/luajit-deb
+LJ=$DEB/usr/bin/luajit
+LJENV=(env "LUA_PATH=$DEB/usr/share/luajit-2.1.0-beta3/?.lua;;")
+
+kpass() { pass "kernel $K: $1"; }
+kfail() { fail "kernel $K: $1" "$2"; }
+kwithin() {	# kwithin NAME GOT WANT: GOT within TOL points of WANT
+	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
+	then kpass "$1 (got $2%, truth $3%)"
+	else kfail "$1" "got $2% want $3% +-$TOL"; fi
+}
+
+# --- The verifier's statistics ----------------------------------------------
+"$PROF" --check-kernel >"$TMP/check.txt" 2>&1
+sed 's/^/verifier: /' "$TMP/check.txt"
+for mode in cpu native off-cpu alloc all; do
+	line=$(grep -E "^$mode +[a-z_]+ +" "$TMP/check.txt" | head -n 1)
+	read -r insns stack < <(awk '{ for (i = 1; i < NF; i++) {
+		if ($i == "insns") n = $(i + 1); if ($i == "stack") s = $(i + 1) } }
+		END { print n + 0, s + 0 }' <<<"$line")
+	if [[ $line =~ \ ok\  ]] && [ "$insns" -le 500000 ] && [ "$stack" -le $((512 - STACK_ROOM)) ]; then
+		kpass "$mode loads: $insns instructions processed, deepest chain $stack of 512 bytes"
+	else
+		kfail "$mode loads" "${line:-no line}; $(grep "^$mode refused" "$TMP/check.txt")"
+	fi
+done
+
+# --- 6:3:1, JIT on (pprof) and off (SVG) ----------------------------------------
+w631_run() {	# w631_run NAME OUT [LUAJIT OPTION ROUND]: attached, for SECS
+	start_bg "$LJ" ${3:+"$3"} "$WL/w631.lua" - ${4:-}
+	local pid=$BGPID
+	wait_lua "$pid"
+	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --lua-only -o "$2" 2>"$TMP/$1.err"
+	cleanup_children
+}
+w631_run w631-jit "$TMP/w631.pb.gz"
+python3 "$TOP/tests/pprof_folded.py" "$TMP/w631.pb.gz" >"$TMP/w631.folded" 2>"$TMP/w631.py.err"
+n=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/w631.folded")
+if [ "$n" -ge 1000 ]; then
+	kpass "6:3:1 JIT on: pprof read back, $n samples"
+	for f in a:60 b:30 c:10; do
+		kwithin "6:3:1 JIT on: ${f%%:*}" "$(fshare "$TMP/w631.folded" - ";w631\\.lua:${f%%:*}( |;)")" "${f#*:}"
+	done
+else
+	kfail "6:3:1 JIT on: pprof read back" "$n samples: $(tail -n 3 "$TMP/w631-jit.err" "$TMP/w631.py.err" | tr '\n' '|')"
+fi
+# The interpreter under emulation: rounds a hundredth as long, as many of
+# them in a profile as with the JIT.
+w631_run w631-joff "$TMP/w631.svg" -joff 2000
+if xmllint --noout "$TMP/w631.svg" 2>"$TMP/svg.err"; then
+	kpass "6:3:1 -joff: the SVG is well-formed XML"
+else
+	kfail "6:3:1 -joff: the SVG is well-formed XML" "$(head -c 300 "$TMP/svg.err")"
+fi
+for f in a:60:9 b:30:10 c:10:11; do
+	IFS=: read -r fn want line <<<"$f"
+	# A frame's title: "NAME\nN samples, P%".
+	got=$(awk -v t="<title>$fn w631.lua:$line" 'index($0, t) { getline; sub(/.*, /, ""); sub(/%.*/, ""); print; exit }' "$TMP/w631.svg")
+	kwithin "6:3:1 -joff: $fn, read back from the SVG" "${got:--1}" "$want"
+done
+
+# --- Off-CPU and wall time against in-process clocks -------------------------------
+offcpu_run() {	# offcpu_run NAME EVENT: offcpu.lua -joff under EVENT, folded
+	local fifo=$TMP/$1.fifo
+	mkfifo "$fifo.req" "$fifo.resp"
+	start_bg "${LJENV[@]}" "$LJ" "$WL/offcpu_feed.lua" "$fifo"
+	"$PROF" -F "$HZ_WALL" -e "$2" -f folded -o "$TMP/$1.folded" -- \
+		"${LJENV[@]}" "$LJ" -joff "$WL/offcpu.lua" "$SECS" "$fifo" >"$TMP/$1.out" 2>"$TMP/$1.err"
+	cleanup_children
+	MAIN=$(main_pid "$TMP/$1.folded" offcpu.lua:burn)
+	[ -n "$MAIN" ] && [ -n "$(truth "$TMP/$1.out" total)" ] && return 0
+	kfail "$1 runs" "no profile or no truth: $(tail -n 4 "$TMP/$1.err" | tr '\n' '|')"
+	return 1
+}
+declare -A FRAME=([burn]=';offcpu.lua:burn' [wait_pipe]=';offcpu.lua:wait_pipe;'
+		  [nap]=';offcpu.lua:nap;' [shell]=';offcpu.lua:shell;')
+if offcpu_run off off-cpu; then
+	o=$TMP/off.out blocked=0
+	grep -v ';offcpu.lua:burn' "$TMP/off.folded" >"$TMP/off.parts"
+	for part in wait_pipe nap shell; do
+		blocked=$(awk -v a="$blocked" -v b="$(truth "$o" $part)" 'BEGIN { print a + b }')
+	done
+	for part in wait_pipe nap shell; do
+		kwithin "off-cpu: $part" "$(fshare "$TMP/off.parts" "$MAIN" "${FRAME[$part]}")" \
+			"$(pct "$(truth "$o" $part)" "$blocked")"
+	done
+fi
+if offcpu_run wall wall; then
+	for part in burn wait_pipe nap shell; do
+		kwithin "wall: $part" "$(fshare "$TMP/wall.folded" "$MAIN" "${FRAME[$part]}")" \
+			"$(pct "$(truth "$TMP/wall.out" $part)" "$(truth "$TMP/wall.out" total)")"
+	done
+fi
+
+# --- --native: a C function called from Lua, under its Lua caller ----------------
+start_bg "$LJ" -joff "$WL/native_libm.lua" 60
+pid=$BGPID
+wait_lua "$pid"
+"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --native -f folded -o "$TMP/native.folded" 2>"$TMP/native.err"
+cleanup_children
+read -r n in_fn ok < <(awk '{ t += $NF; s = $0; sub(/ [0-9]+$/, "", s)
+	if (s ~ /;cbrt(;|$)/) { c += $NF; if (s ~ /;main;.*;native_libm\.lua:spin_cbrt;cbrt(;|$)/) k += $NF } }
+	END { print t + 0, c + 0, k + 0 }' "$TMP/native.folded")
+if [ "$n" -ge 200 ] && [ $((in_fn * 2)) -ge "$n" ] && [ $((ok * 100)) -ge $((in_fn * 99)) ]; then
+	kpass "--native: $ok of $in_fn cbrt samples under main;...;spin_cbrt;cbrt ($n in all)"
+else
+	kfail "--native chain" "$in_fn of $n samples in cbrt, $ok under main;...;spin_cbrt: $(sort -t' ' -k2 -nr "$TMP/native.folded" | head -n 3 | tr '\n' '|') $(tail -n 2 "$TMP/native.err" | tr '\n' '|')"
+fi
+
+# --- --jit: the abort reason ---------------------------------------------------------
+"$PROF" --jit -F "$HZ" -- "${LJENV[@]}" "$LJ" "$WL/jit_health.lua" fnew "$SECS" \
+	>"$TMP/jit.txt" 2>"$TMP/jit.err"
+if grep -Eq '^    abort    jit_health\.lua:[0-9]+ -- NYI: bytecode' "$TMP/jit.txt"; then
+	kpass "--jit: $(grep -Em1 'abort +jit_health' "$TMP/jit.txt" | sed 's/^ *//')"
+else
+	kfail "--jit abort reason" "$(head -c 400 "$TMP/jit.txt" | tr '\n' '|') $(tail -n 2 "$TMP/jit.err" | tr '\n' '|')"
+fi
+
+# --- -e alloc: big's share of the bytes --------------------------------------------------
+b=$TMP/alloc
+start_bg "$LJ" "$WL/alloc.lua" 8 "$b.go" >"$b.target"
+tgt=$BGPID
+if ! wait_for "$b.target" '^ready' 60; then
+	kfail "-e alloc: start" "the workload printed no ready line"
+else
+	start_bg "$PROF" -v -e alloc --alloc-every 16K -f folded -o "$b.folded" -p "$tgt" 2>"$b.err"
+	prof=$BGPID
+	if wait_for "$b.err" 'sampling allocations at' 120; then
+		touch "$b.go"
+		wait "$tgt"
+		wait "$prof"
+		read -r got n < <(awk '/alloc\.lua:big( |;)/ { b += $NF } /alloc\.lua:small( |;)/ { s += $NF }
+			END { if (b + s) printf "%.1f %d\n", 100 * b / (b + s), b + s; else print "-1 0" }' "$b.folded")
+		want=$(awk '/^truth/ { split($2, b, "="); split($3, s, "=");
+			printf "%.1f", 100 * b[2] / (b[2] + s[2]) }' "$b.target")
+		TOL=5 kwithin "-e alloc: big's share of the bytes, $n samples" "$got" "${want:--1}"
+	else
+		kfail "-e alloc: attach" "$(grep -v '^libbpf: ' "$b.err" | tail -n 3 | tr '\n' '|')"
+	fi
+	cleanup_children
+fi
+dmesg | grep -i 'perf:' | sed 's/^/dmesg: /' | head -n 5
+echo "END kernel $K"

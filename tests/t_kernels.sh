@@ -1,0 +1,34 @@
+#!/bin/bash
+# The kernel matrix (issue 25): this machine's kernel says nothing of the
+# verifiers users have, so each kernel of tests/kernels/matrix, Debian's
+# own packages, boots under qemu (tests/kernels/boot.sh) with this machine's
+# root shared read-only and runs tests/kernels/guest.sh there: every mode's
+# programs load with room under the verifier's limits, and the ground
+# truths hold (6:3:1, off-CPU, wall, --native, --jit, -e alloc, pprof and
+# SVG read back).  The guest's PASS/FAIL lines are this test's; a kernel
+# the registry cannot serve is a SKIP line that says so, never a pass.
+# Prints each kernel's time.  LBP_KERNELS="PKG ..." runs those instead.
+source "$(dirname "$0")/lib.sh"
+
+mapfile -t kernels < <(grep -v '^#' "$TOP/tests/kernels/matrix" | grep .)
+[ -n "${LBP_KERNELS:-}" ] && read -r -a kernels <<<"$LBP_KERNELS"
+for tool in qemu-system-x86_64 busybox python3 xmllint; do
+	command -v "$tool" >/dev/null || { fail "kernel matrix: $tool" "not installed (tests/deps/apt.kernels)"; exit 1; }
+done
+
+for pkg in "${kernels[@]}"; do
+	start=$SECONDS
+	log=$TMP/$pkg.console
+	"$TOP/tests/kernels/boot.sh" "$pkg" "$TOP/tests/kernels/guest.sh" "TOP=$TOP" >"$log" 2>&1
+	rc=$?
+	case $rc in
+	3)	echo "SKIP: kernel $pkg: Debian's registry could not serve it ($(grep '^boot: ' "$log" | tail -n 1))" ;;
+	4)	fail "kernel $pkg boots" "the guest never reached the test: $(tail -n 5 "$log" | tr '\n' '|')" ;;
+	*)	grep -E '^(verifier|dmesg): ' "$log"
+		grep -E '^(PASS|FAIL): ' "$log"
+		if ! grep -q '^END kernel ' "$log"; then
+			fail "kernel $pkg: the guest test ran to its end" "exit $rc: $(grep -v '^\[' "$log" | tail -n 5 | tr '\n' '|')"
+		fi ;;
+	esac
+	echo "time: kernel $pkg $((SECONDS - start)) s"
+done

@@ -1,0 +1,25 @@
+# Helpers for shares of folded profiles against truths a workload measured
+# in-process (sourced after lib.sh; shared with the kernel matrix's guest).
+# shellcheck shell=bash
+
+# fshare FILE PID REGEX [SKIP]: percentage of PID's weight in FILE (folded)
+# on lines matching REGEX and not SKIP (PID "-": a profile of one process,
+# whose lines have no pid).  [host] time is left out: before
+# its VM is found a process is [host], and the in-process clocks start
+# later still.
+fshare() {
+	awk -v pid="$2" -v re="$3" -v skip="${4:-^$}" '
+		{ split($0, a, ";"); if ((pid != "-" && a[2] != pid) || $0 ~ /;\[host\] [0-9]+$/) next
+		  n = $NF; t += n; if ($0 ~ re && $0 !~ skip) m += n }
+		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1"
+}
+
+# main_pid FOLDED FRAME: the pid field of the first line through FRAME, or
+# "-" when the profile has one process (no pid field).
+main_pid() { awk -F';' -v f="$2" 'index($0, f) { print ($2 ~ /^[0-9]+$/ ? $2 : "-"); exit }' "$1"; }
+
+# truth FILE PART: the in-process seconds of PART.
+truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
+
+# pct A B: A as a percentage of B (-1 when B is 0).
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
