@@ -100,13 +100,13 @@ endif
 FLAGS_STAMP := $(OUT)/flags.stamp
 $(shell mkdir -p $(OUT)/user $(OUT)/tests && echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | \
 	cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' > $(FLAGS_STAMP))
-$(USER_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
+$(USER_OBJS) $(DOCGEN_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
 
 include tests/fuzz/fuzz.mk
 
 # --- Version, man page, completions, install -----------------------------------
 # The version has one source, VERSION (debian/changelog must agree:
-# debian/rules checks); the commit comes from git, else LBP_COMMIT.  The
+# debian/rules checks); the commit from git (LBP_COMMIT= overrides).  The
 # date is the commit's, or SOURCE_DATE_EPOCH's, so that a rebuild of the
 # same commit gives the same man page.  $(OUT)/cli/version.h is rewritten
 # only when one of them changes.
