@@ -27,16 +27,21 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 LAYERS    := base target model symbolize sample session report ship cli
 USER_HDRS := $(wildcard user/*/*.h) bpf/sampler.h
 UNIT_SRCS := $(wildcard user/*/test_*.c)
-USER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard user/*/*.c))
+# The man page and completion generator (user/cli/docgen*.c) is a build
+# tool: linked with the option table, not into luabpfprof.
+DOCGEN_SRCS := $(wildcard user/cli/docgen*.c)
+USER_SRCS := $(filter-out $(UNIT_SRCS) $(DOCGEN_SRCS),$(wildcard user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(OUT)/user/cli/main.o,$(USER_OBJS))
+DOCGEN_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(DOCGEN_SRCS))
+TEST_OBJS := $(LIB_OBJS) $(filter-out %/docgen_main.o,$(DOCGEN_OBJS))
 UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 
-.PHONY: all deps test-deps demo test unit bench clean
+.PHONY: all docs deps test-deps demo test unit bench clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: luabpfprof
+all: luabpfprof docs
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -46,7 +51,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 
 $(OUT)/user/%.o: user/%.c $(USER_HDRS) | $(OUT)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # Only the loaders include the generated skeletons.
 $(OUT)/user/sample/collector.o $(OUT)/user/sample/collector_load.o $(OUT)/user/sample/collector_alloc.o $(OUT)/user/sample/collector_native.o \
@@ -56,8 +61,8 @@ luabpfprof: $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 define unit_rule
-$(OUT)/tests/$(basename $(notdir $(1))): $(1) $(USER_HDRS) $(LIB_OBJS) | $(OUT)
-	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $(1) $$(LIB_OBJS) $$(LDLIBS)
+$(OUT)/tests/$(basename $(notdir $(1))): $(1) $(USER_HDRS) $(TEST_OBJS) | $(OUT)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(LDFLAGS) -o $$@ $(1) $$(TEST_OBJS) $$(LDLIBS)
 endef
 $(foreach src,$(UNIT_SRCS),$(eval $(call unit_rule,$(src))))
 
@@ -83,7 +88,7 @@ bench: deps test-deps all
 	@bench/run.sh
 
 clean:
-	rm -rf $(OUT) luabpfprof
+	rm -rf $(OUT) luabpfprof luabpfprof.1
 
 # --- Sanitizers and fuzzing ----------------------------------------------------
 # SANITIZE=1: a sanitizer report is fatal, so that a test run cannot miss it.
@@ -93,8 +98,77 @@ ifeq ($(SANITIZE),1)
 CFLAGS    += -fno-sanitize-recover=all
 endif
 FLAGS_STAMP := $(OUT)/flags.stamp
-$(shell mkdir -p $(OUT)/user $(OUT)/tests && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | \
-	cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(FLAGS_STAMP))
-$(USER_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
+$(shell mkdir -p $(OUT)/user $(OUT)/tests && echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | \
+	cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' > $(FLAGS_STAMP))
+$(USER_OBJS) $(DOCGEN_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
 
 include tests/fuzz/fuzz.mk
+
+# --- Version, man page, completions, install -----------------------------------
+# The version has one source, VERSION (debian/changelog must agree:
+# debian/rules checks); the commit from git (LBP_COMMIT= overrides).  The
+# date is the commit's, or SOURCE_DATE_EPOCH's, so that a rebuild of the
+# same commit gives the same man page.  $(OUT)/cli/version.h is rewritten
+# only when one of them changes.
+LBP_VERSION := $(shell cat VERSION)
+LBP_COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+	git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LBP_DATE    := $(shell date -u -d "@$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || \
+	date +%s)}" +%Y-%m-%d)
+VERSION_H   := $(OUT)/cli/version.h
+VERSION_TXT := \#define LUABPFPROF_VERSION "$(LBP_VERSION)"\n\#define LUABPFPROF_COMMIT "$(LBP_COMMIT)"\n\#define LUABPFPROF_DATE "$(LBP_DATE)"
+$(shell mkdir -p $(OUT)/cli && printf '$(VERSION_TXT)\n' | cmp -s - $(VERSION_H) || \
+	printf '$(VERSION_TXT)\n' > $(VERSION_H))
+$(OUT)/user/cli/options_help.o $(OUT)/user/cli/docgen_man.o: $(VERSION_H)
+
+# The man page and the completions come from the option table, through
+# $(OUT)/docgen: -h, luabpfprof(1) and <TAB> cannot disagree.
+COMPLETIONS := $(OUT)/completion/luabpfprof $(OUT)/completion/_luabpfprof
+docs: luabpfprof.1 $(COMPLETIONS)
+
+$(OUT)/docgen: $(DOCGEN_OBJS) $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+luabpfprof.1: $(OUT)/docgen
+	$< man > $@
+
+$(OUT)/completion/luabpfprof: $(OUT)/docgen
+	@mkdir -p $(@D)
+	$< bash > $@
+
+$(OUT)/completion/_luabpfprof: $(OUT)/docgen
+	@mkdir -p $(@D)
+	$< zsh > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page,
+# bash and zsh completions, the systemd unit (disabled; ExecStart names the
+# installed binary) and the docs.  Nothing of the build tree is read at run
+# time: the BPF objects are compiled into the binary (bpftool gen skeleton),
+# the fast-function names too (user/symbolize/ffnames.c).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/luabpfprof
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+DOC_FILES   := README.md $(wildcard docs/*.md docs/*.svg)
+INSTALLED   := $(BINDIR)/luabpfprof $(MANDIR)/man1/luabpfprof.1 $(BASHCOMPDIR)/luabpfprof \
+	$(ZSHCOMPDIR)/_luabpfprof $(UNITDIR)/luabpfprof.service \
+	$(addprefix $(DOCDIR)/,$(DOC_FILES))
+
+.PHONY: install uninstall
+install: all
+	install -D -m 755 luabpfprof $(DESTDIR)$(BINDIR)/luabpfprof
+	install -D -m 644 luabpfprof.1 $(DESTDIR)$(MANDIR)/man1/luabpfprof.1
+	install -D -m 644 $(OUT)/completion/luabpfprof $(DESTDIR)$(BASHCOMPDIR)/luabpfprof
+	install -D -m 644 $(OUT)/completion/_luabpfprof $(DESTDIR)$(ZSHCOMPDIR)/_luabpfprof
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/bin/luabpfprof|$(BINDIR)/luabpfprof|' contrib/luabpfprof.service \
+		> $(DESTDIR)$(UNITDIR)/luabpfprof.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/luabpfprof.service
+	$(foreach f,$(DOC_FILES),install -D -m 644 $(f) $(DESTDIR)$(DOCDIR)/$(f) &&) true
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true

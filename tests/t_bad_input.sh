@@ -102,7 +102,7 @@ refused "bad --label refused before the privilege check (as nobody)" 2 "invalid 
 # --- options: what py-spy and perf users expect (issue 13, item 15) ---------------
 prof opt --version
 check "--version: exit 0, one line on stdout" \
-	bash -c "[ $RC -eq 0 ] && grep -Eqx 'luabpfprof [0-9]+\.[0-9]+\.[0-9]+ \(libbpf [0-9.]+\)' '$TMP/opt.out' && [ ! -s '$TMP/opt.err' ]"
+	bash -c "[ $RC -eq 0 ] && grep -Eqx 'luabpfprof [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}(-dirty)?|unknown), libbpf [0-9.]+\)' '$TMP/opt.out' && [ ! -s '$TMP/opt.err' ]"
 prof opt -p 1 --evry 5
 refused "misspelt --evry: did you mean --every?" 2 "unknown option '--evry' \\(did you mean --every\\?\\)"
 prof opt -p 1 --contnuous

@@ -342,23 +342,27 @@ const struct opt_row options_rows[] = {
 	  "(time threads spend switched out, by the Lua stack they\n"
 	  "left from), wall (both: shares of elapsed time) or\n"
 	  "alloc (bytes the VM allocates, by Lua stack);\n"
-	  "--continuous also takes cpu,off-cpu (two profile types)", .at = OWN },
+	  "--continuous also takes cpu,off-cpu (two profile types)", .at = OWN,
+	  .choices = "cpu off-cpu wall alloc cpu,off-cpu" },
 	{ N("min-block"), 0, REQ, "T", set_min_block,
 	  "off-cpu/wall: switches out shorter than T are only\n"
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
 	{ "output", "-o/--output", 'o', REQ, "FILE", set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
-	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN },
+	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN,
+	  .choices = "text folded svg pprof speedscope" },
 	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
 	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
 	{ N("jp"), 0, REQ, "MODE", set_jp,
 	  "luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
-	  "(default: f, depth 1, m3)", .at = OWN },
+	  "(default: f, depth 1, m3)", .at = OWN, .flags = OPTF_LETTERS,
+	  .choices = "f F l p s v z r a A G" },
 	{ N("vmstate-detail"), 0, NONE, NULL, set_flag,
 	  "with v: split J into exit/record/optimize/assemble\nand N by trace",
 	  .at = AT(vmstate_detail) },
-	{ N("tree"), 0, OPT, "self", set_tree, "call tree with inclusive (or self) shares", .at = OWN },
+	{ N("tree"), 0, OPT, "self", set_tree, "call tree with inclusive (or self) shares", .at = OWN,
+	  .choices = "self" },
 	{ N("tree-depth"), 0, REQ, "N", set_count, "limit the tree to N levels",
 	  .at = AT(tree_depth), .min = 1, .max = 1000 },
 	{ N("focus"), 0, REQ, "NAME", set_string, "keep only stacks through function NAME",
@@ -430,7 +434,8 @@ const struct opt_row options_rows[] = {
 	  .at = OWN, .flags = OPTF_CONTINUOUS },
 	{ N("push-api"), 0, REQ, "API", set_push_api,
 	  "ingest (Pyroscope /ingest, default), push (Pyroscope\n"
-	  "Push API) or parca (/profiles/writeraw)", .at = OWN, .flags = OPTF_CONTINUOUS },
+	  "Push API) or parca (/profiles/writeraw)", .at = OWN, .flags = OPTF_CONTINUOUS,
+	  .choices = "ingest push parca" },
 	{ N("service"), 0, REQ, "NAME", set_string, "service name (default: the process name)",
 	  .at = AT(service), .flags = OPTF_CONTINUOUS },
 	{ N("label"), 0, REQ, "K=V", set_label, "extra label on every profile (repeatable)",

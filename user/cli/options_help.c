@@ -9,8 +9,7 @@
 #include "cli/options_table.h"
 #include "cli/optvalue.h"
 
-/* No release has been tagged yet; raise with every release. */
-#define LUABPFPROF_VERSION	"0.1.0"
+#include "cli/version.h"	/* generated from VERSION and git by the Makefile */
 
 #define HELP_COLUMN	24	/* where every help text starts */
 
@@ -51,14 +50,29 @@ static void print_row(FILE *f, const struct opt_row *r)
 	}
 }
 
+const char options_summary[] =
+	"Samples running LuaJIT processes from BPF, with no restart, code change or\n"
+	"debug symbols, and prints where the CPU goes in Lua terms.";
+const char options_duration_note[] =
+	"A duration (DUR) is seconds, or a number with a unit: 500ms, 5s, 2m, 1h.";
+
+const struct opt_example options_examples[] = {
+	{ "luabpfprof -p 1234 -d 5", "top Lua functions, like luajit -jp" },
+	{ "luabpfprof -p 1234 -d 5 --jp Fl", "chunk:function, then hot lines" },
+	{ "luabpfprof -p 1234 -d 10 --jp v", "VM states: compiled, interpreted, C, GC, JIT" },
+	{ "luabpfprof -p 1234 -d 10 --jit", "which hot code is not compiled, and why" },
+	{ "luabpfprof -p 1234 -d 10 -o prof.svg", "interactive flame graph" },
+	{ "luabpfprof -p 1234 -d 2m -o prof.pb.gz", "pprof, for go tool pprof" },
+	{ "luabpfprof --tree -- luajit app.lua", "launch and profile until it exits" },
+	{ "luabpfprof -a --continuous --every 10s --push http://pyroscope:4040", NULL },
+};
+const int options_nexamples = sizeof(options_examples) / sizeof(options_examples[0]);
+
 void options_usage(FILE *f)
 {
-	fputs("Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
-	      "       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
-	      "\n"
-	      "Samples running LuaJIT processes from BPF, with no restart, code change or\n"
-	      "debug symbols, and prints where the CPU goes in Lua terms.\n"
-	      "\n", f);
+	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
+		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
+		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
 
@@ -68,25 +82,21 @@ void options_usage(FILE *f)
 			fputc('\n', f);
 		print_row(f, r);
 	}
-	fputs("\n"
-	      "A duration (DUR) is seconds, or a number with a unit: 500ms, 5s, 2m, 1h.\n"
-	      "\n"
-	      "Examples:\n"
-	      "  sudo luabpfprof -p 1234 -d 5                 top Lua functions, like luajit -jp\n"
-	      "  sudo luabpfprof -p 1234 -d 5 --jp Fl         chunk:function, then hot lines\n"
-	      "  sudo luabpfprof -p 1234 -d 10 --jp v         VM states: compiled, interpreted, C, GC, JIT\n"
-	      "  sudo luabpfprof -p 1234 -d 10 --jit          which hot code is not compiled, and why\n"
-	      "  sudo luabpfprof -p 1234 -d 10 -o prof.svg    interactive flame graph\n"
-	      "  sudo luabpfprof -p 1234 -d 2m -o prof.pb.gz  pprof, for go tool pprof\n"
-	      "  sudo luabpfprof --tree -- luajit app.lua     launch and profile until it exits\n"
-	      "  sudo luabpfprof -a --continuous --every 10s --push http://pyroscope:4040\n",
-	      f);
+	fprintf(f, "\n%s\n\nExamples:\n", options_duration_note);
+	for (int i = 0; i < options_nexamples; i++) {
+		const struct opt_example *e = &options_examples[i];
+
+		if (e->what)
+			fprintf(f, "  sudo %-38s  %s\n", e->command, e->what);
+		else
+			fprintf(f, "  sudo %s\n", e->command);
+	}
 }
 
 void options_version(FILE *f)
 {
-	fprintf(f, "luabpfprof %s (libbpf %u.%u)\n", LUABPFPROF_VERSION, libbpf_major_version(),
-		libbpf_minor_version());
+	fprintf(f, "luabpfprof %s (commit %s, libbpf %u.%u)\n", LUABPFPROF_VERSION,
+		LUABPFPROF_COMMIT, libbpf_major_version(), libbpf_minor_version());
 }
 
 /* -- A bad option ---------------------------------------------------------- */

@@ -14,6 +14,7 @@ enum {
 	OPTF_CONTINUOUS = 1,		/* only meaningful with --continuous */
 	OPTF_SECTION_AGENT = 2,		/* -h: the continuous mode's section starts here */
 	OPTF_SECTION_GENERAL = 4,	/* -h: the closing section starts here */
+	OPTF_LETTERS = 8,		/* choices are letters that combine ("Fl") */
 };
 
 /* A validator's result besides 0 (stored) and -1 (refused, err says why). */
@@ -32,10 +33,25 @@ struct opt_row {
 	size_t at;			/* the field apply stores to, offset + 1; 0: its own */
 	unsigned long long min, max;	/* bounds of a number (a duration: min seconds) */
 	unsigned flags;
+	/* The values the validator accepts, space-separated, for the man page
+	 * and the completions; NULL when open-ended (test_options.c feeds each
+	 * to the validator). */
+	const char *choices;
 };
 
 extern const struct opt_row options_rows[];
 extern const int options_nrows;
+
+/* What -h and the man page say besides the options. */
+extern const char options_summary[];
+extern const char options_duration_note[];
+/* The examples at the end of -h and in the man page. */
+struct opt_example {
+	const char *command;		/* after "sudo " */
+	const char *what;
+};
+extern const struct opt_example options_examples[];
+extern const int options_nexamples;
 
 /* options_combine.c: 0, or -1 with one line logged when options that
  * only make sense together are not (given[i]: row i was on the command
