@@ -3,8 +3,12 @@
 --                  call to the C buffer helpers) plus the GC it causes
 --   sort_part 30%  table.sort (C) calling the Lua comparators up/down
 --   lua_part  40%  plain Lua arithmetic
--- Each phase runs until its CPU-time budget is used (os.clock), so the
--- split holds whatever the relative speed of the pieces.
+-- No phase reads the clock (os.clock is a system call, C code of its own:
+-- under the JIT, reading it after each string.rep took more time than the
+-- rep).  Each phase runs a number of units of its work planned from its
+-- cost so far; the main loop reads the clock between phases and makes up
+-- in the next round what a phase got above or below its share, so over the
+-- run the split is exact whatever the relative speed of the pieces.
 -- What jit.p shows: it samples at the next bytecode, so C time is charged
 -- to a Lua frame: string.rep's to rep_part; table.sort's mostly to the
 -- comparator that runs next.  The comparators are called from C and have
@@ -13,35 +17,61 @@
 
 local clock, rep, sort = os.clock, string.rep, table.sort
 
-local function rep_part(stop)
-	local n = 0
-	repeat n = n + #rep("abcdefgh", 4096) until clock() >= stop
-	return n
-end
-
+-- The comparators: the tests name them by their lines, 22 and 23
+-- (tests/t_core.sh, tests/t_groundtruth.sh).
 local up = function(p, q) return p < q end
 local down = function(p, q) return p > q end
 local arr = {}
 for i = 1, 2000 do arr[i] = (i * 7919) % 2003 end
 
-local function sort_part(stop)
-	repeat sort(arr, up); sort(arr, down) until clock() >= stop
+local function rep_part(n)
+	local len = 0
+	for _ = 1, n do len = len + #rep("abcdefgh", 4096) end
+	return len
+end
+
+local function sort_part(n)
+	for _ = 1, n do sort(arr, up); sort(arr, down) end
 	return arr[1]
 end
 
-local function lua_part(stop, x)
-	repeat
-		for i = 1, 20000 do x = (x * 1664525 + 1013904223) % 4294967296 end
-	until clock() >= stop
+local function lua_part(n, x)
+	for i = 1, n * 1000 do x = (x * 1664525 + 1013904223) % 4294967296 end
 	return x
 end
 
-local secs = tonumber(arg and arg[1])
 local ROUND = 0.05 -- CPU seconds per round of the three phases
-local x = 1
-while not secs or clock() < secs do
-	rep_part(clock() + 0.30 * ROUND)
-	sort_part(clock() + 0.30 * ROUND)
-	x = lua_part(clock() + 0.40 * ROUND, x)
+-- Per phase: its share, CPU seconds per unit (measured), seconds owed.
+local P = {
+	rep = { share = 0.3, per = 1e-5, owed = 0 },
+	sort = { share = 0.3, per = 1e-3, owed = 0 },
+	lua = { share = 0.4, per = 1e-5, owed = 0 },
+}
+
+-- Units of p for this round, and the seconds they should take.
+local function plan(p)
+	local want = p.share * ROUND + p.owed
+	return want > 0 and math.max(1, math.floor(want / p.per + 0.5)) or 0, want
+end
+
+-- p's n units took t seconds: what it is owed now, its cost per unit.
+local function settle(p, want, n, t)
+	p.owed = want - t
+	if n > 0 then p.per = 0.5 * p.per + 0.5 * t / n end
+end
+
+local secs = tonumber(arg and arg[1])
+local x, t0, t1 = 1, clock()
+while not secs or t0 < secs do
+	local n, want = plan(P.rep)
+	rep_part(n)
+	t1 = clock(); settle(P.rep, want, n, t1 - t0)
+	n, want = plan(P.sort)
+	sort_part(n)
+	t0 = clock(); settle(P.sort, want, n, t0 - t1)
+	n, want = plan(P.lua)
+	x = lua_part(n, x)
+	t1 = clock(); settle(P.lua, want, n, t1 - t0)
+	t0 = t1
 end
 return x
