@@ -15,8 +15,8 @@
 -- no name, so they print as cfuncs.lua:<firstline> (22 and 23).
 -- Runs until killed, or for SECONDS of CPU time.
 
+local budget = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "budget.lua")
 local clock, rep, sort = os.clock, string.rep, table.sort
-
 -- The comparators: the tests name them by their lines, 22 and 23
 -- (tests/t_core.sh, tests/t_groundtruth.sh).
 local up = function(p, q) return p < q end
@@ -41,37 +41,25 @@ local function lua_part(n, x)
 end
 
 local ROUND = 0.05 -- CPU seconds per round of the three phases
--- Per phase: its share, CPU seconds per unit (measured), seconds owed.
+-- The phases (workloads/budget.lua): share, first guess of a unit's cost.
 local P = {
-	rep = { share = 0.3, per = 1e-5, owed = 0 },
-	sort = { share = 0.3, per = 1e-3, owed = 0 },
-	lua = { share = 0.4, per = 1e-5, owed = 0 },
+	rep = budget.phase(0.3, 1e-5),
+	sort = budget.phase(0.3, 1e-3),
+	lua = budget.phase(0.4, 1e-5),
 }
-
--- Units of p for this round, and the seconds they should take.
-local function plan(p)
-	local want = p.share * ROUND + p.owed
-	return want > 0 and math.max(1, math.floor(want / p.per + 0.5)) or 0, want
-end
-
--- p's n units took t seconds: what it is owed now, its cost per unit.
-local function settle(p, want, n, t)
-	p.owed = want - t
-	if n > 0 then p.per = 0.5 * p.per + 0.5 * t / n end
-end
 
 local secs = tonumber(arg and arg[1])
 local x, t0, t1 = 1, clock()
 while not secs or t0 < secs do
-	local n, want = plan(P.rep)
+	local n, want = budget.plan(P.rep, ROUND)
 	rep_part(n)
-	t1 = clock(); settle(P.rep, want, n, t1 - t0)
-	n, want = plan(P.sort)
+	t1 = clock(); budget.settle(P.rep, want, n, t1 - t0)
+	n, want = budget.plan(P.sort, ROUND)
 	sort_part(n)
-	t0 = clock(); settle(P.sort, want, n, t0 - t1)
-	n, want = plan(P.lua)
+	t0 = clock(); budget.settle(P.sort, want, n, t0 - t1)
+	n, want = budget.plan(P.lua, ROUND)
 	x = lua_part(n, x)
-	t1 = clock(); settle(P.lua, want, n, t1 - t0)
+	t1 = clock(); budget.settle(P.lua, want, n, t1 - t0)
 	t0 = t1
 end
 return x

@@ -19,6 +19,7 @@
 -- -jp=f: interp_phase, compiled_phase, gc_phase, c_phase (same shares).
 -- Runs until killed, or for SECONDS of CPU time.
 
+local budget = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "budget.lua")
 local clock = os.clock
 
 local function interp_phase(n, x)
@@ -54,40 +55,28 @@ local function c_phase(n)
 end
 
 local ROUND = 0.1 -- CPU seconds per round of the four phases
--- Per phase: its share, CPU seconds per unit (measured), seconds owed.
+-- The phases (workloads/budget.lua): share, first guess of a unit's cost.
 local P = {
-	interp = { share = 0.4, per = 1e-5, owed = 0 },
-	compiled = { share = 0.3, per = 1e-6, owed = 0 },
-	gc = { share = 0.2, per = 3e-4, owed = 0 },
-	c = { share = 0.1, per = 3e-5, owed = 0 },
+	interp = budget.phase(0.4, 1e-5),
+	compiled = budget.phase(0.3, 1e-6),
+	gc = budget.phase(0.2, 3e-4),
+	c = budget.phase(0.1, 3e-5),
 }
-
--- Units of p for this round, and the seconds they should take.
-local function plan(p)
-	local want = p.share * ROUND + p.owed
-	return want > 0 and math.max(1, math.floor(want / p.per + 0.5)) or 0, want
-end
-
--- p's n units took t seconds: what it is owed now, its cost per unit.
-local function settle(p, want, n, t)
-	p.owed = want - t
-	if n > 0 then p.per = 0.5 * p.per + 0.5 * t / n end
-end
 
 local secs = tonumber(arg and arg[1])
 local x, t0, t1 = 1, clock()
 while not secs or t0 < secs do
-	local n, want = plan(P.interp)
+	local n, want = budget.plan(P.interp, ROUND)
 	x = interp_phase(n, x)
-	t1 = clock(); settle(P.interp, want, n, t1 - t0)
-	n, want = plan(P.compiled)
+	t1 = clock(); budget.settle(P.interp, want, n, t1 - t0)
+	n, want = budget.plan(P.compiled, ROUND)
 	x = compiled_phase(n, x)
-	t0 = clock(); settle(P.compiled, want, n, t0 - t1)
-	n, want = plan(P.gc)
+	t0 = clock(); budget.settle(P.compiled, want, n, t0 - t1)
+	n, want = budget.plan(P.gc, ROUND)
 	gc_phase(n)
-	t1 = clock(); settle(P.gc, want, n, t1 - t0)
-	n, want = plan(P.c)
+	t1 = clock(); budget.settle(P.gc, want, n, t1 - t0)
+	n, want = budget.plan(P.c, ROUND)
 	c_phase(n)
-	t0 = clock(); settle(P.c, want, n, t0 - t1)
+	t0 = clock(); budget.settle(P.c, want, n, t0 - t1)
 end
 return x
