@@ -9,9 +9,13 @@
 #     building nothing is exactly what the program built (N records, N
 #     names, 1000 cdata, 1 coroutine, 1 closed upvalue, 2 closures);
 #   - no inconsistency on a quiescent heap;
-#   - the top reference path is the cache's records, _G.app.cache.users[*],
-#     and what _G.app.cache.users holds (folded output) is within 10% of
-#     what building it took, measured in-process.
+#   - the top reference path is the cache's records, _G.app.cache.users[*]
+#     (the global's path, not the main chunk's local that also holds the
+#     table: the local is named in its note), and what _G.app.cache.users
+#     holds (folded output) is within 10% of what building it took,
+#     measured in-process;
+#   - pprof's inuse_space total, VM buffers included, is within 1% of
+#     collectgarbage("count").
 # Growth: a leak at a known rate (heap_leak.lua: 100 records a second,
 # each of a size it measures in-process); --heap -d 4 must name the
 # leaking path first and give its rate within 20%.
@@ -83,7 +87,13 @@ runtime() {
 	check "$name: quiescent heap consistent" [ "$inc" = 0 ]
 	local top held want
 	top=$(awk '/^# Top reference paths/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { print $4; exit }' "$b")
+	# The records are reached from the global and from the main chunk's
+	# local: the global's path is the one shown, the local in its note.
 	check "$name: top path is the cache's records ($top)" [ "$top" = "_G.app.cache.users[*]" ]
+	local note
+	note=$(awk '/^# Top reference paths/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { print; exit }' "$b")
+	check "$name: the top path's note names the local (${note##*  })" \
+		grep -qF "(also 1 other path: [main thread][heap_known.lua:0 local users][*])" <<<"$note"
 	# pprof: go tool pprof reads it as a heap profile, the records first
 	# (on one build of each width: go's start-up is slow).
 	if [ "$name" = deb-gc64 ] || [ "$name" = openresty-nogc64 ]; then
@@ -102,6 +112,16 @@ runtime() {
 	   go tool pprof -top -sample_index=inuse_objects "$b.pb.gz" > "$b.pprof" 2>&1; then
 		check "$name: pprof inuse_objects: $N records on their path" \
 			grep -qE "^ *$N .* _G\.app\.cache\.users\[\*\]$" "$b.pprof"
+		# inuse_space's total (the VM buffers are samples of their own) is
+		# collectgarbage("count") of the quiescent target, within 1%.
+		local total
+		total=$(go tool pprof -top -sample_index=inuse_space -unit=B "$b.pb.gz" 2>/dev/null |
+			sed -n 's/.* of \([0-9]*\)B total.*/\1/p')
+		if [ -n "$total" ] && near "$total" "$kb" $(( kb / 100 )); then
+			pass "$name: pprof inuse_space total $total B vs collectgarbage $kb B"
+		else
+			fail "$name: pprof total" "inuse_space '$total' B vs collectgarbage $kb B (1%)"
+		fi
 	else
 		fail "$name: pprof" "$(head -c 300 "$b.pprof" "$b.err" 2>/dev/null | tr '\n' '|')"
 	fi

@@ -47,7 +47,7 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
 		struct timespec now;
 
 		clock_gettime(CLOCK_REALTIME, &now);
-		if (heap_pprof_write(f, hp, (uint64_t)now.tv_sec * 1000000000ull +
+		if (heap_pprof_write(f, hp, c, (uint64_t)now.tv_sec * 1000000000ull +
 					    (uint64_t)now.tv_nsec))
 			log_error("PID %d: cannot write the pprof profile", (int)pid);
 		return;

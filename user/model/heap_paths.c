@@ -10,6 +10,7 @@
 #include "model/heap_census.h"
 #include "target/heap_mem.h"
 #include "target/heap_refs.h"
+#include "target/heap_stack.h"
 #include "target/heap_walk.h"
 #include "target/layout.h"
 
@@ -65,6 +66,7 @@ static uint32_t path_intern(struct heap_paths *hp, uint32_t parent, const char *
 	memset(p, 0, sizeof(*p));
 	p->parent = parent;
 	p->depth = parent == HEAP_PATH_NONE ? 0 : hp->p[parent].depth + 1;
+	p->other = HEAP_PATH_NONE;
 	p->label = (uint32_t)hp->pool_len;
 	memcpy(hp->pool + hp->pool_len, label, len);
 	hp->pool_len += len;
@@ -98,35 +100,137 @@ void heap_path_name(const struct heap_paths *hp, uint32_t path, const char *sep,
 	}
 }
 
-/* -- The breadth-first walk ------------------------------------------------ */
+/* Other paths reaching a path's objects: each distinct (path, other)
+ * pair counted once. */
+static uint64_t pair_hash(const void *ctx, uint32_t e)
+{
+	return hash_u64(((const struct heap_paths *)ctx)->other_pairs[e], 0);
+}
+
+static bool pair_match(const void *ctx, uint32_t e, const void *key)
+{
+	return ((const struct heap_paths *)ctx)->other_pairs[e] == *(const uint64_t *)key;
+}
+
+static const struct hashidx_ops pair_ops = { pair_hash, pair_match };
+
+/* Whether anc is path or one of its ancestors. */
+static bool under(const struct heap_paths *hp, uint32_t path, uint32_t anc)
+{
+	for (uint32_t p = path; p != HEAP_PATH_NONE; p = hp->p[p].parent)
+		if (p == anc)
+			return true;
+	return false;
+}
+
+/* A path through the object itself (_G._G, a function's [env] under _G)
+ * is a cycle, not another way to it. */
+static void note_other(struct heap_paths *hp, uint32_t path, uint32_t other)
+{
+	uint64_t key = (uint64_t)path << 32 | other;
+	size_t hint;
+
+	if (under(hp, other, path) ||
+	    hashidx_find(&hp->other_idx, &pair_ops, hp, hash_u64(key, 0), &key, &hint) != HASHIDX_NONE)
+		return;
+	if (hp->nother == hp->other_cap) {
+		hp->other_cap = hp->other_cap ? 2 * hp->other_cap : 256;
+		hp->other_pairs = xrealloc(hp->other_pairs, hp->other_cap * sizeof(*hp->other_pairs));
+	}
+	hp->other_pairs[hp->nother] = key;
+	hashidx_add(&hp->other_idx, hint, (uint32_t)hp->nother++);
+	if (!hp->p[path].others++)
+		hp->p[path].other = other;
+}
+
+uint32_t heap_path_others(const struct heap_paths *hp, uint32_t path, char *buf, size_t len)
+{
+	uint32_t via = path, below[HEAP_PATH_MAX_DEPTH + 2];
+	int n = 0;
+	size_t at;
+
+	buf[0] = '\0';
+	/* The nearest path (this one or an ancestor) with others: its first
+	 * other, then the elements from there down to path. */
+	while (via != HEAP_PATH_NONE && !hp->p[via].others) {
+		if (n < (int)(sizeof(below) / sizeof(below[0])))
+			below[n++] = via;
+		via = hp->p[via].parent;
+	}
+	if (via == HEAP_PATH_NONE)
+		return 0;
+	heap_path_name(hp, hp->p[via].other, "", buf, len);
+	at = strlen(buf);
+	while (n-- > 0 && at < len) {
+		int w = snprintf(buf + at, len - at, "%s", heap_path_label(hp, below[n]));
+
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	return hp->p[via].others;
+}
+
+/* -- The walk -------------------------------------------------------------- */
+
+/* Who reaches an object first, by tier: the globals and the registry, then
+ * a named local of a thread's stack, then an anonymous slot.  Each tier's
+ * queue is emptied before the next is looked at; an object reached from a
+ * lower tier than it was is taken over by it (and traversed from there). */
+enum { TIER_GLOBAL, TIER_LOCAL, TIER_SLOT, TIERS };
+#define NAMED_SLOTS	65536	/* a thread's slots named at most */
 
 struct bfs {
 	const struct heap_snapshot *snap;
 	struct heap_paths *hp;
-	uint32_t *queue;
-	size_t head, tail;
+	uint32_t *queue[TIERS];
+	size_t head[TIERS], tail[TIERS];
+	uint8_t *tier;		/* per object: the tier that reached it */
 	uint32_t from;		/* the path of the object being traversed */
+	uint8_t from_tier;
+	char (*slots)[HEAP_SLOT_NAME];	/* the thread being traversed: names */
+	size_t nslots;
 };
 
-static void reach(struct bfs *b, uint32_t obj, uint32_t path)
+static void reach(struct bfs *b, uint32_t obj, uint32_t path, uint8_t tier)
 {
 	b->hp->obj_path[obj] = path;
-	b->queue[b->tail++] = obj;
+	b->tier[obj] = tier;
+	b->queue[tier][b->tail[tier]++] = obj;
 }
 
 static void on_edge(void *ud, const struct heap_edge *e)
 {
 	struct bfs *b = ud;
-	uint32_t obj = heap_snapshot_find(b->snap, e->child), path = b->from;
+	uint32_t obj = heap_snapshot_find(b->snap, e->child), path = b->from, cur;
+	uint8_t tier = b->from_tier;
 	char label[LABEL_MAX];
 
-	if (obj == HASHIDX_NONE || b->hp->obj_path[obj] != HEAP_PATH_NONE)
+	if (obj == HASHIDX_NONE)
 		return;
-	if (e->kind != HE_VALUE && b->hp->p[b->from].depth < HEAP_PATH_MAX_DEPTH) {
+	if (e->kind == HE_STACK) {
+		bool named = e->key < b->nslots && b->slots[e->key][0];
+
+		if (tier < (named ? TIER_LOCAL : TIER_SLOT))
+			tier = named ? TIER_LOCAL : TIER_SLOT;
+		if (named)
+			snprintf(label, sizeof(label), "[%.*s]", LABEL_MAX - 3, b->slots[e->key]);
+		else
+			snprintf(label, sizeof(label), "[stack]");
+	} else if (e->kind != HE_VALUE) {
 		heap_edge_label(&b->snap->ctx, e, label, sizeof(label));
-		path = path_intern(b->hp, b->from, label);
 	}
-	reach(b, obj, path);
+	if (e->kind != HE_VALUE && b->hp->p[b->from].depth < HEAP_PATH_MAX_DEPTH)
+		path = path_intern(b->hp, b->from, label);
+	cur = b->hp->obj_path[obj];
+	if (cur == HEAP_PATH_NONE) {
+		reach(b, obj, path, tier);
+	} else if (tier < b->tier[obj]) {
+		note_other(b->hp, path, cur);
+		reach(b, obj, path, tier);
+	} else {
+		note_other(b->hp, cur, path);
+	}
 }
 
 static void root(struct bfs *b, uint64_t addr, const char *label)
@@ -134,7 +238,7 @@ static void root(struct bfs *b, uint64_t addr, const char *label)
 	uint32_t obj = heap_snapshot_find(b->snap, addr);
 
 	if (obj != HASHIDX_NONE && b->hp->obj_path[obj] == HEAP_PATH_NONE)
-		reach(b, obj, path_intern(b->hp, HEAP_PATH_NONE, label));
+		reach(b, obj, path_intern(b->hp, HEAP_PATH_NONE, label), TIER_GLOBAL);
 }
 
 static void add_roots(struct bfs *b)
@@ -173,28 +277,59 @@ static void tally(const struct heap_snapshot *snap, struct heap_paths *hp)
 	}
 }
 
+/* The references out of obj; a thread's stack slots named first. */
+static void traverse(struct bfs *b, uint32_t obj)
+{
+	const struct heap_obj *o = &b->snap->objs[obj];
+
+	b->from = b->hp->obj_path[obj];
+	b->from_tier = b->tier[obj];
+	b->nslots = 0;
+	if (o->type == HT_THREAD) {
+		size_t n = o->bytes_a / 8 < NAMED_SLOTS ? o->bytes_a / 8 : NAMED_SLOTS;
+
+		free(b->slots);
+		b->slots = n ? malloc(n * sizeof(*b->slots)) : NULL;
+		if (b->slots) {
+			heap_stack_names(&b->snap->ctx, o->addr, b->slots, n);
+			b->nslots = n;
+		}
+	}
+	heap_refs(&b->snap->ctx, o, on_edge, b);
+}
+
 int heap_paths_build(const struct heap_snapshot *snap, struct heap_paths *hp)
 {
 	struct bfs b = { .snap = snap, .hp = hp };
+	bool ok = true;
 
 	memset(hp, 0, sizeof(*hp));
 	hp->obj_path = malloc((snap->n + 1) * sizeof(*hp->obj_path));
-	b.queue = malloc((snap->n + 1) * sizeof(*b.queue));
-	if (!hp->obj_path || !b.queue) {
-		free(b.queue);
+	b.tier = malloc(snap->n + 1);
+	for (int t = 0; t < TIERS; t++)
+		ok &= (b.queue[t] = malloc((snap->n + 1) * sizeof(*b.queue[t]))) != NULL;
+	if (!hp->obj_path || !b.tier || !ok) {
+		for (int t = 0; t < TIERS; t++)
+			free(b.queue[t]);
+		free(b.tier);
 		heap_paths_free(hp);
 		return -1;
 	}
 	memset(hp->obj_path, 0xff, (snap->n + 1) * sizeof(*hp->obj_path));
 	hp->unreached = path_intern(hp, HEAP_PATH_NONE, "[not reached from the roots]");
 	add_roots(&b);
-	while (b.head < b.tail) {
-		uint32_t obj = b.queue[b.head++];
+	for (int t = 0; t < TIERS; t++) {
+		while (b.head[t] < b.tail[t]) {
+			uint32_t obj = b.queue[t][b.head[t]++];
 
-		b.from = hp->obj_path[obj];
-		heap_refs(&snap->ctx, &snap->objs[obj], on_edge, &b);
+			if (b.tier[obj] == t)	/* else taken over by a lower tier */
+				traverse(&b, obj);
+		}
 	}
-	free(b.queue);
+	for (int t = 0; t < TIERS; t++)
+		free(b.queue[t]);
+	free(b.tier);
+	free(b.slots);
 	tally(snap, hp);
 	return 0;
 }
@@ -204,6 +339,8 @@ void heap_paths_free(struct heap_paths *hp)
 	free(hp->p);
 	free(hp->pool);
 	free(hp->obj_path);
+	free(hp->other_pairs);
 	hashidx_free(&hp->idx);
+	hashidx_free(&hp->other_idx);
 	memset(hp, 0, sizeof(*hp));
 }

@@ -1,7 +1,11 @@
-/* Reference paths: every object of a walked heap attributed to the first
- * path that reaches it from the roots, breadth first as the GC's mark
- * phase goes (src/lj_gc.c gc_mark_start): the globals (_G, the main
- * thread's environment), the registry, the main thread and its stack.
+/* Reference paths: every object of a walked heap attributed to the path a
+ * reader knows best among those reaching it from the roots: first what
+ * the globals (_G, the main thread's environment) and the registry
+ * (package.loaded) reach, then what a named local variable of a thread's
+ * stack reaches ("[main.lua:0 local users]"), then what anonymous stack
+ * slots reach ("[stack]"); breadth first within each, as the GC's mark
+ * phase goes (src/lj_gc.c gc_mark_start).  How many other paths reach a
+ * path's objects is kept, with the first of them.
  * A path is a chain of elements (".users", "[*]", "[metatable]",
  * "[upvalue s of f.lua:3]"); paths are interned, so the 100,000 records
  * of one cache share one path, `_G.app.cache.users[*]`. */
@@ -24,6 +28,8 @@ struct heap_path {
 	uint32_t depth;
 	uint64_t self_bytes, self_count;	/* objects first reached by this path */
 	uint64_t held_bytes, held_count;	/* ... by it and every path under it */
+	uint32_t others;	/* other paths reaching the objects it names */
+	uint32_t other;		/* the first of them, or HEAP_PATH_NONE */
 };
 
 struct heap_paths {
@@ -34,6 +40,9 @@ struct heap_paths {
 	struct hashidx idx;
 	uint32_t *obj_path;	/* per snapshot object */
 	uint32_t unreached;	/* the path of objects no root reaches */
+	struct hashidx other_idx;	/* over other_pairs: (path, other) seen */
+	uint64_t *other_pairs;
+	size_t nother, other_cap;
 };
 
 /* Walks the references of snap from its roots; 0, or -1 out of memory. */
@@ -45,6 +54,13 @@ void heap_path_name(const struct heap_paths *hp, uint32_t path, const char *sep,
 		    size_t len);
 
 const char *heap_path_label(const struct heap_paths *hp, uint32_t path);
+
+/* Other paths reaching path's objects, those of the nearest path (itself
+ * or an ancestor) that has any, and in buf the first of them, named down
+ * to path ("[main thread][main.lua:0 local users][*]" for
+ * _G.app.cache.users[*]); 0 and "" when none.  A path through an object
+ * itself (_G._G) is a cycle, not counted. */
+uint32_t heap_path_others(const struct heap_paths *hp, uint32_t path, char *buf, size_t len);
 
 void heap_paths_free(struct heap_paths *hp);
 

@@ -25,7 +25,7 @@ static int by_self_bytes(const void *a, const void *b)
 void heap_paths_text(FILE *f, const struct heap_paths *hp, int n)
 {
 	uint32_t *order = malloc(hp->n * sizeof(*order));
-	char name[NAME_MAX_TEXT];
+	char name[NAME_MAX_TEXT], other[NAME_MAX_TEXT];
 
 	if (!order)
 		return;
@@ -33,17 +33,25 @@ void heap_paths_text(FILE *f, const struct heap_paths *hp, int n)
 		order[i] = (uint32_t)i;
 	sort_hp = hp;
 	qsort(order, hp->n, sizeof(*order), by_self_bytes);
-	fprintf(f, "# Top reference paths by bytes (each object counted on the first path\n"
-		   "# reaching it, breadth first from the roots; held = with the paths under it)\n");
+	fprintf(f, "# Top reference paths by bytes (each object counted on one path reaching\n"
+		   "# it: globals and package.loaded first, then named locals, then other stack\n"
+		   "# slots, the shortest of each; held = with the paths under it; \"also\": how\n"
+		   "# many other paths reach the same objects, and the first of them)\n");
 	fprintf(f, "%14s %10s %14s  %s\n", "bytes", "objects", "held", "path");
 	for (int i = 0; i < n && (size_t)i < hp->n; i++) {
 		const struct heap_path *p = &hp->p[order[i]];
 
 		if (!p->self_count)
 			break;
+		uint32_t others = heap_path_others(hp, order[i], other, sizeof(other));
+
 		heap_path_name(hp, order[i], "", name, sizeof(name));
-		fprintf(f, "%14" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s\n", p->self_bytes,
+		fprintf(f, "%14" PRIu64 " %10" PRIu64 " %14" PRIu64 "  %s", p->self_bytes,
 			p->self_count, p->held_bytes, name);
+		if (others)
+			fprintf(f, "  (also %u other path%s: %s)", others, others > 1 ? "s" : "",
+				other);
+		fputc('\n', f);
 	}
 	free(order);
 }

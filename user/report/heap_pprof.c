@@ -8,6 +8,7 @@
 
 #include "base/pbwriter.h"
 #include "base/strbuf.h"
+#include "model/heap_census.h"
 #include "model/heap_paths.h"
 
 enum {
@@ -44,6 +45,25 @@ static void put_sample(struct strbuf *pb, struct strbuf *sub, const struct heap_
 		ids[n++] = (uint64_t)p + 1;
 	sb_reset(sub);
 	pb_packed(sub, SAMPLE_LOCATION_ID, ids, n);
+	pb_packed(sub, SAMPLE_VALUE, values, 2);
+	pb_bytes(pb, PROFILE_SAMPLE, sub->buf, sub->len);
+}
+
+/* VM buffers, frames after the paths': "[VM buffers]" over each buffer,
+ * so that the profile's total is the census's accounted bytes. */
+static const char *const buffers[] = { "[VM buffers]", "string table", "string buffer" };
+#define NBUFFERS	(sizeof(buffers) / sizeof(buffers[0]))
+
+static void put_buffer(struct strbuf *pb, struct strbuf *sub, uint32_t npaths, uint32_t which,
+		       uint64_t bytes)
+{
+	uint64_t ids[2] = { (uint64_t)npaths + which + 1, (uint64_t)npaths + 1 };
+	uint64_t values[2] = { 1, bytes };
+
+	if (!bytes)
+		return;
+	sb_reset(sub);
+	pb_packed(sub, SAMPLE_LOCATION_ID, ids, 2);
 	pb_packed(sub, SAMPLE_VALUE, values, 2);
 	pb_bytes(pb, PROFILE_SAMPLE, sub->buf, sub->len);
 }
@@ -90,7 +110,8 @@ static int write_gzip(FILE *f, const void *data, size_t n)
 	return ok ? 0 : -1;
 }
 
-int heap_pprof_write(FILE *f, const struct heap_paths *hp, uint64_t time_ns)
+int heap_pprof_write(FILE *f, const struct heap_paths *hp, const struct heap_census *c,
+		     uint64_t time_ns)
 {
 	struct strbuf pb = STRBUF_INIT, sub = STRBUF_INIT, line = STRBUF_INIT;
 	uint64_t ids[HEAP_PATH_MAX_DEPTH + 2];
@@ -102,7 +123,9 @@ int heap_pprof_write(FILE *f, const struct heap_paths *hp, uint64_t time_ns)
 	for (uint32_t i = 0; i < hp->n; i++)
 		if (hp->p[i].self_count)
 			put_sample(&pb, &sub, hp, i, ids);
-	for (uint32_t i = 0; i < hp->n; i++)
+	put_buffer(&pb, &sub, (uint32_t)hp->n, 1, c->strtab_bytes);
+	put_buffer(&pb, &sub, (uint32_t)hp->n, 2, c->tmpbuf_bytes);
+	for (uint32_t i = 0; i < hp->n + NBUFFERS; i++)
 		put_frame(&pb, &sub, &line, i);
 	for (size_t i = 0; i < FIRST_LABEL; i++)
 		pb_bytes(&pb, PROFILE_STRING_TABLE, fixed[i], strlen(fixed[i]));
@@ -112,6 +135,8 @@ int heap_pprof_write(FILE *f, const struct heap_paths *hp, uint64_t time_ns)
 		heap_path_name(hp, i, "", name, sizeof(name));
 		pb_bytes(&pb, PROFILE_STRING_TABLE, name, strlen(name));
 	}
+	for (size_t i = 0; i < NBUFFERS; i++)
+		pb_bytes(&pb, PROFILE_STRING_TABLE, buffers[i], strlen(buffers[i]));
 	pb_uint(&pb, PROFILE_TIME_NANOS, time_ns);
 	pb_int(&pb, PROFILE_DEFAULT_SAMPLE_TYPE, 3);
 	rc = write_gzip(f, pb.buf, pb.len);

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "model/heap_census.h"
 #include "model/heap_paths.h"
 #include "report/heap_pprof.h"
 #include "target/discover.h"
 #include "target/heap_walk.h"
 
 /* Renders the paths through a memory stream into gz. */
-static int encode(const struct heap_paths *hp, struct strbuf *gz)
+static int encode(const struct heap_paths *hp, const struct heap_census *c, struct strbuf *gz)
 {
 	struct timespec now;
 	char *buf = NULL;
@@ -24,7 +25,7 @@ static int encode(const struct heap_paths *hp, struct strbuf *gz)
 	if (!f)
 		return -1;
 	clock_gettime(CLOCK_REALTIME, &now);
-	rc = heap_pprof_write(f, hp, (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
+	rc = heap_pprof_write(f, hp, c, (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
 	if (fclose(f))
 		rc = -1;
 	if (!rc) {
@@ -47,7 +48,10 @@ int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct st
 	if (heap_paths_build(&snap, &hp)) {
 		snprintf(why, whylen, "out of memory");
 	} else {
-		rc = encode(&hp, gz);
+		struct heap_census c;
+
+		heap_census_count(&snap, &c);
+		rc = encode(&hp, &c, gz);
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
 		heap_paths_free(&hp);

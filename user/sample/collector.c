@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -122,6 +121,8 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	}
 	if (c->cpu_clock && attach_cpus(c, o->hz, err, errlen))
 		goto fail;
+	if (c->cpu_clock)
+		collector_jitter_start(c);
 	c->news = ring_buffer__new(bpf_map__fd(c->skel->maps.proto_ring), on_news, c, NULL);
 	if (!c->news) {
 		snprintf(err, errlen, "setting up the prototype ring buffer: %s",
@@ -286,51 +287,13 @@ static int drain_one_by_one(struct collector *c, int fd, drain_fn fn, void *ctx)
 	return n == DRAIN_BATCH ? 1 : 0;
 }
 
-/* ---- Sampling period jitter -------------------------------------------------
- * A program with a fixed period (a game's time step, a busy-wait round) can
- * run in phase with a fixed sampling period, and then every sample lands at
- * the same point of its round.  Each drain gives every CPU's clock a new
- * period, uniform within +-JITTER_PCT percent of the nominal one (the mean
- * rate stays -F); the ioctl also restarts the timer at a new phase.
- * LUABPFPROF_NO_JITTER=1 turns this off: only tests/t_aliasing.sh uses it,
- * to show that its workload does alias without it.
- */
-#define JITTER_PCT	10
-
-static void jitter_periods(struct collector *c)
-{
-	uint64_t nominal = c->hz ? 1000000000ull / c->hz : 0;
-
-	if (!nominal || !c->pfds)
-		return;
-	if (!c->jitter_state) {
-		const char *off = getenv("LUABPFPROF_NO_JITTER");
-
-		if (off && *off && strcmp(off, "0"))
-			return;
-		c->jitter_state = hash_u64(clock_ns(CLOCK_MONOTONIC), (uint64_t)getpid()) | 1;
-	}
-	for (int cpu = 0; cpu < c->ncpus; cpu++) {
-		uint64_t x = c->jitter_state, period;
-
-		if (!c->pfds || c->pfds[cpu] <= 0)
-			continue;
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		c->jitter_state = x;
-		/* nominal * (1 + u), u uniform in [-J, +J] percent. */
-		period = nominal - nominal * JITTER_PCT / 100 +
-			 (x >> 11) % (2 * nominal * JITTER_PCT / 100 + 1);
-		ioctl(c->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period);
-	}
-}
-
 int collector_drain(struct collector *c, drain_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(c->skel->maps.counts);
 	__u64 batch = 0;
 	bool first = true;
 
-	jitter_periods(c);
+	collector_jitter(c);
 	for (;;) {
 		__u32 n = DRAIN_BATCH;
 		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &batch, &batch,

@@ -21,7 +21,10 @@ struct collector {
 	bool offcpu, cpu_clock;
 	uint64_t min_block_ns;
 	unsigned hz;
+	/* Period jitter (collector_jitter.c): the CPUs' clocks tick every
+	 * period_ns from grid_ns on. */
 	uint64_t jitter_state;	/* xorshift64 state, 0: jitter disabled */
+	uint64_t period_ns, grid_ns, next_jitter_ns;
 	uint32_t max_stacks;
 	/* Stack ids already read from the kernel; once they fill half the map
 	 * they are deleted there and kept here for one more drain, since a
@@ -59,6 +62,11 @@ const struct stack_trace *collector_stack_for(struct collector *c, uint64_t id);
 
 /* --native: sets up the ring buffer of native samples (collector_native.c). */
 int collector_native_open(struct collector *c, char *err, size_t errlen);
+
+/* Period jitter: the clocks put on one grid once attached, and a new
+ * period now and then, at a drain, right after a tick. */
+void collector_jitter_start(struct collector *c);
+void collector_jitter(struct collector *c);
 
 struct alloc_link {
 	pid_t pid;

@@ -231,12 +231,15 @@ static void target_release(struct target *t)
 	t->pidfd = -1;
 }
 
-void targets_rename(struct targets *ts, pid_t pid)
+void targets_exec_done(struct targets *ts, pid_t pid)
 {
 	struct target *t = targets_find(ts, pid);
 
 	if (!t)
 		return;
+	t->eager = true;
+	t->scans = 0;
+	t->next_scan_ns = 0;
 	proc_read_comm(pid, t->comm, sizeof(t->comm));
 	if (ts->prof)
 		profile_set_comm(ts->prof, (uint32_t)pid, t->comm);

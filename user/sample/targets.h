@@ -37,8 +37,10 @@ void targets_attach(struct targets *ts, struct collector *col);
  * one-line reason on failure. */
 int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t errlen);
 
-/* Reads pid's name again (a launched command after its exec). */
-void targets_rename(struct targets *ts, pid_t pid);
+/* A launched command has exec'd: its name is read again, and it is
+ * looked at every 2 ms until its VM is found (a short program's samples
+ * before that count as [host]). */
+void targets_exec_done(struct targets *ts, pid_t pid);
 
 /* Adds the descendants of root not yet profiled, as waiting targets (a
  * command's children: `sh -c 'luajit app.lua'`).  Returns how many. */

@@ -168,7 +168,7 @@ int session_add_command(struct session *s, pid_t pid, char *err, size_t errlen)
 
 void session_command_started(struct session *s)
 {
-	targets_rename(s->ts, s->child);
+	targets_exec_done(s->ts, s->child);
 	s->child_started = true;
 }
 

@@ -8,14 +8,10 @@
 #include "target/bcmode.h"
 #include "target/layout.h"
 #include "target/memory.h"
+#include "target/varinfo.h"
 #include "symbolize/symbolizer_int.h"
 
-#define MAX_DEBUGINFO	(64 * 1024)	/* uvinfo/varinfo bytes read at most */
-
-static const char *const for_varnames[] = {
-	"(for index)", "(for limit)", "(for step)", "(for generator)", "(for state)",
-	"(for control)",
-};
+#define MAX_DEBUGINFO	VARINFO_MAX	/* uvinfo/varinfo bytes read at most */
 
 /* Copies a debug-info block of e (NUL-terminated records of unknown total
  * size): as much as is readable, up to MAX_DEBUGINFO bytes, and no further
@@ -66,62 +62,16 @@ void proto_debuginfo(struct symbolizer *s, struct proto_entry *e)
 		e->uvinfo_copy = checked_copy(s, e, e->uvinfo, &e->uvinfo_len);
 }
 
-static uint64_t uleb(const uint8_t **p, const uint8_t *end)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (*p < end) {
-		uint8_t b = *(*p)++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			break;
-	}
-	return v;
-}
-
 /* Name of the local variable in `slot` live at instruction pos. */
 static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
 			      uint32_t slot)
 {
-	const uint8_t *p, *end;
-	uint64_t lastpc = 0;
-
 	if (!e->varinfo)
 		return NULL;
 	proto_debuginfo(s, e);
 	if (!e->varinfo_copy)
 		return NULL;
-	p = e->varinfo_copy;
-	end = p + e->varinfo_len;
-	while (p < end) {
-		const char *name = (const char *)p;
-		uint8_t code = *p++;
-		uint64_t startpc, endpc;
-
-		if (code == 0)
-			break;		/* end of records */
-		if (code >= 7) {	/* an inline name: skip to its NUL */
-			while (p < end && *p)
-				p++;
-			if (p >= end)
-				break;
-			p++;
-		} else {
-			name = for_varnames[code - 1];
-		}
-		startpc = lastpc + uleb(&p, end);
-		lastpc = startpc;
-		if (startpc > pos)
-			break;
-		endpc = startpc + uleb(&p, end);
-		if (pos < endpc && slot-- == 0)
-			return name;
-	}
-	return NULL;
+	return varinfo_local(e->varinfo_copy, e->varinfo_len, pos, slot);
 }
 
 static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)

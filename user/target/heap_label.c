@@ -58,6 +58,20 @@ static void key_label(const struct heap_ctx *c, uint64_t key, char *buf, size_t 
 	}
 }
 
+void heap_proto_where(const struct heap_ctx *c, uint64_t pt, char *buf, size_t len)
+{
+	unsigned line = (unsigned)heap_mem_uint(c->mem, pt + c->lay->pt_firstline, 4);
+	char chunk[MAX_NAME * 2], *file = chunk;
+
+	if (read_name(c, heap_ref(c, pt + c->lay->pt_chunkname), chunk, sizeof(chunk)))
+		snprintf(chunk, sizeof(chunk), "?");
+	if (*file == '@' || *file == '=')
+		file++;
+	if (strrchr(file, '/'))
+		file = strrchr(file, '/') + 1;
+	snprintf(buf, len, "%s:%u", file, line);
+}
+
 /* The upvalue's name from the prototype's uvinfo, and "file:line". */
 static void upval_label(const struct heap_ctx *c, const struct heap_edge *e, char *buf,
 			size_t len)
@@ -65,8 +79,7 @@ static void upval_label(const struct heap_ctx *c, const struct heap_edge *e, cha
 	const struct lj_layout *lay = c->lay;
 	uint64_t pt = heap_ref(c, e->owner + lay->fn_pc) - lay->sizeof_proto;
 	uint64_t uvinfo = heap_ref(c, pt + lay->pt_uvinfo);
-	unsigned line = (unsigned)heap_mem_uint(c->mem, pt + lay->pt_firstline, 4);
-	char names[MAX_UVNAMES], chunk[MAX_NAME * 2], *file = chunk;
+	char names[MAX_UVNAMES], where[MAX_NAME * 2 + 12];
 	const char *name = "?";
 	size_t got = 0;
 
@@ -83,13 +96,8 @@ static void upval_label(const struct heap_ctx *c, const struct heap_edge *e, cha
 		}
 		at += n + 1;
 	}
-	if (read_name(c, heap_ref(c, pt + lay->pt_chunkname), chunk, sizeof(chunk)))
-		snprintf(chunk, sizeof(chunk), "?");
-	if (*file == '@' || *file == '=')
-		file++;
-	if (strrchr(file, '/'))
-		file = strrchr(file, '/') + 1;
-	snprintf(buf, len, "[upvalue %.32s of %s:%u]", name, file, line);
+	heap_proto_where(c, pt, where, sizeof(where));
+	snprintf(buf, len, "[upvalue %.32s of %s]", name, where);
 }
 
 void heap_edge_label(const struct heap_ctx *c, const struct heap_edge *e, char *buf, size_t len)

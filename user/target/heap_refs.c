@@ -140,7 +140,7 @@ static void refs_thread(const struct heap_ctx *c, const struct heap_obj *o, heap
 
 	emit(fn, ud, heap_ref(c, o->addr + lay->L_env), HE_ENV, 0, 0);
 	for (uint64_t off = 0; slots && off + 8 <= top - stack; off += 8)
-		emit(fn, ud, heap_tv_gcobj(c, tv_at(slots, off)), HE_STACK, 0, 0);
+		emit(fn, ud, heap_tv_gcobj(c, tv_at(slots, off)), HE_STACK, off / 8, 0);
 	free(slots);
 }
 

@@ -19,7 +19,7 @@ enum heap_edge_kind {
 	HE_UPVAL,	/* [upvalue NAME of FILE:LINE]: child is the GCupval */
 	HE_CUPVAL,	/* [upvalue N] of a C function */
 	HE_VALUE,	/* an upvalue's value: the upvalue's own path */
-	HE_STACK,	/* [stack] of a thread */
+	HE_STACK,	/* [stack] of a thread: key is the slot's index */
 	HE_PROTO,	/* [prototype] of a Lua function */
 	HE_CONST,	/* [constant] of a prototype (strings, tables, inner protos) */
 };
@@ -40,6 +40,10 @@ void heap_refs(const struct heap_ctx *c, const struct heap_obj *o, heap_edge_fn 
 
 /* The path element of an edge (".name", "[*]", "[upvalue s of f.lua:3]"). */
 void heap_edge_label(const struct heap_ctx *c, const struct heap_edge *e, char *buf, size_t len);
+
+/* "file:line" of the prototype at pt ("heap_known.lua:16"; main chunks
+ * are line 0), for naming what a function holds. */
+void heap_proto_where(const struct heap_ctx *c, uint64_t pt, char *buf, size_t len);
 
 /* The GC object a TValue points to, or 0 for a number, nil, boolean ... */
 uint64_t heap_tv_gcobj(const struct heap_ctx *c, uint64_t tv);
