@@ -248,9 +248,12 @@ static void status_text(FILE *f)
 static void tail_text(FILE *f)
 {
 	fputs(".SH REQUIREMENTS\n", f);
-	roff_line(f, "Linux with BPF, perf events (the software cpu-clock event suffices) and "
+	roff_line(f, "Linux 5.10 or later (tested on Debian's 5.10, 6.1, 6.12, 6.18 and 7.3; "
+		  "the BPF ring buffer of 5.8 is the hard floor) with BPF, perf events (the "
+		  "software cpu-clock event suffices) and "
 		  "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y; or a BTF file "
-		  "named by the environment variable LUABPFPROF_BTF). Root, or the "
+		  "named by the environment variable LUABPFPROF_BTF). --check-kernel tells "
+		  "whether this kernel's BPF verifier accepts every mode. Root, or the "
 		  "capabilities CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE (CAP_SYS_ADMIN "
 		  "instead of the first two before Linux 5.8). Targets: LuaJIT 2.1, "
 		  "upstream and OpenResty's, GC64 or not, executables and C hosts; no debug "

@@ -84,10 +84,42 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	bpf_map__set_max_entries(skel->maps.parked, o->offcpu ? o->max_counts : 1);
 }
 
+/* What the sampler needs that a kernel may lack, newest first, probed
+ * (libbpf's feature probes) only once a load has failed: to say which is
+ * missing rather than how the load failed.  5.10 is the oldest kernel
+ * tested (tests/kernels/matrix). */
+static int has_ringbuf(void)
+{
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
+}
+
+static int has_probe_read_user(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_probe_read_user, NULL);
+}
+
+static int has_tracing(void)
+{
+	return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL);
+}
+
+/* The first feature this kernel lacks, as "what (Linux since)", or NULL. */
+static const char *missing_feature(const struct collector_opts *o)
+{
+	if (has_ringbuf() == 0)
+		return "the BPF ring buffer (Linux 5.8)";
+	if (has_probe_read_user() == 0)
+		return "bpf_probe_read_user (Linux 5.5)";
+	if (o->offcpu && has_tracing() == 0)
+		return "BTF-typed tracepoints for sched_switch (Linux 5.5)";
+	return NULL;
+}
+
 /* The one line for a load that failed with -e (positive errno). */
 static void explain_failure(int e, const char *btf, const struct verifier_log *vlog,
-			    char *err, size_t errlen)
+			    const struct collector_opts *o, char *err, size_t errlen)
 {
+	const char *missing;
 	char why[320];
 
 	if (e == EMFILE || e == ENFILE) {
@@ -101,6 +133,9 @@ static void explain_failure(int e, const char *btf, const struct verifier_log *v
 		snprintf(err, errlen, "kernel BTF unavailable: /sys/kernel/btf/vmlinux is missing (needs CONFIG_DEBUG_INFO_BTF, or LUABPFPROF_BTF=FILE)");
 	} else if (e == EPERM || (e == EACCES && geteuid() != 0)) {
 		snprintf(err, errlen, "loading BPF: permission denied (needs root, or CAP_BPF and CAP_PERFMON)");
+	} else if (e != EPERM && (missing = missing_feature(o))) {
+		snprintf(err, errlen, "Linux %s lacks %s, which luabpfprof needs (README: Kernels)",
+			 verifier_kernel_release(), missing);
 	} else if (verifier_log_refusal(vlog, why, sizeof(why))) {
 		const char *colon = strchr(why, ':');
 		char prog[64];
@@ -161,7 +196,7 @@ struct sampler_bpf *collector_load(const struct collector_opts *o, verifier_fn f
 		fn(ctx, &st);
 	}
 	if (e)
-		explain_failure(e, btf, vlog, err, errlen);
+		explain_failure(e, btf, vlog, o, err, errlen);
 	verifier_log_free(vlog);
 	if (e) {
 		sampler_bpf__destroy(skel);
