@@ -30,7 +30,9 @@ struct uregs {
 	__u64 ip, sp, dx, bx, bp, r14;
 };
 
-/* Copies the registers user mode left at kernel entry into *copy.  One
+/* Copies the registers user mode left at kernel entry into *copy: exact
+ * for an interrupt or fault taken in the interpreter; BASE and PC are only
+ * trusted later for IPs inside it, which a system call never is.  One
  * copy: BPF_CORE_READ would make a helper call per field. */
 static __always_inline void task_user_regs(struct pt_regs *copy)
 {

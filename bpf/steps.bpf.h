@@ -58,9 +58,9 @@ __noinline int trace_record_inlined(__u32 k)
 }
 
 /* trace_frames (trace.bpf.h) for the walk this CPU's scratch holds (its
- * offsets and VM set): the count of frames recorded, bit 31 set when the
- * trace was found through a return address.  A global function, verified
- * once on its own (see walk_threads). */
+ * offsets and VM set): the count of inlined frames found (walk_threads
+ * records them), bit 31 set when the trace was found through a return
+ * address. */
 __noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
 {
 	struct walk_ref ref;

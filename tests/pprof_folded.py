@@ -67,12 +67,16 @@ def message(value, wanted):
     return got
 
 
-def main():
-    with open(sys.argv[1], "rb") as f:
+def load(path):
+    """The profile's bytes, gunzipped when they are gzip'd."""
+    with open(path, "rb") as f:
         data = f.read()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def main():
+    data = load(sys.argv[1])
     idx = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
     strings, functions, locations, samples = [], {}, {}, []
     for field, wire, value in fields(data):
         if field == 6:

@@ -3,51 +3,20 @@
 
 The string table (field 6 of perftools.profiles.Profile) holds every
 function, file and mapping name the profile shows; tests/corpus/lib.sh
-looks in it for raw addresses and [builtin#N] names.  Only the protobuf
-wire format is needed, so no pprof library is involved.
+looks in it for raw addresses and [builtin#N] names.  The wire format is
+read by tests/pprof_folded.py: no pprof library is involved.
 """
-import gzip
+import os
 import sys
 
-
-def varint(buf, pos):
-    value = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-
-
-def strings(buf):
-    pos = 0
-    while pos < len(buf):
-        key, pos = varint(buf, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = varint(buf, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            size, pos = varint(buf, pos)
-            if field == 6:
-                yield buf[pos:pos + size].decode("utf-8", "replace")
-            pos += size
-        else:
-            raise ValueError("bad wire type %d at %d" % (wire, pos))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pprof_folded import fields, load  # noqa: E402
 
 
 def main():
-    with open(sys.argv[1], "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    for s in strings(data):
-        print(s.replace("\n", " "))
+    for field, _, value in fields(load(sys.argv[1])):
+        if field == 6:
+            print(value.decode("utf-8", "replace").replace("\n", " "))
 
 
 if __name__ == "__main__":
