@@ -10,7 +10,8 @@
 #   - off-CPU and wall shares against offcpu.lua's in-process clocks;
 #   - --native: cbrt's samples under main;...;spin_cbrt;cbrt;
 #   - --jit: fnew's closure aborts with NYI: bytecode;
-#   - -e alloc: big's share of the bytes against its in-process count.
+#   - -e alloc: big's share of the bytes against its in-process count;
+#   - -a --continuous's interval files, speedscope read back, --heap.
 # Durations and rates are for emulation (TCG), which runs the guest some
 # ten times slower than this machine.
 set -u
@@ -41,15 +42,21 @@ kwithin() {	# kwithin NAME GOT WANT: GOT within TOL points of WANT
 # --- The verifier's statistics ----------------------------------------------
 "$PROF" --check-kernel >"$TMP/check.txt" 2>&1
 sed 's/^/verifier: /' "$TMP/check.txt"
-for mode in cpu native off-cpu alloc all; do
-	line=$(grep -E "^$mode +[a-z_]+ +" "$TMP/check.txt" | head -n 1)
-	read -r insns stack < <(awk '{ for (i = 1; i < NF; i++) {
+while read -r mode prog result _; do
+	read -r insns stack < <(awk -v p="$prog" '$2 == p { for (i = 1; i < NF; i++) {
 		if ($i == "insns") n = $(i + 1); if ($i == "stack") s = $(i + 1) } }
-		END { print n + 0, s + 0 }' <<<"$line")
-	if [[ $line =~ \ ok\  ]] && [ "$insns" -le 500000 ] && [ "$stack" -le $((512 - STACK_ROOM)) ]; then
-		kpass "$mode loads: $insns instructions processed, deepest chain $stack of 512 bytes"
+		END { print n + 0, s + 0 }' <(grep -E "^$mode +$prog " "$TMP/check.txt"))
+	if [ "$result" = ok ] && [ "$insns" -le 500000 ] && [ "$stack" -le $((512 - STACK_ROOM)) ]; then
+		kpass "$mode: $prog loads: $insns instructions processed, deepest chain $stack of 512 bytes"
 	else
-		kfail "$mode loads" "${line:-no line}; $(grep "^$mode refused" "$TMP/check.txt")"
+		kfail "$mode: $prog loads" "$(grep -E "^$mode +($prog|refused)" "$TMP/check.txt" | tr '\n' '|')"
+	fi
+done < <(grep -E '^[a-z-]+ +[a-z_]+ +(ok|refused) +insns ' "$TMP/check.txt")
+for mode in cpu native off-cpu wall alloc all; do
+	if grep -Eq "^$mode +[a-z_]+ +ok " "$TMP/check.txt" && ! grep -q "^$mode refused" "$TMP/check.txt"; then
+		kpass "mode $mode loads"
+	else
+		kfail "mode $mode loads" "$(grep -E "^$mode " "$TMP/check.txt" | tr '\n' '|')"
 	fi
 done
 
@@ -61,7 +68,9 @@ w631_run() {	# w631_run NAME OUT [LUAJIT OPTION ROUND]: attached, for SECS
 	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --lua-only -o "$2" 2>"$TMP/$1.err"
 	cleanup_children
 }
-w631_run w631-jit "$TMP/w631.pb.gz"
+# Rounds a tenth as long as the default: a round with the JIT on takes some
+# 10 ms here, and some ten times that emulated.
+w631_run w631-jit "$TMP/w631.pb.gz" "" 20000
 python3 "$TOP/tests/pprof_folded.py" "$TMP/w631.pb.gz" >"$TMP/w631.folded" 2>"$TMP/w631.py.err"
 n=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/w631.folded")
 if [ "$n" -ge 1000 ]; then
@@ -167,5 +176,37 @@ else
 	fi
 	cleanup_children
 fi
+# --- -a, continuous mode and --heap on a running w631 ----------------------------------
+start_bg "$LJ" "$WL/w631.lua"
+pid=$BGPID
+wait_lua "$pid"
+mkdir -p "$TMP/agent"
+timeout -s INT 12 "$PROF" -a --continuous --every 3s --out-dir "$TMP/agent" 2>"$TMP/agent.err"
+n=0
+for f in "$TMP"/agent/*.pb.gz; do
+	[ -f "$f" ] && python3 "$TOP/tests/pprof_folded.py" "$f" 2>/dev/null | grep -q 'w631\.lua:a' && n=$((n + 1))
+done
+if [ "$n" -ge 2 ]; then
+	kpass "-a --continuous: $n interval files name w631.lua:a"
+else
+	kfail "-a --continuous" "$n interval files name w631.lua:a: $(ls "$TMP/agent" | head -n 5 | tr '\n' ' ') $(tail -n 3 "$TMP/agent.err" | tr '\n' '|')"
+fi
+"$PROF" -p "$pid" -d 2 -F "$HZ" -f speedscope -o "$TMP/w631.speedscope.json" 2>"$TMP/ss.err"
+if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] for f in d["shared"]["frames"]]
+sys.exit(0 if any("w631.lua" in n for n in names) and d["profiles"] else 1)' "$TMP/w631.speedscope.json" 2>"$TMP/ss.py.err"; then
+	kpass "speedscope: the JSON reads back with w631's frames"
+else
+	kfail "speedscope read back" "$(tail -n 2 "$TMP/ss.err" "$TMP/ss.py.err" | tr '\n' '|')"
+fi
+"$PROF" --heap -p "$pid" >"$TMP/heap.txt" 2>"$TMP/heap.err"
+if grep -q '^# Lua heap census of PID' "$TMP/heap.txt" && grep -q '^table ' "$TMP/heap.txt"; then
+	kpass "--heap: a census ($(head -n 1 "$TMP/heap.txt" | cut -c1-80))"
+else
+	kfail "--heap" "$(head -c 300 "$TMP/heap.txt" "$TMP/heap.err" | tr '\n' '|')"
+fi
+cleanup_children
+
 dmesg | grep -i 'perf:' | sed 's/^/dmesg: /' | head -n 5
 echo "END kernel $K"

@@ -24,6 +24,7 @@ static const struct check_mode modes[] = {
 	{ "cpu", { .hz = 99 }, false },
 	{ "native", { .hz = 99, .native = true }, false },
 	{ "off-cpu", { .offcpu = true, .no_cpu_clock = true }, false },
+	{ "wall", { .hz = 99, .offcpu = true }, false },
 	{ "alloc", { .alloc_every = 512 * 1024 }, false },
 	{ "all", { 0 }, true },
 };
