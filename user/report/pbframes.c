@@ -10,10 +10,15 @@
 void pbframes_init(struct pbframes *f, const struct profile *p, const struct export_opts *o)
 {
 	memset(f, 0, sizeof(*f));
+	pbframes_use(f, p, o);
+	pbframes_cstr(f, "");	/* string_table[0] must be "" */
+}
+
+void pbframes_use(struct pbframes *f, const struct profile *p, const struct export_opts *o)
+{
 	f->p = p;
 	f->o = o;
 	f->name_scope = o->scope == 'l' ? 'F' : o->scope;
-	pbframes_cstr(f, "");	/* string_table[0] must be "" */
 }
 
 void pbframes_free(struct pbframes *f)

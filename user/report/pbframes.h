@@ -21,6 +21,9 @@ struct pbframes {
 
 /* Starts with string 0, "".  p and o (normalized) must outlive f. */
 void pbframes_init(struct pbframes *f, const struct profile *p, const struct export_opts *o);
+
+/* The profile whose frames come next (one table, several profiles). */
+void pbframes_use(struct pbframes *f, const struct profile *p, const struct export_opts *o);
 void pbframes_free(struct pbframes *f);
 
 /* The id of s[0..n) (invalid UTF-8 replaced: proto3 strings must be valid). */
