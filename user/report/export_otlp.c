@@ -144,8 +144,7 @@ static struct otlp_res *resource_of(struct otlp_request *r, const struct otlp_re
 static void attr_str(void *ctx, const char *key, const char *value)
 {
 	static const char *const resource_keys[] = {
-		"pid", "comm", "container_id", "container_name", "pod_uid", "pod_name",
-		"namespace",
+		"pid", "comm", "container_id", "container", "pod", "pod_uid", "namespace",
 	};
 	struct sample_set *ss = ctx;
 

@@ -9,13 +9,21 @@
 
 #include "model/heap_paths.h"
 #include "report/heap_pprof.h"
+#include "report/otlp.h"
 #include "target/discover.h"
 #include "target/heap_walk.h"
 
-/* Renders the paths through a memory stream into gz. */
-static int encode(const struct heap_paths *hp, struct strbuf *gz)
+static uint64_t now_ns(void)
 {
 	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/* Renders the paths through a memory stream into gz. */
+static int encode(const struct heap_paths *hp, struct strbuf *gz, uint64_t at)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -23,8 +31,7 @@ static int encode(const struct heap_paths *hp, struct strbuf *gz)
 
 	if (!f)
 		return -1;
-	clock_gettime(CLOCK_REALTIME, &now);
-	rc = heap_pprof_write(f, hp, (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
+	rc = heap_pprof_write(f, hp, at);
 	if (fclose(f))
 		rc = -1;
 	if (!rc) {
@@ -35,11 +42,13 @@ static int encode(const struct heap_paths *hp, struct strbuf *gz)
 	return rc;
 }
 
-int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		       char *why, size_t whylen)
+int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
+		 struct otlp_request *r, const struct otlp_resource *res, char *why,
+		 size_t whylen)
 {
 	struct heap_snapshot snap;
 	struct heap_paths hp;
+	uint64_t at = now_ns();
 	int rc = -1;
 
 	if (heap_walk(mem, vm->layout, vm->g, &snap, why, whylen))
@@ -47,9 +56,11 @@ int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct st
 	if (heap_paths_build(&snap, &hp)) {
 		snprintf(why, whylen, "out of memory");
 	} else {
-		rc = encode(&hp, gz);
+		rc = gz ? encode(&hp, gz, at) : 0;
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
+		else if (r)
+			otlp_add_heap(r, res, &hp, at);
 		heap_paths_free(&hp);
 	}
 	heap_snapshot_free(&snap);

@@ -192,7 +192,7 @@ uint32_t otlp_dict_named(struct otlp_dict *d, const char *name)
 
 	memset(&fn, 0, sizeof(fn));
 	fn.name = fn.system_name = pbframes_cstr(&d->f, name);
-	return location(d, &fn, 0, d->lua_mapping, 0);
+	return location(d, &fn, 0, 0, 0);
 }
 
 uint32_t otlp_dict_stack(struct otlp_dict *d, const uint32_t *locs, uint32_t n)

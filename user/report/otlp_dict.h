@@ -25,7 +25,8 @@ void otlp_dict_free(struct otlp_dict *d);
 /* The location of an exported frame of s (d->f.p's sample). */
 uint32_t otlp_dict_frame(struct otlp_dict *d, const struct xframe *xf, const struct sample *s);
 
-/* A location in "[lua]" whose one line is function name (a heap path). */
+/* A location without a mapping whose one line is function name (a heap
+ * path, as in the pprof heap profile). */
 uint32_t otlp_dict_named(struct otlp_dict *d, const char *name);
 
 /* A stack of locations, leaf first. */

@@ -127,8 +127,8 @@ static void jit_label(struct pbframes *f, const struct sample *s, const struct p
 static void container_labels(const struct proc_container *c, const struct pb_label_sink *out)
 {
 	const char *const pairs[][2] = {
-		{ "container_id", c->id }, { "container_name", c->name },
-		{ "pod_uid", c->pod_uid }, { "pod_name", c->pod_name },
+		{ "container_id", c->id }, { "container", c->name },
+		{ "pod", c->pod_name }, { "pod_uid", c->pod_uid },
 		{ "namespace", c->pod_namespace },
 	};
 

@@ -56,7 +56,7 @@ bool pbframes_mapping(struct pbframes *f, const struct xframe *xf, struct pb_map
 		      uint64_t *address);
 
 /* A sample's labels, in this order: pid, tid, comm, the container's
- * (container_id, container_name, pod_uid, pod_name, namespace) when
+ * (container_id, container, pod, pod_uid, namespace) when
  * known, state (time profiles), vmstate, trace, trace_start, zone and
  * jit_abort (Lua samples). */
 struct pb_label_sink {
