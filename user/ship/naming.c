@@ -36,7 +36,8 @@ static void add_label(struct naming *n, const char *name, const char *value)
 	n->labels[n->nlabels++].value = slot;
 }
 
-static void service_of(struct naming *n, const struct naming_in *in)
+/* The service name, and in base the same without the suffix. */
+static void service_of(struct naming *n, const struct naming_in *in, char *base, size_t len)
 {
 	struct strbuf s = STRBUF_INIT;
 	const char *kv[NAMING_MAX_BASE];
@@ -56,6 +57,7 @@ static void service_of(struct naming *n, const struct naming_in *in)
 	for (int i = 0; i < v.nlabels; i++)
 		kv[i] = pairs.buf + at[i];
 	service_expand(&s, in->service ? in->service : "{comm}", &v);
+	push_service_name(sb_str(&s), base, len);
 	sb_puts(&s, in->suffix ? in->suffix : "");
 	push_service_name(sb_str(&s), n->service, sizeof(n->service));
 	sb_free(&s);
@@ -65,10 +67,10 @@ static void service_of(struct naming *n, const struct naming_in *in)
 void naming_fill(struct naming *n, const struct naming_in *in)
 {
 	const struct proc_container *c = in->ctr;
-	char pid[16], short_id[SHORT_ID + 2] = "";
+	char pid[16], short_id[SHORT_ID + 2] = "", base[sizeof(n->service)];
 
 	memset(n, 0, sizeof(*n));
-	service_of(n, in);
+	service_of(n, in, base, sizeof(base));
 	memcpy(n->labels, in->labels, (size_t)in->nlabels * sizeof(*n->labels));
 	n->nlabels = in->nlabels;
 	if (in->pid) {
@@ -85,8 +87,7 @@ void naming_fill(struct naming *n, const struct naming_in *in)
 			snprintf(short_id, sizeof(short_id), "-%.*s", SHORT_ID, c->id);
 	}
 	if (in->pid)
-		snprintf(n->stem, sizeof(n->stem), "%s-%u%s%s", n->service, in->pid, short_id,
-			 in->mark);
+		snprintf(n->stem, sizeof(n->stem), "%s-%u%s%s", base, in->pid, short_id, in->mark);
 	else
-		snprintf(n->stem, sizeof(n->stem), "%s%s", n->service, in->mark);
+		snprintf(n->stem, sizeof(n->stem), "%s%s", base, in->mark);
 }
