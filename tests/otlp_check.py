@@ -273,6 +273,8 @@ def summary(argv):
                 for name, _, file, _, line in lines:
                     seen.add("frame %s %s:%d%s" % (name, file, line,
                                                   " mapped" if isinstance(mapping, tuple) else ""))
+                if isinstance(mapping, tuple):
+                    seen.add("mapping %s build=%s" % (mapping[0], mapping[1]))
             for k, v in labels:
                 seen.add("label %s=%s" % (k, v))
         for s in sorted(seen):
