@@ -17,7 +17,9 @@ attributes and sample attributes mapped back to pprof's keys).
         same samples, and the other way round; prints one line per match
     otlp_check.py summary SHARED_OTLP OTLP
         prints facts the tests grep: resource attributes, sample types,
-        function names with lines, labels
+        function names with lines, mappings, labels
+    otlp_check.py labels PROFILE_PROTO PPROF
+        prints the labels of a pprof file's samples
 Exit status 0 when all agree, 1 with the first difference on stderr.
 """
 import gzip
@@ -281,5 +283,12 @@ def summary(argv):
             print(s)
 
 
+def labels(argv):
+    """The distinct labels of a pprof file's samples."""
+    _, samples = pprof_profile(argv[0], argv[1])
+    for k, v in sorted({kv for (_, lbs) in samples for kv in lbs}):
+        print("label %s=%s" % (k, v))
+
+
 if __name__ == "__main__":
-    {"compare": compare, "summary": summary}[sys.argv[1]](sys.argv[2:])
+    {"compare": compare, "summary": summary, "labels": labels}[sys.argv[1]](sys.argv[2:])
