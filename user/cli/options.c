@@ -281,15 +281,7 @@ static int set_push_api(struct options *o, const struct opt_row *r, const char *
 static int set_service(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		       size_t len)
 {
-	(void)r;
-	if (!*arg) {
-		snprintf(err, len, "invalid --service '': give a name or a template");
-		return -1;
-	}
-	if (service_template_check(arg, err, len))
-		return -1;
-	o->service = arg;
-	return 0;
+	return service_template_check(arg, err, len) ? -1 : set_string(o, r, arg, err, len);
 }
 
 static int set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
@@ -447,11 +439,9 @@ const struct opt_row options_rows[] = {
 	  "ingest (Pyroscope /ingest, default), push (Pyroscope\n"
 	  "Push API), parca (/profiles/writeraw) or otlp\n"
 	  "(OpenTelemetry /v1development/profiles)", .at = OWN, .flags = OPTF_CONTINUOUS },
-	{ N("service"), 0, REQ, "NAME", set_service,
-	  "service name, or a template of one per process:\n"
-	  "{comm} {pid} {container} {container_id} {pod}\n"
-	  "{namespace} {pod_uid} {label:K} (default: {comm})",
-	  .at = OWN, .flags = OPTF_CONTINUOUS },
+	{ N("service"), 0, REQ, "NAME", set_service, "service name, or a template per process:\n"
+	  "{comm} (default) {pid} {container} {container_id}\n{pod} {namespace} {pod_uid} {label:K}",
+	  .at = AT(service), .flags = OPTF_CONTINUOUS },
 	{ N("label"), 0, REQ, "K=V", set_label, "extra label on every profile (repeatable)",
 	  .at = OWN, .flags = OPTF_CONTINUOUS },
 	{ N("tenant"), 0, REQ, "ID", set_header_value, "X-Scope-OrgID header",

@@ -4,7 +4,7 @@
  *   {pid}        the process id
  *   {container}  the container's name, else the first 12 digits of its id
  *   {container_id}, {pod}, {namespace}, {pod_uid}
- *   {label:K}    the value of --label K=V (or of the --label-from hook's K)
+ *   {label:K}    the value of --label K=V
  * Anything else is copied.  A template that expands to nothing (a host
  * process under '{container}') gives the comm. */
 #ifndef LBP_SERVICE_NAME_H
