@@ -1,5 +1,6 @@
 /* Exporters: the profile model written as folded stacks, an SVG flame
- * graph, pprof or speedscope JSON.  docs/formats.md describes each output.
+ * graph, pprof, speedscope JSON or OTLP (otlp.h).  docs/formats.md describes
+ * each output.
  */
 #ifndef LBP_EXPORT_H
 #define LBP_EXPORT_H
