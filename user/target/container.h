@@ -42,6 +42,18 @@ int container_from_cgroup(const char *text, struct container_ref *out);
  * read (no link is followed).  0 when found. */
 int container_names_k8s(const char *dir, struct container_ref *c);
 
+/* Docker: DIR/ID/config.v2.json's top-level "Name" ("/web" gives
+ * "web"); dir is /var/lib/docker/containers.  0 when found. */
+int container_names_docker(const char *dir, struct container_ref *c);
+
+/* Podman (as root): DIR/containers.json, the element whose "id" is c's,
+ * its first "names"; dir is
+ * /var/lib/containers/storage/overlay-containers.  0 when found. */
+int container_names_podman(const char *dir, struct container_ref *c);
+
+/* Files are read only from directories root owns that no one else may
+ * write, and only if root owns them and no one else may write them. */
+
 /* Reads /proc/PID/cgroup (under proc_root, "/proc") and the names: 0 when
  * the process is in a container. */
 int container_of_pid(const char *proc_root, pid_t pid, struct container_ref *out);

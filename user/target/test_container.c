@@ -107,6 +107,52 @@ static void names(void)
 		return;
 }
 
+static void put_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, mode);
+}
+
+/* Docker's config.v2.json and Podman's containers.json, in directories
+ * made like the runtimes make them (root's, 0700). */
+static void runtime_files(void)
+{
+	char dir[] = "/tmp/lbp-runtime.XXXXXX", path[512];
+	struct container_ref c;
+
+	if (!mkdtemp(dir))
+		return;
+	memset(&c, 0, sizeof(c));
+	strcpy(c.id, ID);
+	snprintf(path, sizeof(path), "%s/%s", dir, ID);
+	mkdir(path, 0710);
+	snprintf(path, sizeof(path), "%s/%s/config.v2.json", dir, ID);
+	put_file(path, "{\"Config\":{\"Labels\":{\"Name\":\"/no\"}},\"Name\":\"/shop-web\",\"ID\":\"" ID "\"}",
+		 0600);
+	CHECK("docker: config.v2.json's Name", !container_names_docker(dir, &c));
+	CHECK_STR("docker: without its '/'", c.name, "shop-web");
+	chmod(path, 0666);
+	memset(c.name, 0, sizeof(c.name));
+	CHECK("docker: a file others may write is not read",
+	      container_names_docker(dir, &c) && !c.name[0]);
+	snprintf(path, sizeof(path), "%s/containers.json", dir);
+	put_file(path, "[{\"id\":\"" ID2 "\",\"names\":[\"other\"]},"
+		 "{\"id\":\"" ID "\",\"names\":[\"lua-worker\",\"alias\"]}]", 0600);
+	CHECK("podman: containers.json, the element of this ID", !container_names_podman(dir, &c));
+	CHECK_STR("podman: its first name", c.name, "lua-worker");
+	memset(c.id, 'f', CONTAINER_ID_LEN);
+	memset(c.name, 0, sizeof(c.name));
+	CHECK("podman: an ID it does not list", container_names_podman(dir, &c) && !c.name[0]);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path))
+		return;
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -124,6 +170,11 @@ int main(void)
 		snprintf(name, sizeof(name), "%s: the pod UID", cases[i].what);
 		CHECK_STR(name, c.pod_uid, cases[i].pod);
 	}
+	if (geteuid()) {
+		CHECK("names: not root, the trust checks refuse our files (skipped)", 1);
+		UNIT_EXIT();
+	}
 	names();
+	runtime_files();
 	UNIT_EXIT();
 }
