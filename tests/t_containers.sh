@@ -48,20 +48,7 @@ mkcg() {
 	done
 }
 
-start_server() {
-	local log=$1 p i try
-	for try in $(seq 20); do
-		p=$((20000 + RANDOM % 30000))
-		start_bg "$INGEST" -addr "127.0.0.1:$p" -log "$log" >"$log.out" 2>&1
-		for i in $(seq 50); do
-			grep -q listening "$log.out" 2>/dev/null && { SRV_PORT=$p; return 0; }
-			kill -0 "$BGPID" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
-	return 1
-}
-start_server "$TMP/ingest.log" || { fail "ingest server starts" ""; exit 1; }
+start_ingest "$TMP/ingest.log" 0 || { fail "ingest server starts" ""; exit 1; }
 PORT=$SRV_PORT
 
 hexid() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }

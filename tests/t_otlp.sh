@@ -79,25 +79,7 @@ if ! build_ingest >"$TMP/build.log" 2>&1; then
 	exit 0
 fi
 mkdir -p "$TMP/otlp" "$TMP/files" "$TMP/spool"
-# start_server LOG: the ingest server on a free port; sets SRV, SRV_PORT.
-start_server() {
-	local log=$1 p i try
-	for try in $(seq 20); do
-		p=$((20000 + RANDOM % 30000))
-		start_bg "$INGEST" -addr "127.0.0.1:$p" -log "$log" -otlp-proto "$SHARED" \
-			-otlp-dir "$TMP/otlp" >"$log.out" 2>&1
-		for i in $(seq 50); do
-			if grep -q listening "$log.out" 2>/dev/null; then
-				SRV=$BGPID SRV_PORT=$p
-				return 0
-			fi
-			kill -0 "$BGPID" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
-	return 1
-}
-start_server "$TMP/s.log" || { fail "ingest server starts" "$(cat "$TMP/s.log.out")"; exit 0; }
+start_ingest "$TMP/s.log" 0 -otlp-proto "$SHARED" -otlp-dir "$TMP/otlp" || { fail "ingest server starts" "$(cat "$TMP/s.log.out")"; exit 0; }
 
 start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
 MIX=$BGPID
@@ -144,7 +126,7 @@ wait_lua "$MIX"
 	2>"$TMP/down.err"
 check "backend down: OTLP requests stay in the spool" \
 	bash -c "grep -q 'not delivered (kept in the spool)' $TMP/down.err && grep -lq 'application/x-protobuf' $TMP/spool/*"
-start_server "$TMP/s2.log" || { fail "ingest server starts again" ""; exit 0; }
+start_ingest "$TMP/s2.log" 0 -otlp-proto "$SHARED" -otlp-dir "$TMP/otlp" || { fail "ingest server starts again" ""; exit 0; }
 "$PROF" --continuous -p "$MIX" -F 99 --every 1s -d 2 --push "http://127.0.0.1:$SRV_PORT" \
 	--push-api otlp --spool-dir "$TMP/spool" --auth-token-file "$TMP/token" --tenant t1 \
 	2>"$TMP/up.err"
