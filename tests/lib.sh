@@ -72,6 +72,28 @@ build_ingest() {
 		GOCACHE="$TOP/.output/gocache" go build -o "$INGEST" ./tests/ingest)
 }
 
+# start_ingest LOG PORT [FLAGS...]: the ingest test server on 127.0.0.1:PORT
+# (0: a free one, tried until one is), once it listens; sets SRV (its pid)
+# and SRV_PORT.
+start_ingest() {
+	local log=$1 port=$2 p i try; shift 2
+	for try in $(seq 20); do
+		p=$port
+		[ "$port" = 0 ] && p=$((20000 + RANDOM % 30000))
+		start_bg "$INGEST" -addr "127.0.0.1:$p" -log "$log" "$@" >"$log.out" 2>&1
+		for i in $(seq 50); do
+			if grep -q listening "$log.out" 2>/dev/null; then
+				SRV=$BGPID SRV_PORT=$p
+				return 0
+			fi
+			kill -0 "$BGPID" 2>/dev/null || break
+			sleep 0.1
+		done
+		[ "$port" = 0 ] || return 1
+	done
+	return 1
+}
+
 # wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
 wait_for() {
 	local i

@@ -23,27 +23,6 @@ GO_FILE=$TMP/go
 
 # --- the ingest server ------------------------------------------------------
 
-# start_server LOG PORT [FLAGS]: starts the server, waits until it listens;
-# sets SRV.  PORT 0 picks a free one; the port ends up in SRV_PORT.
-start_server() {
-	local log=$1 port=$2 p i try; shift 2
-	for try in $(seq 20); do
-		p=$port
-		[ "$port" = 0 ] && p=$((20000 + RANDOM % 30000))
-		start_bg "$INGEST" -addr "127.0.0.1:$p" -log "$log" "$@" >"$log.out" 2>&1
-		for i in $(seq 50); do
-			if grep -q listening "$log.out" 2>/dev/null; then
-				SRV=$BGPID SRV_PORT=$p
-				return 0
-			fi
-			kill -0 "$BGPID" 2>/dev/null || break
-			sleep 0.1
-		done
-		[ "$port" = 0 ] || return 1
-	done
-	return 1
-}
-
 # Record lines are tab-separated key=value fields; R[key] after rec().
 AWK_REC='
 function rec(   i, k) {
@@ -69,11 +48,11 @@ if ! build_ingest >"$TMP/build.log" 2>&1; then
 fi
 pass "ingest server builds offline against Debian's pprof library"
 
-start_server "$TMP/s1.log" 0 || { fail "ingest server starts" "$(cat "$TMP/s1.log.out")"; exit 0; }
+start_ingest "$TMP/s1.log" 0 || { fail "ingest server starts" "$(cat "$TMP/s1.log.out")"; exit 0; }
 S1=$SRV S1_PORT=$SRV_PORT
-start_server "$TMP/s2.log" 0 || { fail "second ingest server starts" ""; exit 0; }
+start_ingest "$TMP/s2.log" 0 || { fail "second ingest server starts" ""; exit 0; }
 S2_PORT=$SRV_PORT
-start_server "$TMP/s3.log" 0 -reject || { fail "refusing ingest server starts" ""; exit 0; }
+start_ingest "$TMP/s3.log" 0 -reject || { fail "refusing ingest server starts" ""; exit 0; }
 S3_PORT=$SRV_PORT
 DEAD_PORT=$((S1_PORT + 1))	# nothing listens there (checked below)
 while (exec 3<>"/dev/tcp/127.0.0.1/$DEAD_PORT") 2>/dev/null; do DEAD_PORT=$((DEAD_PORT + 7)); done
@@ -170,7 +149,7 @@ if wait_for_records "$TMP/s1.log" 4 40; then
 	kill "$S1"; wait "$S1" 2>/dev/null
 	wait_for "$TMP/a1.log" "cannot deliver" 25
 	sleep 1
-	start_server "$TMP/s1.log" "$S1_PORT" || fail "ingest server restarts on port $S1_PORT" ""
+	start_ingest "$TMP/s1.log" "$S1_PORT" || fail "ingest server restarts on port $S1_PORT" ""
 	wait_for "$TMP/a1.log" "reachable again" 40
 else
 	fail "outage" "no two intervals delivered in 40 s: $(tr '\n' '|' < "$TMP/a1.log")"

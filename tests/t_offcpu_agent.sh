@@ -27,21 +27,6 @@ if ! build_ingest >"$TMP/build.log" 2>&1; then
 	exit 0
 fi
 
-# start_server LOG: an ingest server on a free port; sets PORT.
-start_server() {
-	local p try i
-	for try in $(seq 20); do
-		p=$((20000 + RANDOM % 30000))
-		start_bg "$INGEST" -addr "127.0.0.1:$p" -log "$1" >"$1.out" 2>&1
-		for i in $(seq 50); do
-			grep -q listening "$1.out" 2>/dev/null && { PORT=$p; return 0; }
-			kill -0 "$BGPID" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
-	return 1
-}
-
 # fields LOG PID TYPE KEY: KEY's value in each ok record of PID and TYPE.
 fields() {
 	awk -F'\t' -v pid="$2" -v type="$3" -v key="$4" '$1 == "ok" {
@@ -64,7 +49,8 @@ truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 # ingest server with API; its records in $TMP/NAME.log.
 run() {
 	local name=$1 v=$2 api=$3 fifo=$TMP/$1.fifo tree=${LJ[$2]} url
-	start_server "$TMP/$name.log" || { fail "$name: ingest server starts" ""; return 1; }
+	start_ingest "$TMP/$name.log" 0 || { fail "$name: ingest server starts" ""; return 1; }
+	PORT=$SRV_PORT
 	url=http://127.0.0.1:$PORT
 	[ "$api" = parca ] && url=$url/profiles/writeraw
 	mkfifo "$fifo.req" "$fifo.resp"

@@ -5,6 +5,7 @@
 //	     SVC.off_cpu and SVC.wall for off-CPU and wall profiles)
 //	POST /push.v1.PusherService/Push                                    (Pyroscope Push, JSON)
 //	POST /profiles/writeraw                                             (Parca, JSON)
+//	POST /v1development/profiles                                        (OTLP profiles, protobuf)
 //
 // and parses every profile with the real pprof library
 // (github.com/google/pprof/profile).  It answers 200, or 400 with the
@@ -16,9 +17,18 @@
 // inuse_space for a heap), which must agree with the name's suffix or
 // __name__ (process_cpu, off_cpu, wall); hot= lists the functions with
 // the most time anywhere on the stack.
+//
 //	reject<TAB>route=...<TAB>error=...
 //
 // It proves the contract, not acceptance by a real server.
+//
+// An OTLP body (Content-Type application/x-protobuf) must decode with
+// protoc as an ExportProfilesServiceRequest against the .proto files in
+// -otlp-proto (../shared/otlp); it is kept in -otlp-dir as NNNN.otlp for
+// the test to compare with the pprof files of the same intervals
+// (tests/otlp_check.py), and recorded as
+//
+//	ok<TAB>route=v1development/profiles<TAB>file=...<TAB>bytes=N<TAB>tenant=...<TAB>auth=...
 //
 // With -check it decodes pprof files instead (for --out-dir).
 //
@@ -39,6 +49,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,11 +60,14 @@ import (
 )
 
 var (
-	addr    = flag.String("addr", "127.0.0.1:4040", "listen address")
-	logPath = flag.String("log", "ingest.log", "record file (appended)")
-	maxBody = flag.Int64("max-body", 8<<20, "largest body accepted, bytes")
-	reject  = flag.Bool("reject", false, "answer 400 to every request (a backend that refuses)")
-	check   = flag.Bool("check", false, "decode the gzip pprof files given as arguments, print their records and exit (1 if one is invalid)")
+	addr      = flag.String("addr", "127.0.0.1:4040", "listen address")
+	logPath   = flag.String("log", "ingest.log", "record file (appended)")
+	maxBody   = flag.Int64("max-body", 8<<20, "largest body accepted, bytes")
+	reject    = flag.Bool("reject", false, "answer 400 to every request (a backend that refuses)")
+	otlpProto = flag.String("otlp-proto", "", "directory of the OTLP .proto files (opentelemetry/proto/...)")
+	otlpDir   = flag.String("otlp-dir", "", "keep each OTLP body here")
+	otlpSeq   int
+	check     = flag.Bool("check", false, "decode the gzip pprof files given as arguments, print their records and exit (1 if one is invalid)")
 
 	logMu   sync.Mutex
 	logFile *os.File
@@ -411,6 +426,39 @@ func handleParca(w http.ResponseWriter, req *http.Request, body []byte, r *recor
 	return nil
 }
 
+const otlpMessage = "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest"
+const otlpFile = "opentelemetry/proto/collector/profiles/v1development/profiles_service.proto"
+
+// handleOTLP checks an OTLP profiles request with protoc and keeps it.
+func handleOTLP(w http.ResponseWriter, req *http.Request, body []byte, r *record) error {
+	if ct := req.Header.Get("Content-Type"); ct != "application/x-protobuf" {
+		return fmt.Errorf("Content-Type %q, want application/x-protobuf", ct)
+	}
+	if *otlpProto == "" || *otlpDir == "" {
+		return errors.New("started without -otlp-proto and -otlp-dir")
+	}
+	cmd := exec.Command("protoc", "-I", *otlpProto, "--decode="+otlpMessage, otlpFile)
+	cmd.Stdin = bytes.NewReader(body)
+	var text, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &text, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("protoc --decode: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if !strings.Contains(text.String(), "resource_profiles") {
+		return errors.New("no resource_profiles")
+	}
+	logMu.Lock()
+	otlpSeq++
+	path := filepath.Join(*otlpDir, fmt.Sprintf("%04d.otlp", otlpSeq))
+	logMu.Unlock()
+	if err := os.WriteFile(path, body, 0644); err != nil {
+		return err
+	}
+	write(strings.Join([]string{"ok", "route=" + r.route, "file=" + path,
+		fmt.Sprintf("bytes=%d", len(body)), "tenant=" + r.tenant, "auth=" + r.auth}, "\t"))
+	return nil
+}
+
 // checkFiles prints a record per file ("route=file"), like a POST would.
 func checkFiles(paths []string) int {
 	rc := 0
@@ -443,6 +491,7 @@ func main() {
 		"/ingest":                     handleIngest,
 		"/push.v1.PusherService/Push": handlePush,
 		"/profiles/writeraw":          handleParca,
+		"/v1development/profiles":     handleOTLP,
 	}
 	http.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		h, ok := routes[req.URL.Path]

@@ -48,6 +48,18 @@ void pb_bool(struct strbuf *b, uint32_t field, int v)
 	pb_uint(b, field, v ? 1 : 0);
 }
 
+void pb_fixed64(struct strbuf *b, uint32_t field, uint64_t v)
+{
+	char le[8];
+
+	if (!v)
+		return;
+	for (int i = 0; i < 8; i++)
+		le[i] = (char)(v >> (8 * i));
+	pb_tag(b, field, PB_I64);
+	sb_putn(b, le, sizeof(le));
+}
+
 void pb_bytes(struct strbuf *b, uint32_t field, const void *data, size_t n)
 {
 	pb_tag(b, field, PB_LEN);

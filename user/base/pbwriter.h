@@ -18,6 +18,7 @@ void pb_tag(struct strbuf *b, uint32_t field, enum pb_wire wire);
 void pb_uint(struct strbuf *b, uint32_t field, uint64_t v);
 void pb_int(struct strbuf *b, uint32_t field, int64_t v);	/* int64: two's complement */
 void pb_bool(struct strbuf *b, uint32_t field, int v);
+void pb_fixed64(struct strbuf *b, uint32_t field, uint64_t v);	/* also skipped when zero */
 
 /* Always written: a repeated string may be empty (string_table[0]). */
 void pb_bytes(struct strbuf *b, uint32_t field, const void *data, size_t n);

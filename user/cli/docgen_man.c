@@ -39,6 +39,9 @@ static const struct choice_text format_texts[] = {
 	  "Implied by .pb.gz and .pprof." },
 	{ "speedscope", "speedscope's JSON file format, one profile per process. Implied by "
 	  ".speedscope.json." },
+	{ "otlp", "an OpenTelemetry profiles request (ExportProfilesServiceRequest, protobuf): "
+	  "one resource per process, one profile per sample type, a shared dictionary. "
+	  "Implied by .otlp; --push-api otlp sends the same to a collector." },
 };
 
 /* -- Escaping -------------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "model/profile.h"
 #include "model/profile_time.h"
 #include "report/export.h"
+#include "report/otlp.h"
 #include "report/jpmode.h"
 #include "report/output.h"
 #include "report/view_jit.h"
@@ -221,6 +222,8 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
 		.jit = jit,
+		.service = o->service,
+		.labels = o->labels, .nlabels = o->nlabels,
 	};
 	struct view_jitp_opts vo = {
 		.open_source = session_open_source, .ctx = sess, .per_thread = o->per_thread,
@@ -243,6 +246,8 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		return export_svg(out, p, &eo);
 	case FMT_PPROF:
 		return export_pprof(out, p, &eo);
+	case FMT_OTLP:
+		return export_otlp(out, p, &eo);
 	case FMT_SPEEDSCOPE:
 		return export_speedscope(out, p, &eo);
 	case FMT_TEXT:

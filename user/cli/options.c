@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "cli/options_table.h"
 #include "cli/optvalue.h"
+#include "report/service_name.h"
 #include "report/view_tree.h"
 
 #define MAX_HZ		100000
@@ -211,7 +212,7 @@ static int set_format(struct options *o, const struct opt_row *r, const char *ar
 {
 	(void)r;
 	if (out_format_parse(arg, &o->fmt)) {
-		snprintf(err, len, "unknown format '%s': use text, folded, svg, pprof or speedscope",
+		snprintf(err, len, "unknown format '%s': use text, folded, svg, pprof, speedscope or otlp",
 			 arg);
 		return -1;
 	}
@@ -270,11 +271,17 @@ static int set_push_api(struct options *o, const struct opt_row *r, const char *
 {
 	(void)r;
 	if (push_api_parse(arg, &o->push_api_id)) {
-		snprintf(err, len, "invalid --push-api '%s': use ingest, push or parca", arg);
+		snprintf(err, len, "invalid --push-api '%s': use ingest, push, parca or otlp", arg);
 		return -1;
 	}
 	o->push_api = arg;
 	return 0;
+}
+
+static int set_service(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		       size_t len)
+{
+	return service_template_check(arg, err, len) ? -1 : set_string(o, r, arg, err, len);
 }
 
 static int set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
@@ -350,8 +357,8 @@ const struct opt_row options_rows[] = {
 	{ "output", "-o/--output", 'o', REQ, "FILE", set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
-	  "text, folded, svg, pprof or speedscope\n(default: from -o's extension, else text)", .at = OWN,
-	  .choices = "text folded svg pprof speedscope" },
+	  "text, folded, svg, pprof, speedscope or otlp\n(default: from -o's extension, else text)", .at = OWN,
+	  .choices = "text folded svg pprof speedscope otlp" },
 	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
 	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
 	{ N("jp"), 0, REQ, "MODE", set_jp,
@@ -434,9 +441,11 @@ const struct opt_row options_rows[] = {
 	  .at = OWN, .flags = OPTF_CONTINUOUS },
 	{ N("push-api"), 0, REQ, "API", set_push_api,
 	  "ingest (Pyroscope /ingest, default), push (Pyroscope\n"
-	  "Push API) or parca (/profiles/writeraw)", .at = OWN, .flags = OPTF_CONTINUOUS,
-	  .choices = "ingest push parca" },
-	{ N("service"), 0, REQ, "NAME", set_string, "service name (default: the process name)",
+	  "Push API), parca (/profiles/writeraw) or otlp\n"
+	  "(OpenTelemetry /v1development/profiles)", .at = OWN, .flags = OPTF_CONTINUOUS,
+	  .choices = "ingest push parca otlp" },
+	{ N("service"), 0, REQ, "NAME", set_service, "service name, or a template per process:\n"
+	  "{comm} (default) {pid} {container} {container_id}\n{pod} {namespace} {pod_uid} {label:K}",
 	  .at = AT(service), .flags = OPTF_CONTINUOUS },
 	{ N("label"), 0, REQ, "K=V", set_label, "extra label on every profile (repeatable)",
 	  .at = OWN, .flags = OPTF_CONTINUOUS },

@@ -270,10 +270,37 @@ void profile_set_comm(struct profile *p, uint32_t pid, const char *comm)
 	if (!pi) {
 		p->procs = xrealloc(p->procs, (p->nprocs + 1) * sizeof(*p->procs));
 		pi = &p->procs[p->nprocs++];
+		memset(pi, 0, sizeof(*pi));
 		pi->pid = pid;
-		pi->program = 0;
 	}
 	snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
+}
+
+void profile_set_container(struct profile *p, uint32_t pid, const struct proc_container *c)
+{
+	for (size_t i = 0; i < p->nprocs; i++) {
+		struct proc_container *dst = &p->procs[i].ctr;
+
+		if (p->procs[i].pid != pid)
+			continue;
+		dst->id = profile_str(p, c->id);
+		dst->name = profile_str(p, c->name);
+		dst->pod_uid = profile_str(p, c->pod_uid);
+		dst->pod_name = profile_str(p, c->pod_name);
+		dst->pod_namespace = profile_str(p, c->pod_namespace);
+		return;
+	}
+}
+
+const struct proc_container *profile_container(const struct profile *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const struct proc_container *c = &p->procs[i].ctr;
+
+		if (p->procs[i].pid == pid)
+			return c->id || c->name || c->pod_uid ? c : NULL;
+	}
+	return NULL;
 }
 
 const char *profile_comm(const struct profile *p, uint32_t pid)

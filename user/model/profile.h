@@ -88,10 +88,20 @@ enum profile_event {
 	PROFILE_ALLOC,		/* counts samples, each alloc_every bytes */
 };
 
+/* The container a process runs in, from its cgroup and the files its
+ * runtime keeps on the host (target/container.h); a NULL field is not
+ * known.  Strings are interned by the profile. */
+struct proc_container {
+	const char *id;			/* 64 hex digits (Docker, containerd, CRI-O, Podman) */
+	const char *name;
+	const char *pod_uid, *pod_name, *pod_namespace;	/* Kubernetes */
+};
+
 struct process_info {
 	uint32_t pid;
 	char comm[32];
 	uint32_t program;	/* the pid its program started in, 0: itself */
+	struct proc_container ctr;
 };
 
 struct profile {
@@ -184,5 +194,10 @@ void profile_section_title(const struct profile *p, const struct profile_section
 
 void profile_set_comm(struct profile *p, uint32_t pid, const char *comm);
 const char *profile_comm(const struct profile *p, uint32_t pid);
+
+/* Records pid's container (after profile_set_comm); its strings are
+ * interned.  profile_container gives NULL when no field is known. */
+void profile_set_container(struct profile *p, uint32_t pid, const struct proc_container *c);
+const struct proc_container *profile_container(const struct profile *p, uint32_t pid);
 
 #endif

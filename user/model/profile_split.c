@@ -66,9 +66,12 @@ static struct profile *split_copy(const struct profile *p, const struct split *s
 	out->duration_ns = p->duration_ns;
 	if (sp->by_pid) {
 		profile_set_comm(out, sp->pid, profile_comm(p, sp->pid));
+		if (profile_container(p, sp->pid))
+			profile_set_container(out, sp->pid, profile_container(p, sp->pid));
 	} else {
 		for (size_t i = 0; i < p->nprocs; i++) {
 			profile_set_comm(out, p->procs[i].pid, p->procs[i].comm);
+			profile_set_container(out, p->procs[i].pid, &p->procs[i].ctr);
 			if (p->procs[i].program)
 				profile_set_program(out, p->procs[i].pid, p->procs[i].program);
 		}

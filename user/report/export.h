@@ -1,5 +1,6 @@
 /* Exporters: the profile model written as folded stacks, an SVG flame
- * graph, pprof or speedscope JSON.  docs/formats.md describes each output.
+ * graph, pprof, speedscope JSON or OTLP (otlp.h).  docs/formats.md describes
+ * each output.
  */
 #ifndef LBP_EXPORT_H
 #define LBP_EXPORT_H
@@ -10,14 +11,14 @@
 #include "model/profile.h"
 #include "base/strbuf.h"
 
-enum out_format { FMT_TEXT, FMT_FOLDED, FMT_SVG, FMT_PPROF, FMT_SPEEDSCOPE };
+enum out_format { FMT_TEXT, FMT_FOLDED, FMT_SVG, FMT_PPROF, FMT_SPEEDSCOPE, FMT_OTLP };
 
-/* "text", "folded", "svg", "pprof", "speedscope" (and the aliases
+/* "text", "folded", "svg", "pprof", "speedscope", "otlp" (and the aliases
  * "collapsed", "flamegraph", "speedscope.json"); -1 if unknown. */
 int out_format_parse(const char *name, enum out_format *fmt);
 
 /* The format a file name implies: .svg, .pb.gz/.pprof, .folded/.collapsed,
- * .speedscope.json; FMT_TEXT for anything else, NULL and "-". */
+ * .speedscope.json, .otlp; FMT_TEXT for anything else, NULL and "-". */
 enum out_format out_format_from_path(const char *path);
 
 const char *out_format_name(enum out_format fmt);
@@ -36,6 +37,11 @@ struct export_opts {
 	/* --jit: pprof labels each sample with the latest trace abort seen
 	 * for its function (jit_abort); NULL for none. */
 	const struct jw_result *jit;
+	/* OTLP: each process's service.name, a --service template
+	 * (service_name.h) with its labels ("k=v"); NULL: the comm. */
+	const char *service;
+	const char *const *labels;
+	int nlabels;
 };
 
 /* Each returns 0, or -1 with errno set (EINVAL for bad options, the write

@@ -16,6 +16,7 @@ static const struct {
 	{ "pprof", FMT_PPROF },
 	{ "speedscope", FMT_SPEEDSCOPE },
 	{ "speedscope.json", FMT_SPEEDSCOPE },
+	{ "otlp", FMT_OTLP },
 };
 
 /* Longest suffixes first, so ".speedscope.json" wins over nothing. */
@@ -29,6 +30,7 @@ static const struct {
 	{ ".pprof", FMT_PPROF },
 	{ ".pb.gz", FMT_PPROF },
 	{ ".svg", FMT_SVG },
+	{ ".otlp", FMT_OTLP },
 };
 
 int out_format_parse(const char *name, enum out_format *fmt)
@@ -67,6 +69,7 @@ const char *out_format_name(enum out_format fmt)
 	case FMT_SVG: return "svg";
 	case FMT_PPROF: return "pprof";
 	case FMT_SPEEDSCOPE: return "speedscope";
+	case FMT_OTLP: return "otlp";
 	}
 	return "?";
 }

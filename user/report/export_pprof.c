@@ -9,9 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "report/export_stack.h"
-#include "report/view_jit.h"
-#include "model/frame_fmt.h"
+#include "report/pbframes.h"
 #include "base/pbwriter.h"
 
 /* profile.proto field numbers (formats.md). */
@@ -35,20 +33,13 @@ enum {
 #define MAPPING_LUA	1	/* Lua and synthetic frames; C frames have their file's */
 
 struct pprof_builder {
-	const struct profile *p;
+	struct pbframes f;		/* strings, frame content, labels */
 	struct export_opts o;
-	char name_scope;		/* 'f' or 'F': lines live in Location */
-	struct keytab strings;		/* string_table, index = string id */
-	struct keytab functions;	/* function key -> id - 1 */
+	struct keytab functions;	/* pb_function -> id - 1 */
 	struct keytab locations;	/* location key -> id - 1 */
-	struct keytab mappings;		/* mapping key -> id - 2 (1 is MAPPING_LUA) */
+	struct keytab mappings;		/* pb_mapping -> id - 2 (1 is MAPPING_LUA) */
 	struct strbuf functions_pb, locations_pb, samples_pb, mappings_pb;
-	struct strbuf msg, sub, text;	/* scratch */
-};
-
-struct function_key {
-	uint64_t name, system_name, filename;
-	int64_t start_line;
+	struct strbuf msg, sub;		/* scratch */
 };
 
 struct location_key {
@@ -57,72 +48,24 @@ struct location_key {
 	uint64_t mapping_id, address;
 };
 
-/* A C function's file mapping in the target, as /proc/PID/maps gave it:
- * with the build ID, a backend with the debug info can symbolize the
- * address later. */
-struct mapping_key {
-	uint64_t start, limit, offset, filename, build_id;
-};
-
-/* proto3 strings must be valid UTF-8 (protoc refuses others). */
-static uint64_t str_id(struct pprof_builder *b, const char *s, size_t n)
-{
-	struct strbuf valid = STRBUF_INIT;
-	uint64_t id;
-
-	utf8_put_valid(&valid, s, n);
-	id = keytab_intern(&b->strings, sb_str(&valid), valid.len, NULL);
-	sb_free(&valid);
-	return id;
-}
-
-static uint64_t cstr_id(struct pprof_builder *b, const char *s)
-{
-	return str_id(b, s, strlen(s));
-}
-
 static void put_value_type(struct pprof_builder *b, struct strbuf *out, uint32_t field,
 			   const char *type, const char *unit)
 {
 	sb_reset(&b->sub);
-	pb_uint(&b->sub, VALUETYPE_TYPE, cstr_id(b, type));
-	pb_uint(&b->sub, VALUETYPE_UNIT, cstr_id(b, unit));
+	pb_uint(&b->sub, VALUETYPE_TYPE, pbframes_cstr(&b->f, type));
+	pb_uint(&b->sub, VALUETYPE_UNIT, pbframes_cstr(&b->f, unit));
 	pb_bytes(out, field, b->sub.buf, b->sub.len);
 }
 
 static uint64_t function_id(struct pprof_builder *b, const struct xframe *xf,
 			    const struct sample *s)
 {
-	struct function_key key;
+	struct pb_function key;
 	struct strbuf sub = STRBUF_INIT;
 	bool added;
 	uint64_t id;
 
-	memset(&key, 0, sizeof(key));
-	sb_reset(&b->text);
-	if (xf->kind == XF_FRAME) {
-		const struct frame_sym *f = xf->sym;
-		struct frame_sym anon = *f;
-
-		frame_put(&b->text, f, b->name_scope, b->o.pathstrip);
-		key.name = str_id(b, sb_str(&b->text), b->text.len);
-		/* The caller-independent name jit.p falls back to, full path. */
-		anon.name = NULL;
-		sb_reset(&b->text);
-		frame_put(&b->text, &anon, 'f', false);
-		if (f->csym) {	/* --native: the C function's own symbol */
-			sb_reset(&b->text);
-			sb_puts(&b->text, f->csym);
-		}
-		key.system_name = str_id(b, sb_str(&b->text), b->text.len);
-		sb_reset(&b->text);
-		export_chunk_file(&b->text, f);
-		key.filename = str_id(b, sb_str(&b->text), b->text.len);
-		key.start_line = f->kind == FRAME_LUA && f->firstline > 0 ? f->firstline : 0;
-	} else {
-		xframe_put(&b->text, xf, b->p, s, &b->o);
-		key.name = key.system_name = str_id(b, sb_str(&b->text), b->text.len);
-	}
+	pbframes_function(&b->f, xf, s, &key);
 	id = keytab_intern(&b->functions, &key, sizeof(key), &added) + 1;
 	if (added) {
 		pb_uint(&sub, FUNCTION_ID, id);
@@ -136,43 +79,20 @@ static uint64_t function_id(struct pprof_builder *b, const struct xframe *xf,
 	return id;
 }
 
-/* The current line, or the definition line when unknown, as 'l' prints. */
-static int64_t frame_line(const struct xframe *xf)
+static uint64_t mapping_id(struct pprof_builder *b, const struct pb_mapping *key)
 {
-	const struct frame_sym *f = xf->sym;
-
-	if (xf->kind != XF_FRAME || f->kind != FRAME_LUA)
-		return 0;
-	if (f->line >= 0)
-		return f->line;
-	return f->firstline > 0 ? f->firstline : 0;
-}
-
-static uint64_t mapping_id(struct pprof_builder *b, const struct xframe *xf)
-{
-	const struct frame_sym *f = xf->sym;
-	struct mapping_key key;
 	struct strbuf sub = STRBUF_INIT;
 	bool added;
 	uint64_t id;
 
-	if (xf->kind != XF_FRAME || (f->kind != FRAME_C && f->kind != FRAME_NATIVE) ||
-	    !f->map_file)
-		return MAPPING_LUA;
-	memset(&key, 0, sizeof(key));
-	key.start = f->map_start;
-	key.limit = f->map_limit;
-	key.offset = f->map_offset;
-	key.filename = cstr_id(b, f->map_file);
-	key.build_id = cstr_id(b, f->map_build_id ? f->map_build_id : "");
-	id = keytab_intern(&b->mappings, &key, sizeof(key), &added) + 2;
+	id = keytab_intern(&b->mappings, key, sizeof(*key), &added) + 2;
 	if (added) {
 		pb_uint(&sub, MAPPING_ID, id);
-		pb_uint(&sub, MAPPING_MEMORY_START, key.start);
-		pb_uint(&sub, MAPPING_MEMORY_LIMIT, key.limit);
-		pb_uint(&sub, MAPPING_FILE_OFFSET, key.offset);
-		pb_uint(&sub, MAPPING_FILENAME, key.filename);
-		pb_uint(&sub, MAPPING_BUILD_ID, key.build_id);
+		pb_uint(&sub, MAPPING_MEMORY_START, key->start);
+		pb_uint(&sub, MAPPING_MEMORY_LIMIT, key->limit);
+		pb_uint(&sub, MAPPING_FILE_OFFSET, key->offset);
+		pb_uint(&sub, MAPPING_FILENAME, key->filename);
+		pb_uint(&sub, MAPPING_BUILD_ID, key->build_id);
 		/* Named already (cname): pprof keeps the names it is given. */
 		pb_bool(&sub, MAPPING_HAS_FUNCTIONS, 1);
 		pb_bytes(&b->mappings_pb, PROFILE_MAPPING, sub.buf, sub.len);
@@ -185,16 +105,17 @@ static uint64_t location_id(struct pprof_builder *b, const struct xframe *xf,
 			    const struct sample *s)
 {
 	struct location_key key;
+	struct pb_mapping map;
 	struct strbuf sub = STRBUF_INIT, line = STRBUF_INIT;
 	bool added;
 	uint64_t id;
 
 	memset(&key, 0, sizeof(key));
 	key.function_id = function_id(b, xf, s);
-	key.line = frame_line(xf);
-	key.mapping_id = mapping_id(b, xf);
-	if (key.mapping_id != MAPPING_LUA)
-		key.address = xf->sym->cfunc;
+	key.line = pbframes_line(xf);
+	key.mapping_id = MAPPING_LUA;
+	if (pbframes_mapping(&b->f, xf, &map, &key.address))
+		key.mapping_id = mapping_id(b, &map);
 	id = keytab_intern(&b->locations, &key, sizeof(key), &added) + 1;
 	if (added) {
 		pb_uint(&line, LINE_FUNCTION_ID, key.function_id);
@@ -210,47 +131,32 @@ static uint64_t location_id(struct pprof_builder *b, const struct xframe *xf,
 	return id;
 }
 
-static void put_label_str(struct pprof_builder *b, const char *key, const char *value)
+static void put_label_str(void *ctx, const char *key, const char *value)
 {
+	struct pprof_builder *b = ctx;
+
 	sb_reset(&b->sub);
-	pb_uint(&b->sub, LABEL_KEY, cstr_id(b, key));
-	pb_uint(&b->sub, LABEL_STR, cstr_id(b, value));
+	pb_uint(&b->sub, LABEL_KEY, pbframes_cstr(&b->f, key));
+	pb_uint(&b->sub, LABEL_STR, pbframes_cstr(&b->f, value));
 	pb_bytes(&b->msg, SAMPLE_LABEL, b->sub.buf, b->sub.len);
 }
 
-static void put_label_num(struct pprof_builder *b, const char *key, int64_t value)
+static void put_label_num(void *ctx, const char *key, int64_t value)
 {
+	struct pprof_builder *b = ctx;
+
 	sb_reset(&b->sub);
-	pb_uint(&b->sub, LABEL_KEY, cstr_id(b, key));
+	pb_uint(&b->sub, LABEL_KEY, pbframes_cstr(&b->f, key));
 	pb_int(&b->sub, LABEL_NUM, value);
 	pb_bytes(&b->msg, SAMPLE_LABEL, b->sub.buf, b->sub.len);
 }
 
-/* --jit: "start -- message [at line]" of the latest abort seen for the
- * sample's function. */
-static void put_jit_label(struct pprof_builder *b, const struct sample *s)
-{
-	const struct jw_abort *a;
-	char key[JW_LOC];
-
-	if (!b->o.jit || view_jit_key(s, key, sizeof(key)))
-		return;
-	a = view_jit_abort_of(b->o.jit, key);
-	if (!a)
-		return;
-	sb_reset(&b->text);
-	sb_printf(&b->text, "%s -- %s%s%s", a->start, a->text, a->at[0] ? " at " : "", a->at);
-	put_label_str(b, "jit_abort", sb_str(&b->text));
-}
-
-static void put_sample(struct pprof_builder *b, const struct sample *s,
-		       struct xstack *st, uint64_t period)
+static void put_sample(struct pprof_builder *b, const struct sample *s, struct xstack *st)
 {
 	uint64_t *ids = calloc(st->n + 1, sizeof(*ids));
-	bool ns = profile_unit_ns(b->p);
-	/* Off-CPU and wall counts are nanoseconds already. */
-	uint64_t values[2] = { ns ? s->events : s->count, ns ? s->count : s->count * period };
-	bool host = s->flags & PSAMPLE_HOST;
+	bool ns = profile_unit_ns(b->f.p);
+	uint64_t values[2] = { ns ? s->events : s->count, pbframes_value(b->f.p, s) };
+	struct pb_label_sink labels = { b, put_label_str, put_label_num };
 
 	if (!ids) {
 		fputs("luabpfprof: out of memory\n", stderr);
@@ -262,63 +168,32 @@ static void put_sample(struct pprof_builder *b, const struct sample *s,
 	sb_reset(&b->msg);
 	pb_packed(&b->msg, SAMPLE_LOCATION_ID, ids, st->n);
 	pb_packed(&b->msg, SAMPLE_VALUE, values, 2);
-	put_label_num(b, "pid", s->pid);
-	put_label_num(b, "tid", s->tid);
-	put_label_str(b, "comm", profile_comm(b->p, s->pid));
-	if (ns)
-		put_label_str(b, "state", !(s->flags & PSAMPLE_OFFCPU) ? "running" :
-				  s->flags & PSAMPLE_WAITING ? "waiting" : "blocked");
-	if (!host) {
-		char letter[2] = { vm_class_letter(vm_class_of(s->vmstate)), 0 };
-
-		put_label_str(b, "vmstate", letter);
-		if (s->vmstate >= 1)
-			put_label_num(b, "trace", s->vmstate);
-		if (s->vmstate >= 1 && s->trace_start)
-			put_label_str(b, "trace_start", s->trace_start);
-		if (s->zone)
-			put_label_str(b, "zone", s->zone);
-		put_jit_label(b, s);
-	}
+	pbframes_labels(&b->f, s, &labels);
 	pb_bytes(&b->samples_pb, PROFILE_SAMPLE, b->msg.buf, b->msg.len);
 	free(ids);
 }
 
 /* The second type is the default one (pprof's last): CPU, off-CPU or wall
- * time. */
-static const char *time_type(const struct profile *p)
-{
-	switch (p->event) {
-	case PROFILE_OFFCPU:
-		return "off_cpu";
-	case PROFILE_WALL:
-		return "wall";
-	case PROFILE_CPU:
-	case PROFILE_ALLOC:	/* put_header gives alloc_space instead */
-		break;
-	}
-	return "cpu";
-}
-
+ * time, or bytes allocated. */
 static void put_header(struct pprof_builder *b, struct strbuf *pb)
 {
 	/* -e alloc: a sample is alloc_every bytes allocated. */
-	if (b->p->alloc_every) {
+	if (b->f.p->alloc_every) {
 		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
 		put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
 		put_value_type(b, pb, PROFILE_PERIOD_TYPE, "space", "bytes");
 		return;
 	}
 	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, "samples", "count");
-	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, time_type(b->p), "nanoseconds");
-	put_value_type(b, pb, PROFILE_PERIOD_TYPE, time_type(b->p), "nanoseconds");
+	put_value_type(b, pb, PROFILE_SAMPLE_TYPE, pbframes_time_type(b->f.p), "nanoseconds");
+	put_value_type(b, pb, PROFILE_PERIOD_TYPE, pbframes_time_type(b->f.p), "nanoseconds");
 }
 
 static void put_mapping(struct pprof_builder *b, struct strbuf *pb)
 {
 	sb_reset(&b->sub);
 	pb_uint(&b->sub, MAPPING_ID, MAPPING_LUA);
-	pb_uint(&b->sub, MAPPING_FILENAME, cstr_id(b, "[lua]"));
+	pb_uint(&b->sub, MAPPING_FILENAME, pbframes_cstr(&b->f, "[lua]"));
 	pb_bool(&b->sub, MAPPING_HAS_FUNCTIONS, 1);
 	pb_bool(&b->sub, MAPPING_HAS_FILENAMES, 1);
 	pb_bool(&b->sub, MAPPING_HAS_LINE_NUMBERS, 1);
@@ -328,43 +203,42 @@ static void put_mapping(struct pprof_builder *b, struct strbuf *pb)
 /* Encodes the uncompressed Profile message into pb. */
 static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 {
-	const struct profile *p = b->p;
-	uint64_t period = p->alloc_every ? p->alloc_every : p->hz ? 1000000000ull / p->hz : 0;
+	const struct profile *p = b->f.p;
+	struct strbuf *text = &b->f.text;
 	struct xstack st = { 0 };
 	uint64_t comment;
 
-	cstr_id(b, "");		/* string_table[0] must be "" */
 	put_header(b, pb);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		if (!p->samples[i].count)
 			continue;
 		xstack_build(&st, &p->samples[i], &b->o, 0);
-		put_sample(b, &p->samples[i], &st, period);
+		put_sample(b, &p->samples[i], &st);
 	}
 	sb_putn(pb, sb_str(&b->samples_pb), b->samples_pb.len);
 	put_mapping(b, pb);
 	sb_putn(pb, sb_str(&b->mappings_pb), b->mappings_pb.len);
 	sb_putn(pb, sb_str(&b->locations_pb), b->locations_pb.len);
 	sb_putn(pb, sb_str(&b->functions_pb), b->functions_pb.len);
-	sb_reset(&b->text);
+	sb_reset(text);
 	if (p->alloc_every)
-		sb_printf(&b->text, "luabpfprof: allocations, one sample per %llu bytes, %llu samples, "
+		sb_printf(text, "luabpfprof: allocations, one sample per %llu bytes, %llu samples, "
 			  "frame names '%c'", (unsigned long long)p->alloc_every,
-			  (unsigned long long)p->total, b->name_scope);
+			  (unsigned long long)p->total, b->f.name_scope);
 	else if (profile_unit_ns(p))
-		sb_printf(&b->text, "luabpfprof: %s, %u Hz, %.3f s, frame names '%c'",
+		sb_printf(text, "luabpfprof: %s, %u Hz, %.3f s, frame names '%c'",
 			  profile_event_name(p->event), p->hz, (double)p->total / 1e9,
-			  b->name_scope);
+			  b->f.name_scope);
 	else
-		sb_printf(&b->text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
-			  (unsigned long long)p->total, b->name_scope);
-	comment = str_id(b, sb_str(&b->text), b->text.len);
+		sb_printf(text, "luabpfprof: %u Hz, %llu samples, frame names '%c'", p->hz,
+			  (unsigned long long)p->total, b->f.name_scope);
+	comment = pbframes_str(&b->f, sb_str(text), text->len);
 	/* Every string is interned by now: the table can go out. */
-	for (uint32_t i = 0; i < b->strings.n; i++)
-		pb_bytes(pb, PROFILE_STRING_TABLE, b->strings.keys[i], b->strings.lens[i]);
+	for (uint32_t i = 0; i < b->f.strings.n; i++)
+		pb_bytes(pb, PROFILE_STRING_TABLE, b->f.strings.keys[i], b->f.strings.lens[i]);
 	pb_uint(pb, PROFILE_TIME_NANOS, p->start_ns);
 	pb_uint(pb, PROFILE_DURATION_NANOS, p->duration_ns);
-	pb_uint(pb, PROFILE_PERIOD, period);
+	pb_uint(pb, PROFILE_PERIOD, pbframes_period(p));
 	pb_uint(pb, PROFILE_COMMENT, comment);
 	xstack_free(&st);
 }
@@ -412,14 +286,13 @@ int pprof_encode(const struct profile *p, const struct export_opts *opts, struct
 	int err = -1;
 
 	memset(&b, 0, sizeof(b));
-	b.p = p;
 	if (export_opts_norm(&b.o, opts))
 		return -1;
-	b.name_scope = b.o.scope == 'l' ? 'F' : b.o.scope;
+	pbframes_init(&b.f, p, &b.o);
 	pprof_build(&b, &pb);
 	err = gzip_append(gz, sb_str(&pb), pb.len);
 	sb_free(&pb);
-	keytab_free(&b.strings);
+	pbframes_free(&b.f);
 	keytab_free(&b.functions);
 	keytab_free(&b.locations);
 	keytab_free(&b.mappings);
@@ -429,7 +302,6 @@ int pprof_encode(const struct profile *p, const struct export_opts *opts, struct
 	sb_free(&b.samples_pb);
 	sb_free(&b.msg);
 	sb_free(&b.sub);
-	sb_free(&b.text);
 	return err;
 }
 

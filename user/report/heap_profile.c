@@ -10,13 +10,22 @@
 #include "model/heap_census.h"
 #include "model/heap_paths.h"
 #include "report/heap_pprof.h"
+#include "report/otlp.h"
 #include "target/discover.h"
 #include "target/heap_walk.h"
 
-/* Renders the paths through a memory stream into gz. */
-static int encode(const struct heap_paths *hp, const struct heap_census *c, struct strbuf *gz)
+static uint64_t now_ns(void)
 {
 	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/* Renders the paths through a memory stream into gz. */
+static int encode(const struct heap_paths *hp, const struct heap_census *c, struct strbuf *gz,
+		  uint64_t at)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -24,8 +33,7 @@ static int encode(const struct heap_paths *hp, const struct heap_census *c, stru
 
 	if (!f)
 		return -1;
-	clock_gettime(CLOCK_REALTIME, &now);
-	rc = heap_pprof_write(f, hp, c, (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
+	rc = heap_pprof_write(f, hp, c, at);
 	if (fclose(f))
 		rc = -1;
 	if (!rc) {
@@ -36,11 +44,13 @@ static int encode(const struct heap_paths *hp, const struct heap_census *c, stru
 	return rc;
 }
 
-int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		       char *why, size_t whylen)
+int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
+		 struct otlp_request *r, const struct otlp_resource *res, char *why,
+		 size_t whylen)
 {
 	struct heap_snapshot snap;
 	struct heap_paths hp;
+	uint64_t at = now_ns();
 	int rc = -1;
 
 	if (heap_walk(mem, vm->layout, vm->g, &snap, why, whylen))
@@ -51,9 +61,11 @@ int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct st
 		struct heap_census c;
 
 		heap_census_count(&snap, &c);
-		rc = encode(&hp, &c, gz);
+		rc = gz ? encode(&hp, &c, gz, at) : 0;
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
+		else if (r)
+			otlp_add_heap(r, res, &hp, at);
 		heap_paths_free(&hp);
 	}
 	heap_snapshot_free(&snap);

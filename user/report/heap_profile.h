@@ -11,9 +11,15 @@
 struct lj_vm;
 struct mem_reader;
 
+struct otlp_request;
+struct otlp_resource;
+
 /* Walks the heap of the VM (found in a process whose memory mem reads)
- * into gz, replacing its content.  0, or -1 with why. */
-int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		       char *why, size_t whylen);
+ * once, into gz as pprof (replacing its content; NULL: none) and into the
+ * OTLP request r as an inuse_space profile of res (NULL: none), both
+ * stamped with the same time.  0, or -1 with why. */
+int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
+		 struct otlp_request *r, const struct otlp_resource *res, char *why,
+		 size_t whylen);
 
 #endif

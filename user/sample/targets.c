@@ -152,6 +152,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	t->eager = strict;
 	t->program = proc_program_root(pid);
 	proc_read_comm(pid, t->comm, sizeof(t->comm));
+	container_of_pid("/proc", pid, &t->ctr);
 	proc_read_cwd(pid, t->cwd, sizeof(t->cwd));
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	t->mem = mem_open_pid(pid);
@@ -199,10 +200,8 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 			log_warn("PID %d (%s): LuaJIT is loaded but no VM exists yet; waiting for one",
 				 (int)pid, t->comm);
 	}
-	if (ts->prof) {
-		profile_set_comm(ts->prof, (uint32_t)pid, t->comm);
-		profile_set_program(ts->prof, (uint32_t)pid, (uint32_t)t->program);
-	}
+	if (ts->prof)
+		target_name_in(ts->prof, t);
 	push_to_kernel(ts, t);
 	ts->n++;
 	if (strict)
@@ -211,6 +210,21 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 fail:
 	target_release(t);
 	return -1;
+}
+
+void target_name_in(struct profile *p, const struct target *t)
+{
+	const struct container_ref *c = &t->ctr;
+	struct proc_container pc = {
+		.id = c->id[0] ? c->id : NULL, .name = c->name[0] ? c->name : NULL,
+		.pod_uid = c->pod_uid[0] ? c->pod_uid : NULL,
+		.pod_name = c->pod_name[0] ? c->pod_name : NULL,
+		.pod_namespace = c->pod_namespace[0] ? c->pod_namespace : NULL,
+	};
+
+	profile_set_comm(p, (uint32_t)t->pid, t->comm);
+	profile_set_program(p, (uint32_t)t->pid, (uint32_t)t->program);
+	profile_set_container(p, (uint32_t)t->pid, &pc);
 }
 
 static void target_release(struct target *t)

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "base/sampler_types.h"
+#include "target/container.h"
 #include "target/discover.h"
 
 struct target {
@@ -20,6 +21,7 @@ struct target {
 	bool waiting;			/* no VM yet: rescanning */
 	bool eager;			/* named by the user: rescanned every 2 ms at first */
 	pid_t program;			/* the process its program started in (procfs.h) */
+	struct container_ref ctr;	/* ctr.id "" when in no container */
 	struct mem_reader *mem;
 	struct lj_vm vms[LBP_MAX_VMS];
 	struct symbolizer *sym[LBP_MAX_VMS];
@@ -47,5 +49,10 @@ struct targets {
 	 * keeps them. */
 	uint64_t retired_unknown;
 };
+
+struct profile;
+
+/* Names t in p: its comm, program and container (targets.c). */
+void target_name_in(struct profile *p, const struct target *t);
 
 #endif

@@ -80,10 +80,8 @@ void target_rescan_soon(struct target *t)
 void targets_set_profile(struct targets *ts, struct profile *p)
 {
 	ts->prof = p;
-	for (int i = 0; p && i < ts->n; i++) {
-		profile_set_comm(p, (uint32_t)ts->t[i].pid, ts->t[i].comm);
-		profile_set_program(p, (uint32_t)ts->t[i].pid, (uint32_t)ts->t[i].program);
-	}
+	for (int i = 0; p && i < ts->n; i++)
+		target_name_in(p, &ts->t[i]);
 }
 
 void targets_next_epoch(struct targets *ts)

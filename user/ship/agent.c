@@ -25,12 +25,15 @@
 #include "base/strbuf.h"
 #include "model/profile.h"
 #include "model/profile_split.h"
+#include "report/service_name.h"
 #include "report/export.h"
 #include "report/heap_profile.h"
+#include "report/otlp.h"
 #include "sample/targets.h"
 #include "session/session.h"
 #include "ship/push.h"
 #include "ship/shipper.h"
+#include "ship/naming.h"
 #include "ship/sink_files.h"
 #include "ship/spool.h"
 
@@ -45,8 +48,10 @@ struct agent {
 	struct sink_files *files;
 	struct shipper *shipper;
 	enum push_api api;
-	struct push_label labels[34];	/* --label ones, then pid */
+	struct push_label labels[NAMING_MAX_BASE];	/* --label ones */
 	int nlabels;
+	struct otlp_request *otlp;	/* --push-api otlp: this interval's request */
+	char host[256];			/* host.name */
 	char *label_copy[32];
 	uint64_t intervals, profiles, samples;
 	uint64_t bpf_ns, bpf_cnt, cpu_us;	/* at the last cut, for overhead */
@@ -176,7 +181,7 @@ static void deliver(struct agent *a, const struct push_meta *m, const char *stem
 
 	if (a->files)
 		sink_files_write(a->files, start_ns, stem, a->gz.buf, a->gz.len);
-	if (a->shipper) {
+	if (a->shipper && !a->otlp) {
 		if (push_build(a->api, m, a->gz.buf, a->gz.len, &req)) {
 			log_error("cannot build the request for %s", m->service);
 			return;
@@ -206,34 +211,49 @@ static enum push_type type_of(const struct profile *p, const char **mark)
 	return PUSH_TYPE_CPU;
 }
 
-/* Encodes one profile and hands it to the sinks. */
-static void ship(struct agent *a, const struct profile *p, const char *service, uint32_t pid)
+/* The OTLP resource a process's profiles go under. */
+static void resource_of(const struct agent *a, const struct naming *n, const char *comm,
+			uint32_t pid, const struct proc_container *ctr, struct otlp_resource *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->service = n->service;
+	res->pid = pid;
+	res->comm = pid ? comm : NULL;
+	res->host = a->host[0] ? a->host : NULL;
+	res->ctr = ctr;
+}
+
+/* Encodes one profile and hands it to the sinks.  pid 0: the profile
+ * of every process under one --service. */
+static void ship(struct agent *a, const struct profile *p, uint32_t pid)
 {
 	struct export_opts eo = { .scope = 'F', .pathstrip = true };
-	struct push_label labels[34];
-	char pidstr[16], stem[128];
-	const char *mark;
+	const struct proc_container *ctr = pid ? profile_container(p, pid) : NULL;
+	const char *mark, *comm = profile_comm(p, pid);
+	enum push_type type = type_of(p, &mark);
+	struct naming n;
+	struct naming_in in = {
+		.service = a->c.service, .comm = comm, .pid = pid, .ctr = ctr,
+		.labels = a->labels, .nlabels = a->nlabels, .mark = mark,
+	};
 	struct push_meta m = {
-		.type = type_of(p, &mark),
-		.service = service, .labels = labels, .nlabels = a->nlabels,
+		.type = type, .service = n.service, .labels = n.labels,
 		.from_ns = p->start_ns, .until_ns = p->start_ns + p->duration_ns, .hz = p->hz,
 	};
+	struct otlp_resource res;
 
+	naming_fill(&n, &in);
+	m.nlabels = n.nlabels;
 	sb_reset(&a->gz);
-	if (pprof_encode(p, &eo, &a->gz)) {
-		log_error("cannot encode the profile of %s", service);
+	if ((a->files || !a->otlp) && pprof_encode(p, &eo, &a->gz)) {
+		log_error("cannot encode the profile of %s", n.service);
 		return;
 	}
-	memcpy(labels, a->labels, (size_t)a->nlabels * sizeof(*labels));
-	if (pid) {
-		snprintf(pidstr, sizeof(pidstr), "%u", pid);
-		labels[m.nlabels].name = "pid";
-		labels[m.nlabels++].value = pidstr;
-		snprintf(stem, sizeof(stem), "%s-%u%s", service, pid, mark);
-	} else {
-		snprintf(stem, sizeof(stem), "%s%s", service, mark);
+	if (a->otlp) {
+		resource_of(a, &n, comm, pid, ctr, &res);
+		otlp_add_profile(a->otlp, &res, p, &eo);
 	}
-	deliver(a, &m, stem, p->start_ns);
+	deliver(a, &m, n.stem, p->start_ns);
 }
 
 /* --heap: each target's heap as it is at the interval's end, idle or not,
@@ -245,13 +265,20 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 
 	for (int i = 0; ts && i < targets_count(ts); i++) {
 		struct target *t = targets_at(ts, i);
-		char service[64], heap_service[80], stem[128], pidstr[16], why[160];
-		struct push_label labels[34];
+		char why[160];
+		pid_t pid = target_pid(t);
+		const struct proc_container *ctr = profile_container(p, (uint32_t)pid);
+		struct naming n;
+		struct naming_in in = {
+			.service = a->c.service, .comm = target_comm(t), .pid = (uint32_t)pid,
+			.ctr = ctr, .labels = a->labels, .nlabels = a->nlabels, .mark = "-heap",
+			.suffix = ".heap",
+		};
 		struct push_meta m = {
-			.service = heap_service, .labels = labels, .nlabels = a->nlabels,
+			.service = n.service, .labels = n.labels,
 			.from_ns = at, .until_ns = at, .hz = p->hz,
 		};
-		pid_t pid = target_pid(t);
+		struct otlp_resource res;
 		struct mem_reader *mem = NULL;
 		struct symbolizer *sym;
 		const struct lj_vm *vm = target_vm_at(t, 0, &sym, &mem);
@@ -259,31 +286,46 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 		/* The first VM: a host with several ships its main one. */
 		if (target_exited(t) || !vm || !mem)
 			continue;
-		push_service_name(a->c.service ? a->c.service : target_comm(t), service,
-				  sizeof(service));
-		snprintf(heap_service, sizeof(heap_service), "%s.heap", service);
-		snprintf(stem, sizeof(stem), "%s-%d-heap", service, (int)pid);
-		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
-		memcpy(labels, a->labels, (size_t)a->nlabels * sizeof(*labels));
-		labels[m.nlabels].name = "pid";
-		labels[m.nlabels++].value = pidstr;
-		if (heap_profile_pprof(mem, vm, &a->gz, why, sizeof(why)))
+		naming_fill(&n, &in);
+		m.nlabels = n.nlabels;
+		resource_of(a, &n, target_comm(t), (uint32_t)pid, ctr, &res);
+		sb_reset(&a->gz);
+		if (heap_profile(mem, vm, a->files || !a->otlp ? &a->gz : NULL, a->otlp, &res, why,
+				 sizeof(why)))
 			log_verbose("PID %d: no heap profile: %s", (int)pid, why);
 		else
-			deliver(a, &m, stem, at);
+			deliver(a, &m, n.stem, at);
 	}
+}
+
+/* --push-api otlp: the interval's profiles go as one request. */
+static void flush_otlp(struct agent *a)
+{
+	struct strbuf body = STRBUF_INIT;
+	struct push_req req;
+
+	if (!a->otlp || !otlp_request_profiles(a->otlp))
+		return;
+	otlp_request_encode(a->otlp, &body);
+	otlp_request_free(a->otlp);
+	a->otlp = otlp_request_new();
+	if (push_build(PUSH_API_OTLP, NULL, body.buf, body.len, &req))
+		log_error("cannot build the OTLP request");
+	else
+		shipper_enqueue(a->shipper, &req);
+	push_req_free(&req);
+	sb_free(&body);
 }
 
 static void ship_interval(struct agent *a, struct profile *p)
 {
-	char service[64];
 	uint32_t *pids;
 	size_t npids;
 
-	if (a->c.service) {
-		push_service_name(a->c.service, service, sizeof(service));
+	/* A fixed --service names the processes' profiles merged. */
+	if (a->c.service && !service_is_template(a->c.service)) {
 		if (p->total)
-			ship(a, p, service, 0);
+			ship(a, p, 0);
 		return;
 	}
 	npids = profile_pids(p, &pids);
@@ -294,8 +336,7 @@ static void ship_interval(struct agent *a, struct profile *p)
 			log_error("out of memory splitting the profile of PID %u", pids[i]);
 			continue;
 		}
-		push_service_name(profile_comm(p, pids[i]), service, sizeof(service));
-		ship(a, one, service, pids[i]);
+		ship(a, one, pids[i]);
 		profile_free(one);
 	}
 	free(pids);
@@ -347,6 +388,7 @@ static int on_interval(void *ctx, struct session *sess, struct profile *p)
 		ship_interval(a, p);
 	if (a->c.heap)
 		ship_heaps(a, sess, p);
+	flush_otlp(a);
 	session_prog_stats(sess, &run_ns, &run_cnt);
 	profile_stats_lost_list(st, &lost);
 	log_verbose("interval %llu (%.1f s): %llu samples (kernel: %llu) in %llu profile(s); lost %llu (%s); CPU: BPF %.1f ms in %llu runs, agent %.1f ms",
@@ -440,6 +482,9 @@ struct agent *agent_open(const struct agent_config *c)
 	}
 	if (c->push_url && open_push(a))
 		goto fail;
+	if (a->shipper && a->api == PUSH_API_OTLP)
+		a->otlp = otlp_request_new();
+	gethostname(a->host, sizeof(a->host) - 1);
 	describe(a);
 	return a;
 fail:
@@ -479,6 +524,7 @@ void agent_close(struct agent *a, bool ok)
 		sb_free(&s);
 	}
 	sink_files_close(a->files);
+	otlp_request_free(a->otlp);
 	for (int i = 0; i < a->c.nlabels; i++)
 		free(a->label_copy[i]);
 	sb_free(&a->gz);

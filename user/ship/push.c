@@ -20,7 +20,7 @@
 
 struct push_client {
 	CURL *curl;
-	struct curl_slist *headers_bin, *headers_json;
+	struct curl_slist *headers_bin, *headers_json, *headers_pb;
 	char *base;		/* URL without a trailing '/' */
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
@@ -36,6 +36,8 @@ int push_api_parse(const char *name, enum push_api *api)
 		*api = PUSH_API_PUSH;
 	else if (!strcmp(name, "parca"))
 		*api = PUSH_API_PARCA;
+	else if (!strcmp(name, "otlp"))
+		*api = PUSH_API_OTLP;
 	else
 		return -1;
 	return 0;
@@ -142,6 +144,16 @@ static char *steal(struct strbuf *sb)
 	return s;
 }
 
+/* A binary body sent as it is. */
+static void copy_body(struct push_req *out, const char *type, const void *data, size_t len)
+{
+	out->content_type = strdup(type);
+	out->body = malloc(len ? len : 1);
+	if (out->body)
+		memcpy(out->body, data, len);
+	out->body_len = out->body ? len : 0;
+}
+
 static void build_ingest(const struct push_meta *m, const void *gz, size_t len,
 			 struct push_req *out, struct strbuf *path)
 {
@@ -159,11 +171,7 @@ static void build_ingest(const struct push_meta *m, const void *gz, size_t len,
 	sb_printf(path, "&from=%llu&until=%llu&format=pprof&sampleRate=%u&spyName=luabpfprof",
 		  (unsigned long long)(m->from_ns / 1000000000ull),
 		  (unsigned long long)(m->until_ns / 1000000000ull), m->hz);
-	out->content_type = strdup("application/octet-stream");
-	out->body = malloc(len ? len : 1);
-	if (out->body)
-		memcpy(out->body, gz, len);
-	out->body_len = out->body ? len : 0;
+	copy_body(out, "application/octet-stream", gz, len);
 	sb_free(&name);
 }
 
@@ -176,6 +184,10 @@ int push_build(enum push_api api, const struct push_meta *m, const void *gz, siz
 	switch (api) {
 	case PUSH_API_INGEST:
 		build_ingest(m, gz, len, out, &path);
+		break;
+	case PUSH_API_OTLP:
+		sb_puts(&path, PUSH_OTLP_ROUTE);
+		copy_body(out, PUSH_OTLP_TYPE, gz, len);
 		break;
 	case PUSH_API_PUSH:
 		sb_puts(&path, "/push.v1.PusherService/Push");
@@ -196,7 +208,7 @@ int push_build(enum push_api api, const struct push_meta *m, const void *gz, siz
 		sb_puts(&body, "\"}]}],\"normalized\":true}");
 		break;
 	}
-	if (api != PUSH_API_INGEST) {
+	if (api == PUSH_API_PUSH || api == PUSH_API_PARCA) {
 		out->content_type = strdup("application/json");
 		out->body_len = body.len;
 		out->body = steal(&body);
@@ -294,7 +306,8 @@ struct push_client *push_client_new(const struct push_client_opts *o, char *err,
 	c->curl = curl_easy_init();
 	c->headers_bin = headers_for("application/octet-stream", o);
 	c->headers_json = headers_for("application/json", o);
-	if (!c->base || !c->curl || !c->headers_bin || !c->headers_json) {
+	c->headers_pb = headers_for(PUSH_OTLP_TYPE, o);
+	if (!c->base || !c->curl || !c->headers_bin || !c->headers_json || !c->headers_pb) {
 		snprintf(err, errlen, "cannot set up libcurl");
 		goto fail;
 	}
@@ -330,6 +343,7 @@ void push_client_free(struct push_client *c)
 		curl_easy_cleanup(c->curl);
 	curl_slist_free_all(c->headers_bin);
 	curl_slist_free_all(c->headers_json);
+	curl_slist_free_all(c->headers_pb);
 	free(c->base);
 	free(c);
 }
@@ -375,7 +389,8 @@ enum push_result push_send(struct push_client *c, const struct push_req *r, char
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
-			 strcmp(r->content_type, "application/json") ? c->headers_bin : c->headers_json);
+			 !strcmp(r->content_type, "application/json") ? c->headers_json :
+			 !strcmp(r->content_type, PUSH_OTLP_TYPE) ? c->headers_pb : c->headers_bin);
 	rc = curl_easy_perform(c->curl);
 	if (rc == CURLE_ABORTED_BY_CALLBACK) {
 		snprintf(why, whylen, "aborted at shutdown");

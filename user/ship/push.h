@@ -5,6 +5,9 @@
  *                      (SVC.off_cpu, SVC.wall for the other profile types)
  *   push    Pyroscope  POST /push.v1.PusherService/Push (Connect JSON, base64 profile)
  *   parca   Parca      POST /profiles/writeraw (grpc-gateway JSON, base64 profile)
+ *   otlp    OpenTelemetry  POST /v1development/profiles (protobuf
+ *                      ExportProfilesServiceRequest, report/otlp.h): one
+ *                      request per interval, built by the agent, not here
  */
 #ifndef LBP_PUSH_H
 #define LBP_PUSH_H
@@ -13,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum push_api { PUSH_API_INGEST, PUSH_API_PUSH, PUSH_API_PARCA };
+enum push_api { PUSH_API_INGEST, PUSH_API_PUSH, PUSH_API_PARCA, PUSH_API_OTLP };
 
 struct push_label {
 	const char *name, *value;
@@ -37,6 +40,9 @@ struct push_meta {
 	unsigned hz;
 };
 
+#define PUSH_OTLP_ROUTE	"/v1development/profiles"
+#define PUSH_OTLP_TYPE	"application/x-protobuf"
+
 /* A ready request: immutable, so it can wait in the spool and be retried. */
 struct push_req {
 	char *path;		/* route and query string, e.g. "/ingest?name=..." */
@@ -45,10 +51,11 @@ struct push_req {
 	size_t body_len;
 };
 
-/* "ingest", "push", "parca"; -1 if unknown. */
+/* "ingest", "push", "parca", "otlp"; -1 if unknown. */
 int push_api_parse(const char *name, enum push_api *api);
 
-/* Builds the request carrying gz (a gzip pprof).  Returns 0. */
+/* Builds the request carrying gz (a gzip pprof; for otlp, the encoded
+ * ExportProfilesServiceRequest, m unused).  Returns 0. */
 int push_build(enum push_api api, const struct push_meta *m, const void *gz, size_t len,
 	       struct push_req *out);
 void push_req_free(struct push_req *r);

@@ -138,7 +138,9 @@ int push_read_secret(const char *path, char *buf, size_t len, char *err, size_t 
 
 bool push_path_ok(const char *path)
 {
-	static const char *const routes[] = { "/push.v1.PusherService/Push", "/profiles/writeraw" };
+	static const char *const routes[] = {
+		"/push.v1.PusherService/Push", "/profiles/writeraw", PUSH_OTLP_ROUTE,
+	};
 
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
 		if (!strcmp(path, routes[i]))

@@ -334,7 +334,8 @@ void spool_close(struct spool *s)
 
 static bool type_ok(const char *t)
 {
-	return !strcmp(t, "application/json") || !strcmp(t, "application/octet-stream");
+	return !strcmp(t, "application/json") || !strcmp(t, "application/octet-stream") ||
+	       !strcmp(t, PUSH_OTLP_TYPE);
 }
 
 /* Writes r as file id; returns its size, or 0 on error. */

@@ -111,7 +111,14 @@ static void test_requests(void)
 	CHECK("push api: ingest", !push_api_parse("ingest", &api) && api == PUSH_API_INGEST);
 	CHECK("push api: push", !push_api_parse("push", &api) && api == PUSH_API_PUSH);
 	CHECK("push api: parca", !push_api_parse("parca", &api) && api == PUSH_API_PARCA);
-	CHECK("push api: unknown refused", push_api_parse("otlp", &api));
+	CHECK("push api: otlp", !push_api_parse("otlp", &api) && api == PUSH_API_OTLP);
+	CHECK("push api: unknown refused", push_api_parse("zipkin", &api));
+	CHECK("otlp: built", !push_build(PUSH_API_OTLP, NULL, gz, sizeof(gz), &r));
+	CHECK_STR("otlp: the route", r.path, "/v1development/profiles");
+	CHECK_STR("otlp: protobuf", r.content_type, "application/x-protobuf");
+	CHECK("otlp: the body as given", r.body_len == sizeof(gz) && !memcmp(r.body, gz, sizeof(gz)));
+	CHECK("otlp: a route push_send takes", push_path_ok(r.path));
+	push_req_free(&r);
 
 	CHECK("ingest: built", !push_build(PUSH_API_INGEST, &m, gz, sizeof(gz), &r));
 	CHECK_STR("ingest: route, escaped name with the cpu type and labels, seconds, real rate",

@@ -1,0 +1,167 @@
+#!/bin/bash
+# Containers and pods (issue 28): a LuaJIT process moved into a cgroup laid
+# out as each runtime lays it out (made here under /sys/fs/cgroup, removed
+# at the end) gets its container ID, and its pod UID under Kubernetes, in
+# every sink: pprof labels (-o .pb.gz), OTLP resource attributes (-o .otlp),
+# Pyroscope labels and service name (--push, through tests/ingest), Parca
+# labels, and --out-dir's file names; a cgroup of no known layout gives no
+# label at all.  With a kubelet log link (/var/log/containers, made here when
+# the host has none), the pod's and container's names as well.
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$TOP"
+
+CHECK=$TOP/tests/otlp_check.py
+SHARED=$TOP/../shared/otlp
+[ -d "$SHARED" ] || SHARED=/work/shared/otlp
+PPROF_PROTO=$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile.proto$' | head -1)
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
+CREATED=()		# cgroup directories, parents first
+K8S_LOGS=/var/log/containers
+DOCKER_LIB=/var/lib/docker
+PODMAN_LIB=/var/lib/containers
+MADE=()			# runtime directories made here, removed at the end
+
+cleanup() {
+	local i
+	cleanup_children
+	for ((i = ${#CREATED[@]} - 1; i >= 0; i--)); do rmdir "${CREATED[i]}" 2>/dev/null; done
+	for ((i = 0; i < ${#MADE[@]}; i++)); do rm -rf "${MADE[i]}"; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+[ -n "$V2" ] || { fail "cgroup v2" "no cgroup2 mount"; exit 1; }
+[ -n "$PPROF_PROTO" ] || { fail "pprof proto" "golang-github-google-pprof-dev missing"; exit 1; }
+build_ingest >"$TMP/build.log" 2>&1 || { fail "ingest server builds" "$(head -c 300 "$TMP/build.log")"; exit 1; }
+
+# mkcg ROOT PATH: creates ROOT/PATH and every missing parent, remembered.
+mkcg() {
+	local root=$1 path=$2 dir=$1 part
+	IFS=/ read -ra parts <<<"$path"
+	for part in "${parts[@]}"; do
+		dir=$dir/$part
+		[ -d "$dir" ] && continue
+		mkdir "$dir" || return 1
+		CREATED+=("$dir")
+	done
+}
+
+start_ingest "$TMP/ingest.log" 0 || { fail "ingest server starts" ""; exit 1; }
+PORT=$SRV_PORT
+
+hexid() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+uuid() { cat /proc/sys/kernel/random/uuid; }
+
+# layout NAME ROOT PATH WANT_ID WANT_POD [API]: a LuaJIT process in ROOT/PATH,
+# profiled into every sink; WANT_ID "" for no container.
+layout() {
+	local name=$1 root=$2 path=$3 id=$4 pod=$5 api=${6:-ingest} out pid short
+	out=$TMP/$(echo "$name" | tr -c 'a-z0-9\n' _)
+	mkdir -p "$out/files"
+	mkcg "$root" "$path" || { fail "$name: cgroup" "cannot create $root/$path"; return; }
+	start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
+	pid=$BGPID
+	wait_lua "$pid"
+	echo "$pid" >"$root/$path/cgroup.procs" || { fail "$name: move" "$root/$path"; return; }
+	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" 2>"$out/p.err"
+	python3 "$CHECK" labels "$PPROF_PROTO" "$out/p.pb.gz" >"$out/p.labels" 2>&1
+	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" 2>"$out/o.err"
+	python3 "$CHECK" summary "$SHARED" "$out/p.otlp" >"$out/o.sum" 2>&1
+	"$PROF" --continuous -p "$pid" -F 99 --every 1s -d 3 --service '{container}' \
+		--out-dir "$out/files" --push "http://127.0.0.1:$PORT" --push-api "$api" \
+		--label "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" 2>"$out/a.err"
+	grep "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" "$TMP/ingest.log" >"$out/pushed"
+	short=${id:0:12}
+	if [ -z "$id" ]; then
+		check "$name: no container label in pprof" bash -c "! grep -q 'container\|pod' $out/p.labels && grep -q 'label pid=$pid' $out/p.labels"
+		check "$name: no container attribute in OTLP" bash -c "! grep -q 'container\|k8s' $out/o.sum && grep -q 'resource process.pid=$pid' $out/o.sum"
+		check "$name: pushed without a container label, named by the comm" \
+			bash -c "[ -s $out/pushed ] && ! grep -q 'container\|pod' $out/pushed && grep -q 'service=luajit' $out/pushed"
+		check "$name: file names without an ID" bash -c "ls $out/files | grep -q -- '-luajit-$pid.pb.gz\$'"
+	else
+		check "$name: pprof label container_id" grep -qx "label container_id=$id" "$out/p.labels"
+		check "$name: OTLP container.id" grep -qx "resource container.id=$id" "$out/o.sum"
+		check "$name: $api push: container_id label" grep -q "container_id=$id" "$out/pushed"
+		check "$name: file name carries the short ID" bash -c "ls $out/files | grep -q -- '-$pid-$short.pb.gz\$'"
+		check "$name: --service '{container}' is ${SERVICE:-the short ID}" \
+			grep -q "service=${SERVICE:-$short}	" "$out/pushed"
+		if [ -z "$pod" ]; then
+			check "$name: no pod" bash -c "! grep -q pod $out/p.labels && ! grep -q k8s $out/o.sum"
+		else
+			check "$name: pprof label pod_uid" grep -qx "label pod_uid=$pod" "$out/p.labels"
+			check "$name: OTLP k8s.pod.uid" grep -qx "resource k8s.pod.uid=$pod" "$out/o.sum"
+			check "$name: $api push: pod_uid label" grep -q "pod_uid=$pod" "$out/pushed"
+		fi
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+ID=$(hexid); layout "docker, systemd driver" "$V2" "system.slice/docker-$ID.scope" "$ID" "" parca
+ID=$(hexid); layout "docker, cgroupfs driver" "$V2" "docker/$ID" "$ID" ""
+ID=$(hexid); layout "podman, systemd" "$V2" "machine.slice/libpod-$ID.scope/container" "$ID" ""
+ID=$(hexid); POD=$(uuid)
+layout "kubernetes containerd, systemd" "$V2" \
+	"kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${POD//-/_}.slice/cri-containerd-$ID.scope" \
+	"$ID" "$POD"
+ID=$(hexid); POD=$(uuid)
+layout "kubernetes CRI-O, cgroupfs" "$V2" "kubepods/burstable/pod$POD/crio-$ID" "$ID" "$POD"
+ID=$(hexid)
+layout "an unknown layout" "$V2" "lbp-test.slice/app-$ID.scope" "" ""
+ID=$(hexid)
+layout "CRI-O's monitor" "$V2" "machine.slice/crio-conmon-$ID.scope" "" ""
+if [ -n "$V1" ]; then
+	ID=$(hexid); layout "cgroup v1 fallback (docker, cgroupfs)" "$V1" "docker/$ID" "$ID" ""
+else
+	pass "cgroup v1 fallback: no v1 pids hierarchy on this host (unit-tested only)"
+fi
+
+# named LAYOUT: the container's name in OTLP, pprof and the service name.
+named() {
+	local out=$TMP/$(echo "$1" | tr -c 'a-z0-9\n' _) want=$2
+	check "$1: OTLP container.name" grep -qx "resource container.name=$want" "$out/o.sum"
+	check "$1: pprof label container" grep -qx "label container=$want" "$out/p.labels"
+}
+
+# --- names from Docker's and Podman's files (made here when the host has none) ---
+if [ -e "$DOCKER_LIB" ]; then
+	pass "docker names: $DOCKER_LIB exists on this host; not touched (unit-tested only)"
+else
+	ID=$(hexid)
+	mkdir -p -m 700 "$DOCKER_LIB/containers/$ID" && MADE+=("$DOCKER_LIB")
+	chmod 710 "$DOCKER_LIB/containers" "$DOCKER_LIB/containers/$ID"
+	printf '{"State":{"Running":true},"Config":{"Labels":{"Name":"/no"}},"Name":"/lua-shop","ID":"%s"}' \
+		"$ID" >"$DOCKER_LIB/containers/$ID/config.v2.json"
+	chmod 600 "$DOCKER_LIB/containers/$ID/config.v2.json"
+	SERVICE=lua-shop layout "docker, named" "$V2" "system.slice/docker-$ID.scope" "$ID" ""
+	named "docker, named" lua-shop
+fi
+if [ -e "$PODMAN_LIB" ]; then
+	pass "podman names: $PODMAN_LIB exists on this host; not touched (unit-tested only)"
+else
+	ID=$(hexid)
+	mkdir -p -m 700 "$PODMAN_LIB/storage/overlay-containers" && MADE+=("$PODMAN_LIB")
+	printf '[{"id":"%s","names":["other"]},{"id":"%s","names":["lua-worker"],"image":"x"}]' \
+		"$(hexid)" "$ID" >"$PODMAN_LIB/storage/overlay-containers/containers.json"
+	chmod 600 "$PODMAN_LIB/storage/overlay-containers/containers.json"
+	SERVICE=lua-worker layout "podman, named" "$V2" "machine.slice/libpod-$ID.scope" "$ID" ""
+	named "podman, named" lua-worker
+fi
+
+# --- names from the kubelet's log links ---------------------------------------
+if [ -e "$K8S_LOGS" ]; then
+	pass "kubelet names: $K8S_LOGS exists on this host; not touched (unit-tested only)"
+else
+	mkdir -m 755 "$K8S_LOGS" && MADE+=("$K8S_LOGS")
+	ID=$(hexid); POD=$(uuid)
+	touch "$K8S_LOGS/lua-api-6f7c9_shop_app-$ID.log"
+	path="kubepods.slice/kubepods-pod${POD//-/_}.slice/cri-containerd-$ID.scope"
+	SERVICE=app layout "kubernetes, named" "$V2" "$path" "$ID" "$POD"
+	out=$TMP/kubernetes__named
+	check "kubelet names: OTLP k8s.pod.name, k8s.namespace.name, container.name" \
+		bash -c "grep -qx 'resource k8s.pod.name=lua-api-6f7c9' $out/o.sum && grep -qx 'resource k8s.namespace.name=shop' $out/o.sum && grep -qx 'resource container.name=app' $out/o.sum"
+	check "kubelet names: pprof labels pod, namespace, container" \
+		bash -c "grep -qx 'label pod=lua-api-6f7c9' $out/p.labels && grep -qx 'label namespace=shop' $out/p.labels && grep -qx 'label container=app' $out/p.labels"
+fi
