@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "model/heap_paths.h"
 #include "model/profile_split.h"
+#include "report/heap_pprof.h"
 #include "report/otlp_dict.h"
 #include "report/service_name.h"
 
@@ -269,7 +270,7 @@ int otlp_add_profile(struct otlp_request *r, const struct otlp_resource *res,
 }
 
 void otlp_add_heap(struct otlp_request *r, const struct otlp_resource *res,
-		   const struct heap_paths *hp, uint64_t time_ns)
+		   const struct heap_paths *hp, const struct heap_census *c, uint64_t time_ns)
 {
 	struct sample_set ss = { .d = &r->d };
 	struct strbuf prof = STRBUF_INIT;
@@ -288,6 +289,13 @@ void otlp_add_heap(struct otlp_request *r, const struct otlp_resource *res,
 			locs[n++] = otlp_dict_named(&r->d, name);
 		}
 		add_sample(&ss, otlp_dict_stack(&r->d, locs, n), hp->p[i].self_bytes);
+	}
+	for (int b = 0; b < HEAP_VM_BUFFERS; b++) {
+		if (!heap_vm_buffer_bytes(c, b))
+			continue;
+		locs[0] = otlp_dict_named(&r->d, heap_vm_buffer_names[b]);
+		locs[1] = otlp_dict_named(&r->d, heap_vm_buffers_root);
+		add_sample(&ss, otlp_dict_stack(&r->d, locs, 2), heap_vm_buffer_bytes(c, b));
 	}
 	put_value_type(&r->d, &prof, PROF_SAMPLE_TYPE, "inuse_space", "bytes");
 	put_samples(&ss, &prof);

@@ -51,8 +51,14 @@ static void put_sample(struct strbuf *pb, struct strbuf *sub, const struct heap_
 
 /* VM buffers, frames after the paths': "[VM buffers]" over each buffer,
  * so that the profile's total is the census's accounted bytes. */
-static const char *const buffers[] = { "[VM buffers]", "string table", "string buffer" };
-#define NBUFFERS	(sizeof(buffers) / sizeof(buffers[0]))
+const char heap_vm_buffers_root[] = "[VM buffers]";
+const char *const heap_vm_buffer_names[HEAP_VM_BUFFERS] = { "string table", "string buffer" };
+#define NBUFFERS	(1 + HEAP_VM_BUFFERS)
+
+uint64_t heap_vm_buffer_bytes(const struct heap_census *c, int which)
+{
+	return which == 0 ? c->strtab_bytes : which == 1 ? c->tmpbuf_bytes : 0;
+}
 
 static void put_buffer(struct strbuf *pb, struct strbuf *sub, uint32_t npaths, uint32_t which,
 		       uint64_t bytes)
@@ -123,8 +129,8 @@ int heap_pprof_write(FILE *f, const struct heap_paths *hp, const struct heap_cen
 	for (uint32_t i = 0; i < hp->n; i++)
 		if (hp->p[i].self_count)
 			put_sample(&pb, &sub, hp, i, ids);
-	put_buffer(&pb, &sub, (uint32_t)hp->n, 1, c->strtab_bytes);
-	put_buffer(&pb, &sub, (uint32_t)hp->n, 2, c->tmpbuf_bytes);
+	for (int b = 0; b < HEAP_VM_BUFFERS; b++)
+		put_buffer(&pb, &sub, (uint32_t)hp->n, 1 + b, heap_vm_buffer_bytes(c, b));
 	for (uint32_t i = 0; i < hp->n + NBUFFERS; i++)
 		put_frame(&pb, &sub, &line, i);
 	for (size_t i = 0; i < FIRST_LABEL; i++)
@@ -135,8 +141,10 @@ int heap_pprof_write(FILE *f, const struct heap_paths *hp, const struct heap_cen
 		heap_path_name(hp, i, "", name, sizeof(name));
 		pb_bytes(&pb, PROFILE_STRING_TABLE, name, strlen(name));
 	}
-	for (size_t i = 0; i < NBUFFERS; i++)
-		pb_bytes(&pb, PROFILE_STRING_TABLE, buffers[i], strlen(buffers[i]));
+	pb_bytes(&pb, PROFILE_STRING_TABLE, heap_vm_buffers_root, strlen(heap_vm_buffers_root));
+	for (int b = 0; b < HEAP_VM_BUFFERS; b++)
+		pb_bytes(&pb, PROFILE_STRING_TABLE, heap_vm_buffer_names[b],
+			 strlen(heap_vm_buffer_names[b]));
 	pb_uint(&pb, PROFILE_TIME_NANOS, time_ns);
 	pb_int(&pb, PROFILE_DEFAULT_SAMPLE_TYPE, 3);
 	rc = write_gzip(f, pb.buf, pb.len);

@@ -14,6 +14,13 @@
 struct heap_census;
 struct heap_paths;
 
+/* The VM buffers' frames: "[VM buffers]", then each buffer's name, in
+ * the order heap_vm_buffer_bytes gives them. */
+#define HEAP_VM_BUFFERS	2
+extern const char heap_vm_buffers_root[];
+extern const char *const heap_vm_buffer_names[HEAP_VM_BUFFERS];
+uint64_t heap_vm_buffer_bytes(const struct heap_census *c, int which);
+
 /* Writes the profile; time_ns is when the heap was read.  0, or -1. */
 int heap_pprof_write(FILE *f, const struct heap_paths *hp, const struct heap_census *c,
 		     uint64_t time_ns);

@@ -65,7 +65,7 @@ int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
 		else if (r)
-			otlp_add_heap(r, res, &hp, at);
+			otlp_add_heap(r, res, &hp, &c, at);
 		heap_paths_free(&hp);
 	}
 	heap_snapshot_free(&snap);

@@ -18,6 +18,7 @@
 #include "model/profile.h"
 #include "report/export.h"
 
+struct heap_census;
 struct heap_paths;
 
 struct otlp_resource {
@@ -38,9 +39,10 @@ void otlp_request_free(struct otlp_request *r);
 int otlp_add_profile(struct otlp_request *r, const struct otlp_resource *res,
 		     const struct profile *p, const struct export_opts *o);
 
-/* Adds a heap census (inuse_space, bytes) read at time_ns. */
+/* Adds a heap census (inuse_space, bytes) read at time_ns: its paths,
+ * and c's VM buffers as the heap pprof has them (heap_pprof.h). */
 void otlp_add_heap(struct otlp_request *r, const struct otlp_resource *res,
-		   const struct heap_paths *hp, uint64_t time_ns);
+		   const struct heap_paths *hp, const struct heap_census *c, uint64_t time_ns);
 
 /* How many profiles were added. */
 unsigned otlp_request_profiles(const struct otlp_request *r);
