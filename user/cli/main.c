@@ -351,8 +351,8 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 		for (int i = 0; i < targets_count(ts); i++) {
 			struct target *t = targets_at(ts, i);
 
-			fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
-				(int)target_pid(t), target_comm(t));
+			log_info("PID %d (%s) exited; reporting what was collected",
+				 (int)target_pid(t), target_comm(t));
 		}
 	}
 	if (os->progress == PROGRESS_TTY && os->next_progress)

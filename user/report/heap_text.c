@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 
+#include "base/textsafe.h"
 #include "model/heap_census.h"
 #include "model/heap_growth.h"
 #include "target/heap_walk.h"
@@ -67,6 +68,6 @@ void heap_text_growth(FILE *f, const struct heap_growth *g, int n)
 	fprintf(f, "\n# Paths that grew most\n%14s %12s %10s  %s\n", "bytes", "B/s", "objects",
 		"path");
 	for (int i = 0; i < n && (size_t)i < g->n && g->rows[i].dbytes > 0; i++)
-		fprintf(f, "%+14" PRId64 " %+12.0f %+10" PRId64 "  %s\n", g->rows[i].dbytes,
+		text_fprintf_line(f, "%+14" PRId64 " %+12.0f %+10" PRId64 "  %s", g->rows[i].dbytes,
 			(double)g->rows[i].dbytes / secs, g->rows[i].dcount, g->rows[i].name);
 }
