@@ -437,7 +437,7 @@ static void agent_config_from(const struct options *o, struct agent_config *c)
 		.nlabels = o->nlabels, .tenant = o->tenant,
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
-		.heap = o->heap, .split_wall = o->event_split,
+		.heap = o->heap, .split_wall = o->event_split, .stop = &stop_signal,
 	};
 }
 
@@ -519,8 +519,10 @@ int main(int argc, char **argv)
 	/* --jp, --tree and -f were checked by the option table. */
 	jp = o.jp_mode;
 	fmt = o.fmt;
-	if (o.heap && !o.continuous)
-		return heap_cmd_run(&o);
+	if (o.heap && !o.continuous) {
+		install_signals();
+		return heap_cmd_run(&o, &stop_signal);
+	}
 	if (check_capabilities())
 		return 1;
 	install_signals();

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/textsafe.h"
 #include "report/export_stack.h"
 #include "report/view_jit.h"
 #include "model/frame_fmt.h"
@@ -64,15 +65,19 @@ struct mapping_key {
 	uint64_t start, limit, offset, filename, build_id;
 };
 
-/* proto3 strings must be valid UTF-8 (protoc refuses others). */
+/* proto3 strings must be valid UTF-8 (protoc refuses others), and the
+ * names are shown on terminals (go tool pprof -top): control characters
+ * are escaped by the rule of base/textsafe.h. */
 static uint64_t str_id(struct pprof_builder *b, const char *s, size_t n)
 {
-	struct strbuf valid = STRBUF_INIT;
+	struct strbuf valid = STRBUF_INIT, shown = STRBUF_INIT;
 	uint64_t id;
 
 	utf8_put_valid(&valid, s, n);
-	id = keytab_intern(&b->strings, sb_str(&valid), valid.len, NULL);
+	text_put_escaped(&shown, sb_str(&valid), valid.len, "", TEXT_ESC_HEX);
+	id = keytab_intern(&b->strings, sb_str(&shown), shown.len, NULL);
 	sb_free(&valid);
+	sb_free(&shown);
 	return id;
 }
 

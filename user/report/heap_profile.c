@@ -35,14 +35,15 @@ static int encode(const struct heap_paths *hp, struct strbuf *gz)
 	return rc;
 }
 
-int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		       char *why, size_t whylen)
+int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm,
+		       const struct heap_limits *lim, struct strbuf *gz, char *why,
+		       size_t whylen)
 {
 	struct heap_snapshot snap;
 	struct heap_paths hp;
 	int rc = -1;
 
-	if (heap_walk(mem, vm->layout, vm->g, &snap, why, whylen))
+	if (heap_walk_limited(mem, vm->layout, vm->g, lim, &snap, why, whylen))
 		return -1;
 	if (heap_paths_build(&snap, &hp)) {
 		snprintf(why, whylen, "out of memory");
@@ -50,6 +51,8 @@ int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct st
 		rc = encode(&hp, gz);
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
+		else if (heap_walk_ended(&snap, why, whylen))
+			rc = 1;
 		heap_paths_free(&hp);
 	}
 	heap_snapshot_free(&snap);

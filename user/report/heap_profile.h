@@ -11,9 +11,14 @@
 struct lj_vm;
 struct mem_reader;
 
+struct heap_limits;
+
 /* Walks the heap of the VM (found in a process whose memory mem reads)
- * into gz, replacing its content.  0, or -1 with why. */
-int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		       char *why, size_t whylen);
+ * into gz, replacing its content, within lim (target/heap_walk.h).  0, or
+ * -1 with why; a walk that spent its budget gives the partial heap, and
+ * says so in why with 1. */
+int heap_profile_pprof(struct mem_reader *mem, const struct lj_vm *vm,
+		       const struct heap_limits *lim, struct strbuf *gz, char *why,
+		       size_t whylen);
 
 #endif
