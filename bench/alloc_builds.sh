@@ -23,22 +23,23 @@ run_build() {
 	: > "$WORK/base"; : > "$WORK/probed"
 	for ((i = 0; i < REPS; i++)); do
 		alloc_micro 64 0 "$@" >> "$WORK/base"
-		if alloc_micro 8 1 "$@" >> "$WORK/probed"; then
+		if alloc_micro 8 1 "$@" >> "$WORK/probed" && [ -s "$WORK/probed" ]; then
 			place=$(grep -o 'probed .*' "$WORK/prof.err" | head -1)
 		else
-			place="not probed: $(grep -v '^libbpf' "$WORK/prof.err" | tail -1)"
+			place="not probed: $(grep -aoE 'allocations not sampled: .*|LuaJIT layout not recognised|no LuaJIT VM found' \
+				"$WORK/prof.err" | head -1)"
 			break
 		fi
 	done
 	base=$(median < "$WORK/base"); probed=$(median < "$WORK/probed")
 	awk -v l="$label" -v b="$base" -v p="${probed:-0}" -v w="$place" \
 		'BEGIN { printf "| %s | %s | %.0f | %.1f | %s |\n", l, w, b, p,
-			 p > 0 ? sprintf("%.0fx", b / p) : "-" }'
+			 (p > 0 ? sprintf("%.0fx", b / p) : "-") }'
 }
 
 echo "| build | breakpoint | MiB/CPU-s without | with -e alloc | slowdown |"
 echo "|---|---|---|---|---|"
-for label in $VARIANTS $NOGC64_VARIANTS; do
+for label in ${ONLY:-"${VARIANTS[@]}" "${NOGC64_VARIANTS[@]}"}; do
 	run_build "$label" variant_exec "$label"
 done
 [ -x .deps/luajit-deb-nojit/usr/bin/luajit ] &&

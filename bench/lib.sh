@@ -205,7 +205,12 @@ alloc_micro() {
 	tgt=$!
 	pids+=("$tgt")
 	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
-	[ "$probed" = 1 ] && { alloc_attach "$tgt" || return 1; }
+	if [ "$probed" = 1 ] && ! alloc_attach "$tgt"; then
+		# Tarantool ignores SIGTERM while its script runs.
+		kill -KILL "$tgt" "$PROFPID" 2>/dev/null
+		wait "$tgt" "$PROFPID" 2>/dev/null
+		return 1
+	fi
 	touch "$WORK/go"
 	wait "$tgt"
 	[ "$probed" = 1 ] && alloc_detach

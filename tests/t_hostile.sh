@@ -25,30 +25,14 @@ cat >"$TMP/clean.py" <<'EOF'
 # clean.py KIND FILE [NEEDLE]: no control character but the format's own
 # line ends (and tabs in text), no forged report line or frame, and NEEDLE
 # (the hostile name, as the format escapes it) present.
-import gzip, json, re, sys
+import json, os, re, sys
+sys.path.insert(0, os.environ["TESTS"])
+import pbstrings
 kind, path = sys.argv[1], sys.argv[2]
 needle = sys.argv[3].encode() if len(sys.argv) > 3 else None
 data = open(path, "rb").read()
 if kind == "pprof":
-    pb = gzip.decompress(data)
-    def varint(b, i):
-        v = s = 0
-        while True:
-            c = b[i]; i += 1
-            v |= (c & 0x7f) << s; s += 7
-            if c < 0x80: return v, i
-    i, strings = 0, []
-    while i < len(pb):
-        key, i = varint(pb, i)
-        if key & 7 == 0:
-            _, i = varint(pb, i)
-        elif key & 7 == 2:
-            n, i = varint(pb, i)
-            if key >> 3 == 6:
-                strings.append(pb[i:i + n])
-            i += n
-        else:
-            sys.exit("wire type %d" % (key & 7))
+    strings = pbstrings.strings(data)
     data = b"\n".join(strings)
 text = data.decode("utf-8")          # valid UTF-8, or the check fails here
 bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
@@ -70,7 +54,7 @@ EOF
 # clean NAME KIND FILE [NEEDLE]
 clean() {
 	local out
-	out=$(python3 "$TMP/clean.py" "$2" "$3" "${@:4}" 2>&1 | tail -1)
+	out=$(TESTS=$TOP/tests python3 "$TMP/clean.py" "$2" "$3" "${@:4}" 2>&1 | tail -1)
 	check "$1 ($out)" [ "$out" = ok ]
 }
 
