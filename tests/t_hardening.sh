@@ -258,8 +258,8 @@ end
 EOF
 cat >"$TMP/validate.py" <<'EOF'
 import json, os, re, sys
-sys.path.insert(0, os.environ["TESTS"])
-import pbstrings
+sys.path.insert(0, os.environ["TESTS"] + "/corpus")
+import gzip, pprof_strings
 kind, path = sys.argv[1], sys.argv[2]
 weird_chunk = b"x;y\nz<w>&v\xff.lua"
 weird_name = b"a;b\nc<d>&e\xff\xfef"
@@ -286,7 +286,7 @@ elif kind == "speedscope":
     assert w in names, "weird frame missing: %r" % names[:5]
     assert long_key.decode() in names
 elif kind == "pprof":
-    strings = pbstrings.strings(data)
+    strings = list(pprof_strings.strings(gzip.decompress(data), raw=True))
     for s in strings:
         s.decode("utf-8")
     assert any(b"c<d>&e" in s for s in strings), "weird name missing"

@@ -26,13 +26,13 @@ cat >"$TMP/clean.py" <<'EOF'
 # line ends (and tabs in text), no forged report line or frame, and NEEDLE
 # (the hostile name, as the format escapes it) present.
 import json, os, re, sys
-sys.path.insert(0, os.environ["TESTS"])
-import pbstrings
+sys.path.insert(0, os.environ["TESTS"] + "/corpus")
+import gzip, pprof_strings
 kind, path = sys.argv[1], sys.argv[2]
 needle = sys.argv[3].encode() if len(sys.argv) > 3 else None
 data = open(path, "rb").read()
 if kind == "pprof":
-    strings = pbstrings.strings(data)
+    strings = list(pprof_strings.strings(gzip.decompress(data), raw=True))
     data = b"\n".join(strings)
 text = data.decode("utf-8")          # valid UTF-8, or the check fails here
 bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]

@@ -21,7 +21,8 @@ def varint(buf, pos):
         shift += 7
 
 
-def strings(buf):
+def strings(buf, raw=False):
+    """The strings of an uncompressed profile; bytes as stored if raw."""
     pos = 0
     while pos < len(buf):
         key, pos = varint(buf, pos)
@@ -35,7 +36,8 @@ def strings(buf):
         elif wire == 2:
             size, pos = varint(buf, pos)
             if field == 6:
-                yield buf[pos:pos + size].decode("utf-8", "replace")
+                b = buf[pos:pos + size]
+                yield b if raw else b.decode("utf-8", "replace")
             pos += size
         else:
             raise ValueError("bad wire type %d at %d" % (wire, pos))
