@@ -26,31 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# attach PID: starts -e alloc on PID; returns once the probe is in.
-attach() {
-	prof_start 'sampling allocations at' -e alloc -f folded -o "$WORK/prof.folded" -p "$1"
-}
-
-detach() {
-	kill -INT "$PROFPID" 2>/dev/null
-	wait "$PROFPID" 2>/dev/null
-}
-
-# micro MIB PROBED: MiB per CPU second of alloc.lua allocating MIB MiB.
-micro() {
-	local out=$WORK/micro.out tgt
-	rm -f "$WORK/go"
-	"$LUAJIT" tests/workloads/alloc.lua "$1" "$WORK/go" > "$out" &
-	tgt=$!
-	pids+=("$tgt")
-	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
-	[ "$2" = 1 ] && { attach "$tgt" || return 1; }
-	touch "$WORK/go"
-	wait "$tgt"
-	[ "$2" = 1 ] && detach
-	awk -v mib="$1" '/^truth/ { split($4, c, "="); printf "%.1f\n", mib / c[2] }' "$out"
-}
-
+attach() { alloc_attach "$@"; }
+detach() { alloc_detach; }
+micro() { alloc_micro "$1" "$2" "$LUAJIT"; }
 
 for ((i = 0; i < REPS; i++)); do
 	micro 256 0 >> "$WORK/micro.base"

@@ -182,3 +182,37 @@ prof_start() {
 	echo "$(basename "$0"): the profiler did not attach: $(tail -1 "$WORK/prof.err")" >&2
 	return 1
 }
+
+# alloc_attach PID: starts -e alloc on PID; returns once the probe is in.
+alloc_attach() {
+	prof_start 'sampling allocations at' -e alloc -f folded -o "$WORK/prof.folded" -p "$1"
+}
+
+alloc_detach() {
+	kill -INT "$PROFPID" 2>/dev/null
+	wait "$PROFPID" 2>/dev/null
+}
+
+# alloc_micro MIB PROBED LAUNCH...: MiB per CPU second of
+# tests/workloads/alloc.lua allocating MIB MiB, run by LAUNCH (a command,
+# or a function that execs one: the PID is the VM's), under -e alloc when
+# PROBED is 1.
+alloc_micro() {
+	local mib=$1 probed=$2 out=$WORK/micro.out tgt
+	shift 2
+	rm -f "$WORK/go"
+	"$@" tests/workloads/alloc.lua "$mib" "$WORK/go" > "$out" &
+	tgt=$!
+	pids+=("$tgt")
+	for _ in $(seq 300); do grep -q '^ready' "$out" && break; sleep 0.1; done
+	if [ "$probed" = 1 ] && ! alloc_attach "$tgt"; then
+		# Tarantool ignores SIGTERM while its script runs.
+		kill -KILL "$tgt" "$PROFPID" 2>/dev/null
+		wait "$tgt" "$PROFPID" 2>/dev/null
+		return 1
+	fi
+	touch "$WORK/go"
+	wait "$tgt"
+	[ "$probed" = 1 ] && alloc_detach
+	awk -v mib="$mib" '/^truth/ { split($4, c, "="); printf "%.1f\n", mib / c[2] }' "$out"
+}

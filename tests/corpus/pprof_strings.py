@@ -13,10 +13,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pprof_folded import fields, load  # noqa: E402
 
 
-def main():
-    for field, _, value in fields(load(sys.argv[1])):
+def strings(buf, raw=False):
+    """The strings of an uncompressed profile; bytes as stored if raw."""
+    for field, _, value in fields(buf):
         if field == 6:
-            print(value.decode("utf-8", "replace").replace("\n", " "))
+            yield value if raw else value.decode("utf-8", "replace")
+
+
+def main():
+    for s in strings(load(sys.argv[1])):
+        print(s.replace("\n", " "))
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ void json_put_string(struct strbuf *sb, const char *s, size_t n)
 			sb_puts(sb, "\\r");
 		else if (cp == '\t')
 			sb_puts(sb, "\\t");
-		else if (cp < 0x20 || cp == 0x7f)
-			sb_printf(sb, "\\u%04x", cp);
+		else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+			sb_printf(sb, "\\u%04x", cp);	/* C0, DEL, C1 (base/textsafe.h) */
 		else
 			sb_putn(sb, s + i, len);
 		i += len;

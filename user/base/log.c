@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/safefile.h"
+#include "base/textsafe.h"
 
 bool log_is_verbose;
 static bool log_timestamps;
@@ -20,19 +21,38 @@ void log_set_timestamps(bool on)
 	log_timestamps = on;
 }
 
+static void put_timestamp(void)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z ", localtime_r(&now, &tm));
+	fputs(when, stderr);
+}
+
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
-	if (log_timestamps) {
-		char when[32];
-		time_t now = time(NULL);
-		struct tm tm;
+	char small[1024], *msg = small;
+	va_list again;
+	int n;
 
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z ", localtime_r(&now, &tm));
-		fputs(when, stderr);
-	}
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small) && !(msg = malloc((size_t)n + 1)))
+		msg = small;	/* cut, rather than lose the message */
+	else if (msg != small)
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (log_timestamps)
+		put_timestamp();
 	fprintf(stderr, "luabpfprof: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	/* Messages quote a target's comm, paths and names: one line of
+	 * printable text, whatever they hold. */
+	text_fput(stderr, n < 0 ? "(unprintable message)" : msg);
 	fputc('\n', stderr);
+	if (msg != small)
+		free(msg);
 }
 
 /* Each level is vlog with its prefix; verbose lines only when asked. */

@@ -3,7 +3,6 @@
  * grew between them.  Reads target memory only; loads no BPF. */
 #include "cli/heap_cmd.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -41,7 +40,7 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
 		   const struct heap_snapshot *snap, const struct heap_paths *hp,
 		   const struct heap_census *c, const struct heap_growth *g)
 {
-	char prefix[64];
+	char prefix[96];
 
 	if (fmt == FMT_PPROF) {
 		struct timespec now;
@@ -67,6 +66,8 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
 		return;
 	}
 	heap_text_census(f, pid, vm->layout->name, c, &snap->st);
+	if (heap_walk_ended(snap, prefix, sizeof(prefix)))
+		fprintf(f, "# The walk stopped early: %s; the census is partial\n", prefix);
 	if (g) {
 		fputc('\n', f);
 		heap_text_growth(f, g, TOP_PATHS);
@@ -82,8 +83,9 @@ static void report(FILE *f, enum out_format fmt, pid_t pid, const struct lj_vm *
  * read. */
 static int census_vm(FILE *f, enum out_format fmt, pid_t pid, struct mem_reader *mem,
 		     const struct lj_vm *vm, const struct heap_capture *before, double secs,
-		     struct heap_capture *keep)
+		     struct heap_capture *keep, volatile sig_atomic_t *stop)
 {
+	struct heap_limits lim;
 	struct heap_snapshot snap;
 	struct heap_census c;
 	struct heap_paths hp;
@@ -91,7 +93,8 @@ static int census_vm(FILE *f, enum out_format fmt, pid_t pid, struct mem_reader 
 	struct heap_growth g;
 	char why[160];
 
-	if (heap_walk(mem, vm->layout, vm->g, &snap, why, sizeof(why))) {
+	heap_limits_for(pid, 0, stop, &lim);
+	if (heap_walk_limited(mem, vm->layout, vm->g, &lim, &snap, why, sizeof(why))) {
 		log_error("PID %d: %s", (int)pid, why);
 		return -1;
 	}
@@ -103,6 +106,13 @@ static int census_vm(FILE *f, enum out_format fmt, pid_t pid, struct mem_reader 
 		return -1;
 	}
 	heap_census_count(&snap, &c);
+	if (heap_walk_ended(&snap, why, sizeof(why)))
+		log_warn("PID %d: the heap walk stopped early: %s; the census is partial",
+			 (int)pid, why);
+	if (snap.st.inconsistent)
+		log_warn("PID %d: %llu objects claim more memory than the VM holds (%llu MiB) or memory another claims: not believed",
+			 (int)pid, (unsigned long long)snap.st.inconsistent,
+			 (unsigned long long)(snap.st.plausible >> 20));
 	if (keep) {
 		heap_capture_take(&hp, &c, keep);
 	} else if (before && before->census.gc_total) {
@@ -119,7 +129,30 @@ static int census_vm(FILE *f, enum out_format fmt, pid_t pid, struct mem_reader 
 	return 0;
 }
 
-static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs)
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits secs, or until *stop: returns the seconds waited. */
+static double wait_for(double secs, volatile sig_atomic_t *stop, double since)
+{
+	double left;
+
+	while (!*stop && (left = since + secs - mono_s()) > 0) {
+		double nap = left < 0.2 ? left : 0.2;
+		struct timespec ts = { 0, (long)(nap * 1e9) };
+
+		nanosleep(&ts, NULL);	/* EINTR: the loop checks *stop */
+	}
+	return mono_s() - since;
+}
+
+static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs,
+		      volatile sig_atomic_t *stop)
 {
 	static struct heap_capture before[MAX_VMS];
 	struct lj_vm vms[MAX_VMS];
@@ -141,15 +174,20 @@ static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs)
 		return -1;
 	}
 	if (secs > 0) {
-		struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+		double start = mono_s();
 
 		for (int i = 0; i < rep.nvms; i++)
-			census_vm(f, fmt, pid, mem, &vms[i], NULL, 0, &before[i]);
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
+			census_vm(f, fmt, pid, mem, &vms[i], NULL, 0, &before[i], stop);
+		secs = wait_for(secs, stop, start);
+		if (*stop)
+			log_info("PID %d: stopped after %.1f s: reporting the growth until now",
+				 (int)pid, secs);
 	}
+	/* The census reported is taken even when asked to stop: it is what
+	 * the run collected, and its own time budget bounds it. */
 	for (int i = 0; i < rep.nvms; i++) {
-		if (census_vm(f, fmt, pid, mem, &vms[i], secs > 0 ? &before[i] : NULL, secs, NULL))
+		if (census_vm(f, fmt, pid, mem, &vms[i], secs > 0 ? &before[i] : NULL, secs, NULL,
+			      secs > 0 ? NULL : stop))
 			rc = -1;
 		heap_capture_free(&before[i]);
 	}
@@ -157,7 +195,7 @@ static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs)
 	return rc;
 }
 
-int heap_cmd_run(const struct options *o)
+int heap_cmd_run(const struct options *o, volatile sig_atomic_t *stop)
 {
 	struct output out = { 0 };
 	char err[256];
@@ -172,7 +210,7 @@ int heap_cmd_run(const struct options *o)
 		return 1;
 	}
 	for (int i = 0; i < o->npids; i++)
-		if (census_pid(out.f, o->fmt, o->pids[i], o->duration))
+		if (census_pid(out.f, o->fmt, o->pids[i], o->duration, stop))
 			rc = 1;
 	if (output_commit(&out, err, sizeof(err))) {
 		log_error("%s", err);

@@ -357,8 +357,8 @@ static void oneshot_ended(void *ctx, struct session *s, enum session_end why)
 		for (int i = 0; i < targets_count(ts); i++) {
 			struct target *t = targets_at(ts, i);
 
-			fprintf(stderr, "luabpfprof: PID %d (%s) exited; reporting what was collected\n",
-				(int)target_pid(t), target_comm(t));
+			log_info("PID %d (%s) exited; reporting what was collected",
+				 (int)target_pid(t), target_comm(t));
 		}
 	}
 	if (os->progress == PROGRESS_TTY && os->next_progress)
@@ -443,7 +443,7 @@ static void agent_config_from(const struct options *o, struct agent_config *c)
 		.nlabels = o->nlabels, .tenant = o->tenant,
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
-		.heap = o->heap, .split_wall = o->event_split,
+		.heap = o->heap, .split_wall = o->event_split, .stop = &stop_signal,
 	};
 }
 
@@ -527,8 +527,10 @@ int main(int argc, char **argv)
 	fmt = o.fmt;
 	if (o.check_kernel)
 		return check_cmd_run(&o);
-	if (o.heap && !o.continuous)
-		return heap_cmd_run(&o);
+	if (o.heap && !o.continuous) {
+		install_signals();
+		return heap_cmd_run(&o, &stop_signal);
+	}
 	if (check_capabilities())
 		return 1;
 	install_signals();

@@ -14,12 +14,10 @@
 #include "base/log.h"
 #include "cli/options_table.h"
 #include "cli/optvalue.h"
-#include "report/service_name.h"
 #include "report/view_tree.h"
 
 #define MAX_HZ		100000
 #define MAX_SECONDS	(365.0 * 24 * 3600)
-#define MAX_LABELS	((int)(sizeof(((struct options *)0)->labels) / sizeof(const char *)))
 
 /* -- Validators ------------------------------------------------------------ */
 
@@ -53,7 +51,7 @@ static int set_percent(struct options *o, const struct opt_row *r, const char *a
 }
 
 /* A name or path: anything but empty. */
-static int set_string(struct options *o, const struct opt_row *r, const char *arg, char *err,
+int options_set_string(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		      size_t len)
 {
 	if (!*arg) {
@@ -252,66 +250,6 @@ static int set_tree(struct options *o, const struct opt_row *r, const char *arg,
 	return 0;
 }
 
-static int set_push(struct options *o, const struct opt_row *r, const char *arg, char *err,
-		    size_t len)
-{
-	char why[128];
-
-	(void)r;
-	if (check_http_url(arg, why, sizeof(why))) {
-		snprintf(err, len, "invalid --push URL '%s': %s", arg, why);
-		return -1;
-	}
-	o->push_url = arg;
-	return 0;
-}
-
-static int set_push_api(struct options *o, const struct opt_row *r, const char *arg, char *err,
-			size_t len)
-{
-	(void)r;
-	if (push_api_parse(arg, &o->push_api_id)) {
-		snprintf(err, len, "invalid --push-api '%s': use ingest, push, parca or otlp", arg);
-		return -1;
-	}
-	o->push_api = arg;
-	return 0;
-}
-
-static int set_service(struct options *o, const struct opt_row *r, const char *arg, char *err,
-		       size_t len)
-{
-	return service_template_check(arg, err, len) ? -1 : set_string(o, r, arg, err, len);
-}
-
-static int set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
-		     size_t len)
-{
-	(void)r;
-	if (push_label_check(arg, err, len))
-		return -1;
-	if (o->nlabels == MAX_LABELS) {
-		snprintf(err, len, "invalid --label '%s': at most %d labels", arg, MAX_LABELS);
-		return -1;
-	}
-	o->labels[o->nlabels++] = arg;
-	return 0;
-}
-
-/* A header value: a CR or LF would start a header of its own. */
-static int set_header_value(struct options *o, const struct opt_row *r, const char *arg,
-			    char *err, size_t len)
-{
-	for (const char *p = arg; *p; p++) {
-		if ((unsigned char)*p < ' ' || *p == 0x7f) {
-			snprintf(err, len, "invalid %s: it contains a control character (0x%02x)",
-				 r->display, (unsigned char)*p);
-			return -1;
-		}
-	}
-	return set_string(o, r, arg, err, len);
-}
-
 static int show_help(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		     size_t len)
 {
@@ -354,7 +292,7 @@ const struct opt_row options_rows[] = {
 	{ N("min-block"), 0, REQ, "T", set_min_block,
 	  "off-cpu/wall: switches out shorter than T are only\n"
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
-	{ "output", "-o/--output", 'o', REQ, "FILE", set_string,
+	{ "output", "-o/--output", 'o', REQ, "FILE", options_set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
 	  "text, folded, svg, pprof, speedscope or otlp\n(default: from -o's extension, else text)", .at = OWN,
@@ -372,7 +310,7 @@ const struct opt_row options_rows[] = {
 	  .choices = "self" },
 	{ N("tree-depth"), 0, REQ, "N", set_count, "limit the tree to N levels",
 	  .at = AT(tree_depth), .min = 1, .max = 1000 },
-	{ N("focus"), 0, REQ, "NAME", set_string, "keep only stacks through function NAME",
+	{ N("focus"), 0, REQ, "NAME", options_set_string, "keep only stacks through function NAME",
 	  .at = AT(focus) },
 	{ N("jit"), 0, NONE, NULL, set_flag,
 	  "add the JIT health report: per hot function its compiled,\n"
@@ -429,7 +367,7 @@ const struct opt_row options_rows[] = {
 	  .at = AT(continuous), .flags = OPTF_SECTION_AGENT },
 	{ N("every"), 0, REQ, "DUR", set_duration, "interval length (default 10s; also 30, 1m)",
 	  .at = AT(every), .min = 1, .flags = OPTF_CONTINUOUS },
-	{ N("out-dir"), 0, REQ, "DIR", set_string, "rolling gzip pprof files (default sink)",
+	{ N("out-dir"), 0, REQ, "DIR", options_set_string, "rolling gzip pprof files (default sink)",
 	  .at = AT(out_dir), .flags = OPTF_CONTINUOUS },
 	{ N("retain-count"), 0, REQ, "N", set_count,
 	  "keep at most N files in --out-dir (default 100)",
@@ -437,31 +375,31 @@ const struct opt_row options_rows[] = {
 	{ N("retain-size"), 0, REQ, "SZ", set_size,
 	  "keep at most SZ bytes in --out-dir (e.g. 100M)",
 	  .at = AT(retain_bytes), .flags = OPTF_CONTINUOUS },
-	{ N("push"), 0, REQ, "URL", set_push, "send each interval to Pyroscope or Parca at URL",
+	{ N("push"), 0, REQ, "URL", options_set_push, "send each interval to Pyroscope or Parca at URL",
 	  .at = OWN, .flags = OPTF_CONTINUOUS },
-	{ N("push-api"), 0, REQ, "API", set_push_api,
+	{ N("push-api"), 0, REQ, "API", options_set_push_api,
 	  "ingest (Pyroscope /ingest, default), push (Pyroscope\n"
 	  "Push API), parca (/profiles/writeraw) or otlp\n"
 	  "(OpenTelemetry /v1development/profiles)", .at = OWN, .flags = OPTF_CONTINUOUS,
 	  .choices = "ingest push parca otlp" },
-	{ N("service"), 0, REQ, "NAME", set_service, "service name, or a template per process:\n"
+	{ N("service"), 0, REQ, "NAME", options_set_service, "service name, or a template per process:\n"
 	  "{comm} (default) {pid} {container} {container_id}\n{pod} {namespace} {pod_uid} {label:K}",
 	  .at = AT(service), .flags = OPTF_CONTINUOUS },
-	{ N("label"), 0, REQ, "K=V", set_label, "extra label on every profile (repeatable)",
+	{ N("label"), 0, REQ, "K=V", options_set_label, "extra label on every profile (repeatable)",
 	  .at = OWN, .flags = OPTF_CONTINUOUS },
-	{ N("tenant"), 0, REQ, "ID", set_header_value, "X-Scope-OrgID header",
+	{ N("tenant"), 0, REQ, "ID", options_set_header_value, "X-Scope-OrgID header",
 	  .at = AT(tenant), .flags = OPTF_CONTINUOUS },
-	{ N("auth-token-file"), 0, REQ, "F", set_string, "bearer token, read from F",
+	{ N("auth-token-file"), 0, REQ, "F", options_set_string, "bearer token, read from F",
 	  .at = AT(auth_token_file), .flags = OPTF_CONTINUOUS },
-	{ N("basic-auth-file"), 0, REQ, "F", set_string, "user:password, read from F",
+	{ N("basic-auth-file"), 0, REQ, "F", options_set_string, "user:password, read from F",
 	  .at = AT(basic_auth_file), .flags = OPTF_CONTINUOUS },
-	{ N("spool-dir"), 0, REQ, "DIR", set_string,
+	{ N("spool-dir"), 0, REQ, "DIR", options_set_string,
 	  "keep undelivered profiles here while the backend is down",
 	  .at = AT(spool_dir), .flags = OPTF_CONTINUOUS },
 	{ N("spool-size"), 0, REQ, "SZ", set_size,
 	  "spool limit (default 64M); beyond it drops are counted",
 	  .at = AT(spool_bytes), .flags = OPTF_CONTINUOUS },
-	{ N("log-file"), 0, REQ, "F", set_string, "log to F instead of stderr",
+	{ N("log-file"), 0, REQ, "F", options_set_string, "log to F instead of stderr",
 	  .at = AT(log_file), .flags = OPTF_CONTINUOUS },
 
 	{ "verbose", "-v/--verbose", 'v', NONE, NULL, set_flag,

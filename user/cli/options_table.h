@@ -39,6 +39,20 @@ struct opt_row {
 	const char *choices;
 };
 
+/* Validators shared by options.c's table and options_agent.c. */
+int options_set_string(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		       size_t errlen);
+int options_set_push(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t errlen);
+int options_set_push_api(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			 size_t errlen);
+int options_set_service(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			size_t errlen);
+int options_set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		      size_t errlen);
+int options_set_header_value(struct options *o, const struct opt_row *r, const char *arg,
+			     char *err, size_t errlen);
+
 extern const struct opt_row options_rows[];
 extern const int options_nrows;
 

@@ -5,17 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "report/export_stack.h"
 
-static void put_hex_escape(struct strbuf *sb, unsigned char c)
-{
-	sb_printf(sb, "%%%02X", c);
-}
-
 /* Percent-escapes the bytes that would break the line format, so that
- * decoding every %XX gives the label back: '%', ';', control bytes,
- * invalid UTF-8, and the space of a trailing " <digits>" (a parser would
- * take those digits for a count). */
+ * decoding every %XX gives the label back: what base/textsafe.h escapes
+ * everywhere (control characters, invalid UTF-8), the separators '%' and
+ * ';', and the space of a trailing " <digits>" (a parser would take those
+ * digits for a count). */
 static void put_folded_label(struct strbuf *sb, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -25,16 +22,10 @@ static void put_folded_label(struct strbuf *sb, const char *s, size_t n)
 		digits--;
 	if (digits < n && digits > 0 && u[digits - 1] == ' ')
 		space = digits - 1;
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t len = utf8_next(u + i, n - i, &cp);
-
-		if ((cp == 0xfffd && len == 1) || u[i] == '%' || u[i] == ';' ||
-		    u[i] < 0x20 || u[i] == 0x7f || i == space)
-			put_hex_escape(sb, u[i]);
-		else
-			sb_putn(sb, s + i, len);
-		i += len;
+	text_put_escaped(sb, s, space, "%;", TEXT_ESC_PERCENT);
+	if (space < n) {
+		text_put_escaped(sb, " ", 1, " ", TEXT_ESC_PERCENT);
+		text_put_escaped(sb, s + space + 1, n - space - 1, "%;", TEXT_ESC_PERCENT);
 	}
 }
 

@@ -359,7 +359,7 @@ static void put_xml_text(struct strbuf *sb, const char *s, size_t n, size_t max)
 		case 0xfffe:
 		case 0xffff: sb_puts(sb, "\xef\xbf\xbd"); break;
 		default:
-			if (cp < 0x20 || cp == 0x7f)
+			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))	/* C0, DEL, C1 */
 				sb_printf(sb, "\\x%02x", cp);
 			else if (cp == 0xfffd && len == 1)
 				sb_puts(sb, "\xef\xbf\xbd");

@@ -44,16 +44,16 @@ static int encode(const struct heap_paths *hp, const struct heap_census *c, stru
 	return rc;
 }
 
-int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *gz,
-		 struct otlp_request *r, const struct otlp_resource *res, char *why,
-		 size_t whylen)
+int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, const struct heap_limits *lim,
+		 struct strbuf *gz, struct otlp_request *r, const struct otlp_resource *res,
+		 char *why, size_t whylen)
 {
 	struct heap_snapshot snap;
 	struct heap_paths hp;
 	uint64_t at = now_ns();
 	int rc = -1;
 
-	if (heap_walk(mem, vm->layout, vm->g, &snap, why, whylen))
+	if (heap_walk_limited(mem, vm->layout, vm->g, lim, &snap, why, whylen))
 		return -1;
 	if (heap_paths_build(&snap, &hp)) {
 		snprintf(why, whylen, "out of memory");
@@ -64,7 +64,9 @@ int heap_profile(struct mem_reader *mem, const struct lj_vm *vm, struct strbuf *
 		rc = gz ? encode(&hp, &c, gz, at) : 0;
 		if (rc)
 			snprintf(why, whylen, "cannot encode the profile");
-		else if (r)
+		else if (heap_walk_ended(&snap, why, whylen))
+			rc = 1;
+		if (rc >= 0 && r)
 			otlp_add_heap(r, res, &hp, &c, at);
 		heap_paths_free(&hp);
 	}

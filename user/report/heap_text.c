@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 
+#include "base/textsafe.h"
 #include "model/heap_census.h"
 #include "model/heap_growth.h"
 #include "target/heap_walk.h"
@@ -32,7 +33,7 @@ static void kind_line(FILE *f, enum heap_kind k, const struct heap_kind_row *r)
 void heap_text_census(FILE *f, pid_t pid, const char *runtime, const struct heap_census *c,
 		      const struct heap_walk_stats *st)
 {
-	uint64_t bad = st->bad_links + st->repeats + st->truncated;
+	uint64_t bad = st->bad_links + st->repeats + st->truncated + st->inconsistent;
 
 	fprintf(f, "# Lua heap census of PID %d (%s), GC state %s\n", (int)pid, runtime,
 		gc_state_name(st->gc_state));
@@ -48,9 +49,13 @@ void heap_text_census(FILE *f, pid_t pid, const char *runtime, const struct heap
 		"gc.total", "", c->gc_total,
 		c->gc_total ? 100.0 * (double)c->accounted / (double)c->gc_total : 0.0);
 	fprintf(f, "%-14s %10" PRIu64 "  (bad links %" PRIu64 ", repeated objects %" PRIu64
-		", lists cut %" PRIu64 "; gc.total moved by %" PRId64 " during the walk)\n",
-		"inconsistent", bad, st->bad_links, st->repeats, st->truncated,
+		", lists cut %" PRIu64 ", sizes not believed %" PRIu64
+		"; gc.total moved by %" PRId64 " during the walk)\n",
+		"inconsistent", bad, st->bad_links, st->repeats, st->truncated, st->inconsistent,
 		(int64_t)(st->gc_total_end - st->gc_total));
+	/* What the target can hold bounds what its headers may claim. */
+	fprintf(f, "%-14s %10s %14" PRIu64 "  read %" PRIu64 " B from the target\n",
+		"believable", "", st->plausible, st->bytes_read);
 }
 
 void heap_text_growth(FILE *f, const struct heap_growth *g, int n)
@@ -67,6 +72,6 @@ void heap_text_growth(FILE *f, const struct heap_growth *g, int n)
 	fprintf(f, "\n# Paths that grew most\n%14s %12s %10s  %s\n", "bytes", "B/s", "objects",
 		"path");
 	for (int i = 0; i < n && (size_t)i < g->n && g->rows[i].dbytes > 0; i++)
-		fprintf(f, "%+14" PRId64 " %+12.0f %+10" PRId64 "  %s\n", g->rows[i].dbytes,
+		text_fprintf_line(f, "%+14" PRId64 " %+12.0f %+10" PRId64 "  %s", g->rows[i].dbytes,
 			(double)g->rows[i].dbytes / secs, g->rows[i].dcount, g->rows[i].name);
 }

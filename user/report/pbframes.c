@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "report/view_jit.h"
 #include "model/frame_fmt.h"
 
@@ -27,14 +28,19 @@ void pbframes_free(struct pbframes *f)
 	sb_free(&f->text);
 }
 
+/* proto3 strings must be valid UTF-8 (protoc refuses others), and the
+ * names are shown on terminals (go tool pprof -top, OTLP viewers):
+ * control characters are escaped by the rule of base/textsafe.h. */
 uint64_t pbframes_str(struct pbframes *f, const char *s, size_t n)
 {
-	struct strbuf valid = STRBUF_INIT;
+	struct strbuf valid = STRBUF_INIT, shown = STRBUF_INIT;
 	uint64_t id;
 
 	utf8_put_valid(&valid, s, n);
-	id = keytab_intern(&f->strings, sb_str(&valid), valid.len, NULL);
+	text_put_escaped(&shown, sb_str(&valid), valid.len, "", TEXT_ESC_HEX);
+	id = keytab_intern(&f->strings, sb_str(&shown), shown.len, NULL);
 	sb_free(&valid);
+	sb_free(&shown);
 	return id;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 #include "base/xalloc.h"
 #include "model/frame_fmt.h"
 #include "target/jtrace.h"
@@ -176,10 +177,9 @@ static void put_aborts(FILE *out, const struct jw_result *r, const char *key)
 
 		if (strcmp(a->func, key) || SEEN_BEFORE(r->aborts, i, same_abort))
 			continue;
-		fprintf(out, "    abort    %s -- %s", a->start, a->text);
-		if (a->at[0])
-			fprintf(out, " at %s", a->at);
-		fprintf(out, "%s\n", a->blacklisted ? "  [start blacklisted]" : "");
+		text_fprintf_line(out, "    abort    %s -- %s%s%s%s", a->start, a->text,
+				  a->at[0] ? " at " : "", a->at,
+				  a->blacklisted ? "  [start blacklisted]" : "");
 	}
 }
 
@@ -187,20 +187,19 @@ static void put_traces(FILE *out, const struct jw_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->ntraces; i++) {
 		const struct jw_trace *t = &r->traces[i];
-		char link[32] = "";
+		char link[32] = "", side[64] = "";
 
 		if (strcmp(t->func, key) || SEEN_BEFORE(r->traces, i, same_trace))
 			continue;
 		if (t->link && t->link != t->traceno)
 			snprintf(link, sizeof(link), " -> %u", t->link);
-		fprintf(out, "    trace %3u %s %s%s", t->traceno, t->start,
-			jtrace_link_name(t->linktype), link);
 		if (t->parent)
-			fprintf(out, "  side of %u/exit %u", t->parent, t->exitno);
+			snprintf(side, sizeof(side), "  side of %u/exit %u", t->parent, t->exitno);
 		else if (t->root)
-			fprintf(out, "  side of root %u%s", t->root,
-				t->parent_ambiguous ? " (exit not unique)" : "");
-		fputc('\n', out);
+			snprintf(side, sizeof(side), "  side of root %u%s", t->root,
+				 t->parent_ambiguous ? " (exit not unique)" : "");
+		text_fprintf_line(out, "    trace %3u %s %s%s%s", t->traceno, t->start,
+				  jtrace_link_name(t->linktype), link, side);
 	}
 }
 
@@ -210,7 +209,7 @@ static void put_blacks(FILE *out, const struct jw_result *r, const char *key)
 		const struct jw_black *b = &r->blacks[i];
 
 		if (!strcmp(b->func, key) && !SEEN_BEFORE(r->blacks, i, same_black))
-			fprintf(out, "    blacklisted %s at %s\n", b->op, b->where);
+			text_fprintf_line(out, "    blacklisted %s at %s", b->op, b->where);
 	}
 }
 
@@ -222,14 +221,16 @@ static void put_exits(FILE *out, const struct jw_result *r, const char *key)
 
 		if (strcmp(x->func, key) || SEEN_BEFORE(r->exits, i, same_exit))
 			continue;
-		fprintf(out, "    exit %3u/%-3u %s -- ", x->traceno, x->exitno, x->where);
 		if (x->side && x->side_linktype == JLINK_INTERP)
-			fprintf(out, "hot, side trace %u falls back to the interpreter\n", x->side);
+			text_fprintf_line(out, "    exit %3u/%-3u %s -- hot, side trace %u falls back to the interpreter",
+					  x->traceno, x->exitno, x->where, x->side);
 		else if (x->side)
-			fprintf(out, "hot, side trace %u\n", x->side);
+			text_fprintf_line(out, "    exit %3u/%-3u %s -- hot, side trace %u",
+					  x->traceno, x->exitno, x->where, x->side);
 		else
-			fprintf(out, "hot, taken %u times, no side trace (%d tries failed)\n",
-				x->count, x->count - x->hotexit + 1);
+			text_fprintf_line(out, "    exit %3u/%-3u %s -- hot, taken %u times, no side trace (%d tries failed)",
+					  x->traceno, x->exitno, x->where, x->count,
+					  x->count - x->hotexit + 1);
 	}
 }
 
@@ -238,18 +239,20 @@ static void put_gate(FILE *gate_out, const struct jw_result *r, const struct fn_
 		     double limit)
 {
 	int reasons = 0;
+	struct strbuf line = STRBUF_INIT;
 
-	fprintf(gate_out, "luabpfprof: --fail-if-interpreted: %s runs %.1f%% interpreted (limit %g%%)",
-		row->key, pct(row->n[JC_INTERP], row->total), limit);
+	sb_printf(&line, "luabpfprof: --fail-if-interpreted: %s runs %.1f%% interpreted (limit %g%%)",
+		  row->key, pct(row->n[JC_INTERP], row->total), limit);
 	for (size_t i = 0; i < r->naborts; i++) {
 		const struct jw_abort *a = &r->aborts[i];
 
 		if (strcmp(a->func, row->key))
 			continue;
-		fprintf(gate_out, "%s%s -- %s%s%s", reasons++ ? "; " : ": ", a->start, a->text,
-			a->at[0] ? " at " : "", a->at);
+		sb_printf(&line, "%s%s -- %s%s%s", reasons++ ? "; " : ": ", a->start, a->text,
+			  a->at[0] ? " at " : "", a->at);
 	}
-	fputc('\n', gate_out);
+	text_fprintf_line(gate_out, "%s", sb_str(&line));
+	sb_free(&line);
 }
 
 int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
@@ -261,7 +264,7 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 
 	fprintf(out, "\n==== JIT health: hot functions by CPU share ====\n");
 	if (r->refusal[0])
-		fprintf(out, "%s\n", r->refusal);
+		text_fprintf_line(out, "%s", r->refusal);
 	fprintf(out, "%6s", "share");
 	for (int c = 0; c < JC__MAX; c++)
 		fprintf(out, " %8s", jclass_head[c]);
@@ -276,7 +279,7 @@ int view_jit_write(FILE *out, FILE *gate_out, const struct profile *p,
 		fprintf(out, "%5.1f%%", share);
 		for (int c = 0; c < JC__MAX; c++)
 			fprintf(out, " %7.1f%%", pct(row->n[c], row->total));
-		fprintf(out, "  %s\n", row->key);
+		text_fprintf_line(out, "  %s", row->key);
 		put_traces(out, r, row->key);
 		put_exits(out, r, row->key);
 		put_aborts(out, r, row->key);

@@ -12,6 +12,7 @@
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 #include "base/xalloc.h"
 
 /* A string-keyed counter table: jit.p's count1, or one count2[k1]. */
@@ -242,12 +243,17 @@ static void write_top(FILE *out, const struct keymap *km, uint64_t total,
 
 		if (pct < m->min)
 			break;
-		if (m->graph)
-			fprintf(out, "%s %llu\n", e->key, (unsigned long long)e->count);
-		else if (m->raw)
-			fprintf(out, "%s%5llu  %s\n", indent, (unsigned long long)e->count, e->key);
-		else
-			fprintf(out, "%s%2lld%%  %s\n", indent, pct, e->key);
+		if (m->graph) {
+			text_fput(out, e->key);
+			fprintf(out, " %llu\n", (unsigned long long)e->count);
+		} else {
+			if (m->raw)
+				fprintf(out, "%s%5llu  ", indent, (unsigned long long)e->count);
+			else
+				fprintf(out, "%s%2lld%%  ", indent, pct);
+			text_fput(out, e->key);
+			fputc('\n', out);
+		}
 		if (e->sub && !*indent)
 			write_top(out, e->sub, e->count, indent2, m);
 	}
@@ -367,7 +373,8 @@ static void annotate_lines(FILE *out, FILE *src, const struct ann_file *f, int a
 			fprintf(out, fmtv, width, v);
 		else
 			fprintf(out, fmtn, width, "");
-		fwrite(line, 1, (size_t)len, out);
+		/* The file is the target's: its bytes, not its escapes. */
+		text_fput_lines(out, line, (size_t)len);
 		fputc('\n', out);
 	}
 	free(line);
@@ -434,18 +441,27 @@ static void write_annotate(FILE *out, const struct keymap *km, uint64_t total,
 		FILE *src;
 
 		if (f->nonfile || f->name[0] == '(' || f->name[0] == '[') {
-			fprintf(out, "\n====== %s ======\n[Cannot annotate non-file]\n", f->name);
+			fputs("\n====== ", out);
+			text_fput(out, f->name);
+			fputs(" ======\n[Cannot annotate non-file]\n", out);
 			continue;
 		}
 		errno = 0;
 		src = opts && opts->open_source ? opts->open_source(f->name, opts->ctx)
 						: default_open(f->name, NULL);
 		if (!src) {
-			fprintf(out, "====== ERROR: %s: %s: %s\n", f->name, f->name,
-				strerror(errno ? errno : ENOENT));
+			int e = errno ? errno : ENOENT;
+
+			fputs("====== ERROR: ", out);
+			text_fput(out, f->name);
+			fputs(": ", out);
+			text_fput(out, f->name);
+			fprintf(out, ": %s\n", strerror(e));
 			continue;
 		}
-		fprintf(out, "\n====== %s ======\n", f->name);
+		fputs("\n====== ", out);
+		text_fput(out, f->name);
+		fputs(" ======\n", out);
 		annotate_lines(out, src, f, m->ann, fmtv, fmtn, width);
 		fclose(src);
 	}
@@ -495,7 +511,9 @@ int view_jitp_write_opts(FILE *out, const struct profile *p, const struct jp_mod
 	for (size_t i = 0; i < n; i++) {
 		if (!secs[i].all) {
 			profile_section_title(p, &secs[i], title, sizeof(title));
-			fprintf(out, "%s%s\n", i ? "\n" : "", title);
+			fputs(i ? "\n" : "", out);
+			text_fput(out, title);	/* holds the target's comm */
+			fputc('\n', out);
 		}
 		write_section(out, p, m, opts, &secs[i]);
 	}

@@ -10,6 +10,7 @@
 #include "model/frame_fmt.h"
 #include "report/export_stack.h"
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 #include "base/xalloc.h"
 
 struct tree_node {
@@ -226,7 +227,9 @@ static void write_node(FILE *out, const struct profile *p, struct tree_node *n, 
 	fprintf(out, "%6.1f%% %6.1f%%", (double)n->total * 100.0 / (double)total,
 		(double)n->self * 100.0 / (double)total);
 	write_amount(out, p, n);
-	fprintf(out, "  %*s%s\n", 2 * level, "", n->label);
+	fprintf(out, "  %*s", 2 * level, "");
+	text_fput(out, n->label);
+	fputc('\n', out);
 	if (o->max_depth && level + 1 >= o->max_depth)
 		return;
 	sort_kids(n, o->sort);
@@ -281,7 +284,9 @@ int view_tree_write(FILE *out, const struct profile *p, const struct view_tree_o
 	for (size_t i = 0; i < n; i++) {
 		if (!secs[i].all) {
 			profile_section_title(p, &secs[i], title, sizeof(title));
-			fprintf(out, "%s%s\n", i ? "\n" : "", title);
+			fputs(i ? "\n" : "", out);
+			text_fput(out, title);	/* holds the target's comm */
+			fputc('\n', out);
 		}
 		write_section(out, p, o, &secs[i]);
 	}

@@ -24,6 +24,8 @@ void alloc_sites_attach(struct collector *col, pid_t pid, struct mem_reader *mem
 			log_warn("PID %d: allocations not sampled: %s", (int)pid, err);
 			continue;
 		}
+		log_verbose("PID %d: allocator 0x%llx probed %s", (int)pid,
+			    (unsigned long long)site.addr, site.placement);
 		if (collector_attach_alloc(col, pid, site.path, site.offset))
 			log_warn("PID %d: cannot probe the allocator at %s+0x%llx: %s", (int)pid,
 				 site.path, (unsigned long long)site.offset, strerror(errno));

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -36,12 +37,14 @@
 #include "ship/naming.h"
 #include "ship/sink_files.h"
 #include "ship/spool.h"
+#include "target/heap_walk.h"
 
 #define FLUSH_TIMEOUT_S	10.0		/* delivery time left at shutdown */
 #define CONNECT_TIMEOUT_S 5
 #define REQUEST_TIMEOUT_S 15
 #define MAX_BACKOFF_S	30.0
 #define SECRET_MAX	4096
+#define HEAP_MIN_SECS	0.05		/* a heap walk gets at least this */
 
 struct agent {
 	struct agent_config c;
@@ -256,14 +259,26 @@ static void ship(struct agent *a, const struct profile *p, uint32_t pid)
 	deliver(a, &m, n.stem, p->start_ns);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* --heap: each target's heap as it is at the interval's end, idle or not,
- * as service "<service>.heap" with a pid label. */
+ * as service "<service>.heap" with a pid label.  The heaps share a
+ * quarter of the interval, each its part of what is left: a target whose
+ * heap claims more gets a partial profile, and the next interval of every
+ * process still starts on time. */
 static void ship_heaps(struct agent *a, struct session *sess, const struct profile *p)
 {
 	struct targets *ts = session_targets(sess);
 	uint64_t at = p->start_ns + p->duration_ns;
+	double until = mono_s() + a->c.every_s / 4;
 
-	for (int i = 0; ts && i < targets_count(ts); i++) {
+	for (int i = 0; ts && i < targets_count(ts) && !(a->c.stop && *a->c.stop); i++) {
 		struct target *t = targets_at(ts, i);
 		char why[160];
 		pid_t pid = target_pid(t);
@@ -282,6 +297,9 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 		struct mem_reader *mem = NULL;
 		struct symbolizer *sym;
 		const struct lj_vm *vm = target_vm_at(t, 0, &sym, &mem);
+		struct heap_limits lim;
+		double share = (until - mono_s()) / (targets_count(ts) - i);
+		int rc;
 
 		/* The first VM: a host with several ships its main one. */
 		if (target_exited(t) || !vm || !mem)
@@ -290,11 +308,16 @@ static void ship_heaps(struct agent *a, struct session *sess, const struct profi
 		m.nlabels = n.nlabels;
 		resource_of(a, &n, target_comm(t), (uint32_t)pid, ctr, &res);
 		sb_reset(&a->gz);
-		if (heap_profile(mem, vm, a->files || !a->otlp ? &a->gz : NULL, a->otlp, &res, why,
-				 sizeof(why)))
+		heap_limits_for(pid, share > HEAP_MIN_SECS ? share : HEAP_MIN_SECS, a->c.stop, &lim);
+		rc = heap_profile(mem, vm, &lim, a->files || !a->otlp ? &a->gz : NULL, a->otlp, &res,
+				  why, sizeof(why));
+		if (rc < 0) {
 			log_verbose("PID %d: no heap profile: %s", (int)pid, why);
-		else
-			deliver(a, &m, n.stem, at);
+			continue;
+		}
+		if (rc > 0)
+			log_verbose("PID %d: partial heap profile: %s", (int)pid, why);
+		deliver(a, &m, n.stem, at);
 	}
 }
 

@@ -5,6 +5,7 @@
 #ifndef LBP_AGENT_H
 #define LBP_AGENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 struct agent;
@@ -31,8 +32,11 @@ struct agent_config {
 	const char *basic_auth_file;
 	unsigned long long spool_bytes;
 	const char *spool_dir;
-	/* --heap: also a heap profile of each process, each interval. */
+	/* --heap: also a heap profile of each process, each interval, all
+	 * of them within a quarter of the interval; *stop (SIGINT, SIGTERM)
+	 * ends a walk at its next read. */
 	bool heap;
+	volatile sig_atomic_t *stop;
 	/* -e cpu,off-cpu: the session collects a wall profile and each
 	 * interval ships its CPU and off-CPU halves as two profile types. */
 	bool split_wall;

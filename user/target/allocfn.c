@@ -13,22 +13,37 @@
 #include "target/procmaps.h"
 
 /* Where to put the breakpoint: lj_alloc_f as compilers emit it starts
- * with `test %rcx,%rcx; je free` (is nsize 0?).  The kernel cannot
- * emulate a test and single-steps it out of line (a second trap per
- * call); it emulates a conditional jump.  A register-register test only
- * sets flags, so one instruction later every register, the stack pointer
- * and the arguments are as at entry, at about half the cost per call
- * (docs/alloc.md). */
-static uint64_t probe_point(struct mem_reader *mem, uint64_t fn)
+ * with `test %rcx,%rcx; je free` (is nsize 0?), after an `endbr64` in
+ * builds with control-flow protection (-fcf-protection, Debian's and
+ * Ubuntu's default for C; lj_alloc_f is called through a pointer, so it
+ * gets one).  The kernel cannot emulate a test nor an endbr64 and
+ * single-steps them out of line (a second trap per call); it emulates a
+ * conditional jump.  endbr64 and a register-register test only set flags
+ * (or nothing), so at the jump every register, the stack pointer and the
+ * arguments are as at entry, at about half the cost per call
+ * (docs/alloc.md).  Anything else: the entry, and -v says so. */
+static uint64_t probe_point(struct mem_reader *mem, uint64_t fn, char *note, size_t len)
 {
-	uint8_t b[5];
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	uint8_t b[9];
+	unsigned at = 0;
 
-	if (mem_read(mem, fn, b, sizeof(b)))
+	if (mem_read(mem, fn, b, sizeof(b))) {
+		snprintf(note, len, "at its entry: its first bytes are unreadable");
 		return fn;
+	}
+	if (!memcmp(b, endbr64, sizeof(endbr64)))
+		at = sizeof(endbr64);
 	/* REX.W (+B/R) 85 /r with mod 11: test r64, r64; then jcc rel8. */
-	if ((b[0] & 0xfa) == 0x48 && b[1] == 0x85 && (b[2] & 0xc0) == 0xc0 &&
-	    b[3] >= 0x70 && b[3] <= 0x7f)
-		return fn + 3;
+	if ((b[at] & 0xfa) == 0x48 && b[at + 1] == 0x85 && (b[at + 2] & 0xc0) == 0xc0 &&
+	    b[at + 3] >= 0x70 && b[at + 3] <= 0x7f) {
+		snprintf(note, len, "on the jump after its first test%s (+%u)",
+			 at ? " and endbr64" : "", at + 3);
+		return fn + at + 3;
+	}
+	snprintf(note, len, "at its entry, a second trap per call: its first bytes "
+		 "%02x %02x %02x %02x %02x %02x %02x are not [endbr64] test r64,r64; jcc",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6]);
 	return fn;
 }
 
@@ -60,7 +75,7 @@ int allocfn_locate(pid_t pid, struct mem_reader *mem, const struct lj_vm *vm,
 		return -1;
 	}
 	site->addr = fn;
-	fn = probe_point(mem, fn);
+	fn = probe_point(mem, fn, site->placement, sizeof(site->placement));
 	if (fn >= e->end)
 		fn = site->addr;
 	site->offset = fn - e->start + e->offset;

@@ -13,7 +13,8 @@ struct mem_reader;
 struct allocfn_site {
 	uint64_t addr;		/* g->allocf in the target */
 	char path[320];		/* /proc/PID/root/... of the file mapping it */
-	uint64_t offset;	/* file offset of the function */
+	uint64_t offset;	/* file offset of the breakpoint */
+	char placement[160];	/* where in the function, and why (for -v) */
 };
 
 /* Fills site for vm of pid; -1 with a one-line reason in err. */

@@ -116,8 +116,9 @@ void heap_edge_label(const struct heap_ctx *c, const struct heap_edge *e, char *
 	default: buf[0] = '\0'; break;
 	}
 	/* Names come from target memory: keep them printable ASCII (and so
-	 * valid UTF-8, as pprof's strings must be). */
+	 * valid UTF-8, as pprof's strings must be), without the folded
+	 * format's frame separator (an upvalue's name is read raw above). */
 	for (char *p = buf; *p; p++)
-		if (!isprint((unsigned char)*p))
+		if (!isprint((unsigned char)*p) || *p == ';')
 			*p = '?';
 }

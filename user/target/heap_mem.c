@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "target/memory.h"
 
@@ -20,7 +21,67 @@ struct heap_mem {
 	struct mem_reader *m;
 	struct page_slot *slots;
 	uint64_t pages_read, faults;
+	uint64_t bytes_read;		/* pages and direct reads */
+	struct heap_budget budget;
+	enum heap_mem_end end;
 };
+
+void heap_mem_set_budget(struct heap_mem *h, const struct heap_budget *b)
+{
+	h->budget = *b;
+	h->end = HEAP_MEM_OK;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Checked before every read from the target, never after: a page in the
+ * cache stays free. */
+enum heap_mem_end heap_mem_spent(struct heap_mem *h)
+{
+	const struct heap_budget *b = &h->budget;
+
+	if (h->end != HEAP_MEM_OK)
+		return h->end;
+	if (b->stop && *b->stop)
+		h->end = HEAP_MEM_STOPPED;
+	else if (b->max_bytes && h->bytes_read >= b->max_bytes)
+		h->end = HEAP_MEM_BYTES;
+	else if (b->deadline_ns && now_ns() >= b->deadline_ns)
+		h->end = HEAP_MEM_TIME;
+	return h->end;
+}
+
+enum heap_mem_end heap_mem_ended(const struct heap_mem *h)
+{
+	return h->end;
+}
+
+uint64_t heap_mem_bytes_read(const struct heap_mem *h)
+{
+	return h->bytes_read;
+}
+
+uint64_t heap_mem_bytes_left(const struct heap_mem *h)
+{
+	if (!h->budget.max_bytes)
+		return UINT64_MAX;
+	return h->bytes_read < h->budget.max_bytes ? h->budget.max_bytes - h->bytes_read : 0;
+}
+
+/* A read from the target itself, counted against the budget. */
+static int budget_read(struct heap_mem *h, uint64_t addr, void *buf, size_t len)
+{
+	if (heap_mem_spent(h))
+		return -1;
+	h->bytes_read += len;
+	return mem_read(h->m, addr, buf, len);
+}
 
 struct heap_mem *heap_mem_open(struct mem_reader *m)
 {
@@ -62,8 +123,13 @@ static const struct page_slot *page_get(struct heap_mem *h, uint64_t page)
 		s->bad = 1;
 		return s;
 	}
+	if (heap_mem_spent(h)) {
+		s->page = NO_PAGE;	/* not cached: unread, not unreadable */
+		s->bad = 1;
+		return s;
+	}
 	s->page = page;
-	s->bad = mem_read(h->m, page, s->bytes, PAGE) != 0;
+	s->bad = budget_read(h, page, s->bytes, PAGE) != 0;
 	h->pages_read++;
 	return s;
 }
@@ -86,7 +152,7 @@ int heap_mem_read(struct heap_mem *h, uint64_t addr, void *buf, size_t len)
 		s = page_get(h, page);
 		if (s->bad) {
 			/* An image may hold part of a page: ask the reader. */
-			if (mem_read(h->m, addr, out, n)) {
+			if (budget_read(h, addr, out, n)) {
 				h->faults++;
 				return -1;
 			}

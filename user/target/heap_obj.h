@@ -32,6 +32,7 @@ struct heap_obj {
 	uint64_t bytes;		/* the object's own allocation */
 	uint64_t bytes_a;	/* table: separate array part; thread: stack */
 	uint64_t bytes_h;	/* table: hash part */
+	uint64_t at_a, at_h;	/* where those parts are when separate, else 0 */
 	uint8_t type;		/* enum heap_type */
 	uint8_t sub;		/* func: 1 for a C function; cdata: 1 for a vector */
 	uint8_t marked;
@@ -44,6 +45,8 @@ struct heap_ctx {
 	uint64_t g;
 	uint64_t cts_tab;	/* CTState.tab, 0 without FFI */
 	uint32_t cts_top;	/* CTState.top: ids below it are valid */
+	uint64_t plausible;	/* bytes the VM can really hold: no object nor
+				 * part claiming more is believed (heap_walk.c) */
 };
 
 /* Reads a GCRef/MRef of the layout's width at addr (0 when unreadable). */

@@ -27,7 +27,9 @@ static uint8_t *read_vec(const struct heap_ctx *c, uint64_t addr, uint64_t n)
 {
 	uint8_t *b;
 
-	if (!n || n > MAX_VEC_BYTES || !(b = malloc(n)))
+	/* The walk held parts to what the VM can hold; the budget holds
+	 * the sum of them. */
+	if (!n || n > MAX_VEC_BYTES || n > heap_mem_bytes_left(c->mem) || !(b = malloc(n)))
 		return NULL;
 	if (heap_mem_read(c->mem, addr, b, n)) {
 		free(b);
@@ -117,7 +119,8 @@ static void refs_proto(const struct heap_ctx *c, const struct heap_obj *o, heap_
 	const struct lj_layout *lay = c->lay;
 	uint64_t k = heap_ref(c, o->addr + lay->pt_k);
 	uint64_t n = heap_mem_uint(c->mem, o->addr + lay->pt_sizekgc, 4), rs = heap_refsize(c);
-	uint8_t *kgc = n <= k / rs ? read_vec(c, k - n * rs, n * rs) : NULL;
+	/* The constants lie in the prototype's own block. */
+	uint8_t *kgc = n <= k / rs && n * rs <= o->bytes ? read_vec(c, k - n * rs, n * rs) : NULL;
 
 	emit(fn, ud, heap_ref(c, o->addr + lay->pt_chunkname), HE_CONST, 0, 0);
 	for (uint64_t i = 0; kgc && i < n; i++) {

@@ -22,12 +22,16 @@ int heap_tab_decode(const struct heap_ctx *c, const uint8_t *hdr, struct heap_ob
 	if ((asize && !heap_ptr_ok(c, array)) || !heap_ptr_ok(c, node))
 		return -1;
 	/* hmask 0 is g->nilnode, shared and never freed. */
-	if (hmask)
+	if (hmask) {
 		o->bytes_h = (uint64_t)(hmask + 1) * lay->node_size;
+		o->at_h = node;
+	}
 	/* A colocated array (colo > 0) lives in the header's allocation;
 	 * colo < 0 marks one that was moved out, leaving the space behind. */
-	if (asize && colo <= 0)
+	if (asize && colo <= 0) {
 		o->bytes_a = (uint64_t)asize * 8;
+		o->at_a = array;
+	}
 	o->bytes = lay->sizeof_tab;
 	if (colo)
 		o->bytes += (uint64_t)((uint8_t)colo & COLO_MASK) * 8;

@@ -16,5 +16,6 @@ int heap_thread_decode(const struct heap_ctx *c, const uint8_t *hdr, struct heap
 		return -1;
 	o->bytes = lay->sizeof_L;
 	o->bytes_a = (uint64_t)stacksize * 8;
+	o->at_a = stacksize ? stack : 0;
 	return 0;
 }

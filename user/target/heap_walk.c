@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "target/heap_budget.h"
 #include "target/heap_mem.h"
 #include "target/layout.h"
 #include "target/memory.h"
@@ -88,7 +89,7 @@ static enum visit visit(struct heap_snapshot *s, uint64_t addr, uint32_t *out)
 	}
 	if (!heap_ptr_ok(&s->ctx, addr) || read_header(s->ctx.mem, addr, hdr) ||
 	    heap_obj_decode(&s->ctx, addr, hdr, &o)) {
-		s->st.bad_links++;
+		s->st.bad_links += !heap_mem_ended(s->ctx.mem);
 		return VISIT_BAD;
 	}
 	if (hashidx_find(&s->idx, &obj_ops, s, addr_hash(addr), &addr, &hint) !=
@@ -96,6 +97,7 @@ static enum visit visit(struct heap_snapshot *s, uint64_t addr, uint32_t *out)
 		s->st.repeats++;
 		return VISIT_SEEN;
 	}
+	heap_claim(s, &o);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 4096;
 		s->objs = xrealloc(s->objs, s->cap * sizeof(*s->objs));
@@ -112,7 +114,7 @@ static void walk_list(struct heap_snapshot *s, uint64_t first, uint64_t stop, ui
 {
 	uint64_t at = first, n = 0;
 
-	while (at && at != stop) {
+	while (at && at != stop && !heap_mem_spent(s->ctx.mem)) {
 		uint32_t i;
 
 		if (n++ == bound) {
@@ -134,16 +136,16 @@ static void walk_strings(struct heap_snapshot *s, uint64_t bound)
 	uint32_t mask = (uint32_t)heap_mem_uint(s->ctx.mem, s->ctx.g + lay->g_strmask, 4);
 	unsigned rs = heap_refsize(&s->ctx);
 
-	if (!tab || mask > MAX_STRMASK) {
+	if (!tab || mask > MAX_STRMASK || ((uint64_t)mask + 1) * rs > s->ctx.plausible) {
 		s->st.bad_links++;
 		return;
 	}
 	s->st.strtab_slots = (uint64_t)mask + 1;
-	for (uint64_t i = 0; i <= mask; i++) {
+	for (uint64_t i = 0; i <= mask && !heap_mem_spent(s->ctx.mem); i++) {
 		uint64_t head = 0;
 
 		if (heap_mem_read(s->ctx.mem, tab + i * rs, &head, rs)) {
-			s->st.bad_links++;
+			s->st.bad_links += !heap_mem_ended(s->ctx.mem);
 			return;
 		}
 		/* The low bit flags a chain of the secondary hash (src/lj_str.c). */
@@ -212,6 +214,13 @@ static void init_ctx(struct heap_snapshot *s, struct mem_reader *mem,
 int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	      struct heap_snapshot *s, char *why, size_t whylen)
 {
+	return heap_walk_limited(mem, lay, g, NULL, s, why, whylen);
+}
+
+int heap_walk_limited(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
+		      const struct heap_limits *lim, struct heap_snapshot *s, char *why,
+		      size_t whylen)
+{
 	uint64_t bound, root, mainth;
 	uint32_t i;
 	int tw = lay->gc64 ? 8 : 4;
@@ -235,7 +244,8 @@ int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 		heap_snapshot_free(s);
 		return -1;
 	}
-	bound = s->st.gc_total / MIN_OBJ_BYTES + LIST_SLACK;
+	heap_budget_plan(s, lim);
+	bound = s->st.plausible / MIN_OBJ_BYTES + LIST_SLACK;
 	s->max_objs = bound;
 	walk_list(s, root, 0, bound);
 	/* The main thread ends the root list: a list cut short must not lose it. */
@@ -247,9 +257,11 @@ int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	walk_mmudata(s, bound);
 	walk_strings(s, bound);
 	read_tmpbuf(s);
+	heap_claims_overlap(s);
 	/* gc.total again, past the cache: how much the heap moved under us. */
 	if (mem_read(mem, g + lay->g_gc_total, &s->st.gc_total_end, (size_t)tw))
 		s->st.gc_total_end = 0;
 	s->st.pages_read = heap_mem_pages_read(s->ctx.mem);
+	s->st.bytes_read = heap_mem_bytes_read(s->ctx.mem);
 	return 0;
 }

@@ -8,8 +8,10 @@
 #ifndef LBP_HEAP_WALK_H
 #define LBP_HEAP_WALK_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/hashidx.h"
 #include "target/heap_obj.h"
@@ -27,6 +29,17 @@ struct heap_walk_stats {
 	uint64_t strtab_slots;	/* string table anchors */
 	uint64_t tmpbuf_bytes;	/* g->tmpbuf, the VM's shared string buffer */
 	uint64_t pages_read;
+	uint64_t bytes_read;	/* from the target by the walk */
+	uint64_t plausible;	/* what the VM can hold (heap_budget.c) */
+	uint64_t inconsistent;	/* objects or parts claiming more than that,
+				 * or memory another one claims: not believed */
+};
+
+/* What a walk may cost.  Every field may be 0: the defaults then apply. */
+struct heap_limits {
+	uint64_t resident;		/* the target's RSS + swap, bytes; 0: unknown */
+	double max_secs;		/* time for the walk and its reference reads */
+	volatile sig_atomic_t *stop;	/* non-zero: end the walk now */
 };
 
 /* The objects found: addresses are unique; indexed by address. */
@@ -34,6 +47,7 @@ struct heap_snapshot {
 	struct heap_obj *objs;
 	size_t n, cap;
 	uint64_t max_objs;	/* the walk's bound over all lists */
+	uint64_t claimed;	/* bytes the objects so far claim (heap_budget.c) */
 	struct hashidx idx;
 	struct heap_ctx ctx;	/* reader and layout, for later reads */
 	struct heap_walk_stats st;
@@ -44,6 +58,22 @@ struct heap_snapshot {
  * -1 (with why) when the layout has no heap fields or g is unreadable. */
 int heap_walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
 	      struct heap_snapshot *snap, char *why, size_t whylen);
+
+/* The same within limits (NULL: the defaults): reads of the target, the
+ * walk's and every later one through snap->ctx (heap_refs), stop when the
+ * budget derived from the limits is spent; snap->st says why. */
+int heap_walk_limited(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
+		      const struct heap_limits *lim, struct heap_snapshot *snap, char *why,
+		      size_t whylen);
+
+/* The limits for a walk of process pid: its RSS and swap from
+ * /proc/PID/status, max_secs and stop as given. */
+void heap_limits_for(pid_t pid, double max_secs, volatile sig_atomic_t *stop,
+		     struct heap_limits *lim);
+
+/* Why a walk stopped early ("the byte budget of N MiB was spent"), or
+ * NULL when it did not. */
+const char *heap_walk_ended(const struct heap_snapshot *snap, char *buf, size_t len);
 
 /* Index of the object at addr, or HASHIDX_NONE. */
 uint32_t heap_snapshot_find(const struct heap_snapshot *snap, uint64_t addr);
