@@ -42,10 +42,15 @@ static void print_stats(void *ctx, const struct verifier_stats *st)
 		       st->error[0] ? st->error : "(no verifier statistics)");
 		return;
 	}
-	printf("%-8s %-10s %-8s insns %7u (%4.1f%%)  stack %3u of %u (%s)  states %u peak %u%s%s\n",
-	       cc->mode, st->prog, st->loaded ? "ok" : "refused", st->insns,
-	       100.0 * st->insns / VERIFIER_INSN_LIMIT, st->stack_chain, VERIFIER_STACK_LIMIT,
-	       st->stack[0] ? st->stack : "-", st->states, st->peak_states,
+	printf("%-8s %-10s %-8s insns %7u (%4.1f%%)  ", cc->mode, st->prog,
+	       st->loaded ? "ok" : "refused", st->insns, 100.0 * st->insns / VERIFIER_INSN_LIMIT);
+	/* 7.x verifiers give the largest frame only: no chain to add up. */
+	if (st->stack_chain || !st->stack_max)
+		printf("stack %3u of %u (%s)", st->stack_chain, VERIFIER_STACK_LIMIT,
+		       st->stack[0] ? st->stack : "-");
+	else
+		printf("stack n/a (largest frame %u)", st->stack_max);
+	printf("  states %u peak %u%s%s\n", st->states, st->peak_states,
 	       st->loaded ? "" : "  ", st->loaded ? "" : st->error);
 }
 

@@ -47,6 +47,9 @@ static void test_parse(void)
 		  "BPF program is too large. Processed 1000001 insn");
 	CHECK("too large: instructions", st.insns == 1000001);
 
+	verifier_parse("stack depth max 176\nprocessed 68429 insns (limit 1000000)\n", &st);
+	CHECK("7.x: the largest frame only, no sum", st.stack_max == 176 && st.stack_sum == 0);
+
 	verifier_parse("", &st);
 	CHECK("empty log: nothing seen", !st.seen && !st.error[0] && !st.insns);
 	verifier_parse("R2 min value is negative, either use unsigned or 'var &= const'", &st);

@@ -30,10 +30,20 @@ static bool starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* "stack depth 48+0+120": each subprogram's bytes, in order. */
+/* "stack depth 48+0+120": each subprogram's bytes, in order.  Newer
+ * verifiers (7.x) give only the largest frame, as some text and a number:
+ * then no chain can be computed (stack_sum stays 0). */
 static void parse_stack(const char *s, struct verifier_stats *out)
 {
 	const char *p = s;
+
+	if (*p < '0' || *p > '9') {
+		snprintf(out->stack, sizeof(out->stack), "%.*s", (int)strcspn(s, "\n"), s);
+		out->stack_sum = 0;
+		p += strcspn(p, "0123456789\n");
+		out->stack_max = *p >= '0' && *p <= '9' ? (unsigned)strtoul(p, NULL, 10) : 0;
+		return;
+	}
 
 	snprintf(out->stack, sizeof(out->stack), "%.*s", (int)strcspn(s, "\n"), s);
 	out->stack_sum = out->stack_max = 0;
@@ -214,7 +224,7 @@ void verifier_log_stats(const struct verifier_log *v, int i, struct verifier_sta
 	verifier_parse(v->buf[i], out);
 	out->prog = bpf_program__name(v->prog[i]);
 	out->loaded = bpf_program__fd(v->prog[i]) >= 0;
-	out->stack_chain = out->stack[0] ? chain_of(v->prog[i], out->stack) : 0;
+	out->stack_chain = out->stack_sum ? chain_of(v->prog[i], out->stack) : 0;
 	if (!out->stack_chain)
 		out->stack_chain = out->stack_sum;
 }

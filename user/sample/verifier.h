@@ -28,7 +28,8 @@ struct verifier_stats {
 	unsigned stack_max;	/* the largest subprogram's */
 	/* The deepest call chain's stack as the verifier adds it up (each
 	 * frame rounded up to 32 bytes), from the loaded instructions; the
-	 * sum of all when they are not at hand. */
+	 * sum of all when they are not at hand; 0 when the verifier gave only
+	 * its largest frame (stack_max). */
 	unsigned stack_chain;
 	char stack[96];		/* as the verifier wrote it: "48+0+120" */
 	char error[256];	/* the first line that says why, or "" */
