@@ -85,7 +85,7 @@ check "bash: --jp <TAB> ($got)" [ "$got" = "A F G a f l p r s v z " ]
 got=$(complete_bash --jp F)
 check "bash: --jp F<TAB> adds a letter ($got)" [ "$got" = "FA FG Fa Ff Fl Fp Fr Fs Fv Fz " ]
 got=$(complete_bash --push-api = "")
-check "bash: --push-api=<TAB> ($got)" [ "$got" = "ingest parca push " ]
+check "bash: --push-api=<TAB> ($got)" [ "$got" = "ingest otlp parca push " ]
 got=$(complete_bash -f sp)
 check "bash: -f sp<TAB> ($got)" [ "$got" = "speedscope " ]
 got=$(complete_bash --ret)
