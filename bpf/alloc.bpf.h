@@ -73,7 +73,7 @@ int on_alloc(struct pt_regs *ctx)
 		return 0;
 	sc->kregs_valid = 0;
 	UREGS_FROM_CTX(&sc->regs, *ctx);
-	return sample_and_count(sc, id, 0, n, NULL);
+	return sample_and_count(sc, id, n, NULL);
 }
 
 #endif

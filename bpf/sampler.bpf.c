@@ -15,10 +15,6 @@
 
 /* Knobs set by the loader before load. */
 const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
-/* -e wall: the nominal tick, in ns, and each cpu-clock sample weighs the
- * CPU clock time since its CPU's previous tick (SAMPLE_TIMED); 0: samples
- * are counted. */
-const volatile __u64 tick_ns = 0;
 /* A VM activation's C frame must lie this close above the sampled stack
  * pointer to belong to this thread (threads' stacks are megabytes apart). */
 const volatile __u64 cframe_max_dist = 1 << 20;
@@ -57,35 +53,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct counter_block);
 } counters SEC(".maps");
-
-/* -e wall: each CPU's cpu-clock count at its previous tick. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} last_tick SEC(".maps");
-
-/* The CPU clock time this tick stands for: since this CPU's previous tick,
- * which is the period unless the timer fired late (an emulated or
- * overcommitted machine, a CPU kept busy with interrupts off): the time
- * of the ticks it skipped is this one's.  Called on every tick of the CPU,
- * traced process or not, so that the previous tick is the last one. */
-static __always_inline __u64 tick_weight(struct bpf_perf_event_data *ctx)
-{
-	struct bpf_perf_event_value v;
-	__u32 zero = 0;
-	__u64 *last = bpf_map_lookup_elem(&last_tick, &zero), d;
-
-	if (!last || bpf_perf_prog_read_value(ctx, &v, sizeof(v)))
-		return tick_ns;
-	d = v.counter - *last;
-	/* The first tick, or a CPU brought back: one period. */
-	if (!*last || d > 64 * tick_ns)
-		d = tick_ns;
-	*last = v.counter;
-	return d;
-}
 
 /* Little-endian field of 4 or 8 bytes at a bounded offset of a block. */
 static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, __u32 size)
@@ -431,11 +398,10 @@ static __always_inline void key_init(struct scratch *sc, __u64 id, __u32 flags)
 }
 
 /* Walks the current thread (id: pid_tgid) at the registers in sc->regs
- * and counts value under its key, with flags: the cpu-clock sampler (one
- * sample, or a timed one) and the allocation probe (one per interval of
- * bytes crossed, alloc.bpf.h). */
-static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u32 flags,
-					    __u64 value, struct bpf_perf_event_data *ctx)
+ * and counts weight samples of it: the cpu-clock sampler (weight 1) and
+ * the allocation probe (one per interval of bytes crossed, alloc.bpf.h). */
+static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u64 weight,
+					    struct bpf_perf_event_data *ctx)
 {
 	struct counter_block *cb;
 	struct sample_key key;
@@ -443,7 +409,7 @@ static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u32 
 
 	cb = bpf_map_lookup_elem(&counters, &zero);
 	bump(cb, CNT_SAMPLES);
-	key_init(sc, id, flags);
+	key_init(sc, id, 0);
 	if (walk_now(id >> 32))
 		return 0;
 	/* Map lookups take their key from the stack. */
@@ -456,19 +422,17 @@ static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u32 
 			return 0;
 		bump(cb, CNT_NATIVE_LOST);
 	}
-	count_sample(&key, cb, value);
+	count_sample(&key, cb, weight);
 	return 0;
 }
 
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ns = 0;
+	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0;
 	struct scratch *sc;
 
-	if (tick_ns)
-		ns = tick_weight(ctx);
 	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;	/* the cheap early exit for every other process */
 	sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -483,9 +447,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		task_user_regs(&sc->kregs);
 		uregs_from(&sc->regs, &sc->kregs);
 	}
-	if (tick_ns)
-		return sample_and_count(sc, id, SAMPLE_TIMED, OFFCPU_VALUE(1, ns), ctx);
-	return sample_and_count(sc, id, 0, 1, ctx);
+	return sample_and_count(sc, id, 1, ctx);
 }
 
 #include "offcpu.bpf.h"

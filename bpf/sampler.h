@@ -176,10 +176,6 @@ struct proto_news {
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 #define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
 #define SAMPLE_RUNNABLE	(1u << 3)	/* with SAMPLE_OFFCPU: preempted, waiting for a CPU */
-/* A cpu-clock sample of a wall profile: the value is OFFCPU_VALUE(samples,
- * nanoseconds of CPU clock since each one's previous tick on its CPU), so
- * that ticks the kernel fired late or skipped still count their time. */
-#define SAMPLE_TIMED	(1u << 4)
 
 /* The counts map's value of an off-CPU key: the number of switches in the
  * top bits, their total nanoseconds below, so one atomic add keeps both.

@@ -77,11 +77,6 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->alloc_every = o->alloc_every;
 	skel->rodata->native_stack = o->native;
-	/* A wall profile weighs its CPU samples by the time each tick stands
-	 * for (bpf/sampler.bpf.c tick_weight); --native's records carry no
-	 * weight, and weigh their period. */
-	skel->rodata->tick_ns = o->offcpu && collector_wants_cpu_clock(o) && !o->native && o->hz ?
-				1000000000ull / o->hz : 0;
 	bpf_map__set_max_entries(skel->maps.native_ring, o->native ? NATIVE_RING_BYTES : 4096);
 	bpf_program__set_autoload(skel->progs.on_sample, collector_wants_cpu_clock(o));
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);

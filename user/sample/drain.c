@@ -178,17 +178,11 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 }
 
 /* The sample's weight in the profile's unit and how many events it
- * stands for: a cpu-clock sample weighs its period in a wall profile, or
- * the CPU clock time its tick stood for when timed (SAMPLE_TIMED); an
+ * stands for: a cpu-clock sample weighs its period in a wall profile, an
  * off-CPU count (OFFCPU_VALUE) its nanoseconds. */
 static void weigh(const struct profile *p, const struct sample_key *key, uint64_t value,
 		  struct sample *s)
 {
-	if (key->flags & SAMPLE_TIMED) {
-		s->events = OFFCPU_COUNT(value);
-		s->count = profile_unit_ns(p) ? OFFCPU_NS(value) : s->events;
-		return;
-	}
 	if (key->flags & SAMPLE_OFFCPU) {
 		s->events = OFFCPU_COUNT(value);
 		s->count = OFFCPU_NS(value);
