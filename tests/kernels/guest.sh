@@ -21,9 +21,9 @@ source "$TOP/tests/truth.sh"
 K=$(uname -r)
 TOL=3
 HZ=${HZ:-999}
-# Wall time weighs each CPU sample by its period: a rate the emulated
-# kernel samples without throttling (it lowers perf_event_max_sample_rate
-# when sampling takes too long, and a throttled tick is time lost).
+# A wall profile weighs each CPU sample by its period, so a tick the
+# emulated kernel fires late or skips is CPU time lost: HZ_WALL lowers the
+# rate of those runs if that shows (HZ held on every kernel of the matrix).
 HZ_WALL=${HZ_WALL:-$HZ}
 SECS=${SECS:-4}
 STACK_ROOM=32
