@@ -10,6 +10,9 @@ PKGS      := libbpf libelf libdw zlib libcurl
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -I$(OUT) -Iuser -Ibpf
 LDLIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -lcurl)
+# luabpfprof top's screen (user/cli/top_screen.c): the wide-character
+# ncurses where pkg-config knows it.
+LDLIBS    += $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncurses)
 
 ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer

@@ -170,6 +170,9 @@ static void head(FILE *f)
 		".B luabpfprof\n[\\fIOPTIONS\\fR] \\fB\\-\\-\\fR \\fICOMMAND\\fR [\\fIARGS\\fR...]\n"
 		".br\n"
 		".B luabpfprof\n\\fB\\-a \\-\\-continuous\\fR [\\fIOPTIONS\\fR]\n"
+		".br\n"
+		".B luabpfprof top\n[\\fIOPTIONS\\fR] \\fB\\-p\\fR \\fIPID\\fR | \\fB\\-a\\fR | "
+		"\\fB\\-\\-\\fR \\fICOMMAND\\fR\n"
 		".SH DESCRIPTION\n", LUABPFPROF_DATE, LUABPFPROF_VERSION);
 	roff_line(f, options_summary);
 	roff_line(f, "A perf_event BPF program walks the Lua stack inside the kernel at the "
@@ -179,6 +182,43 @@ static void head(FILE *f)
 		  "Ctrl-C, SIGTERM or the exit of its targets, then reports.");
 	fputs(".PP\n", f);
 	roff_line(f, options_duration_note);
+}
+
+static void top_text(FILE *f)
+{
+	static const struct choice_text keys[] = {
+		{ "o t O T", "Sort by own share, total share, own time, total time." },
+		{ "1 ... 9", "Sort by the Nth column on the screen; < and > move the sort "
+		  "column left and right, i turns the order around." },
+		{ "p, space", "Pause the screen (the profile goes on counting)." },
+		{ "r", "Reset: count from now." },
+		{ "/, f", "Filter: only rows whose function, chunk, pid or process name "
+		  "contain the text typed (Enter keeps it, Escape drops it)." },
+		{ "?, h", "A line listing the keys." },
+		{ "q", "Quit." },
+	};
+
+	fputs(".SH \"LIVE VIEW\"\n", f);
+	roff_line(f, "luabpfprof top draws a table of the Lua functions of its targets that "
+		  "it updates every --delay (1 s by default), for the whole time since it "
+		  "started or was reset: each function's own share (its samples as the "
+		  "topmost Lua function, the C functions it called included), its total "
+		  "share (on the stack), the times behind them, and the VM states of its "
+		  "own samples as jit.p's v view letters them (N compiled, I interpreted, "
+		  "C, G garbage collector, J JIT compiler). The header gives the samples, "
+		  "their rate, the targets' CPU use and the samples lost. With -a or "
+		  "several processes, rows are per process. Every -e event works: -e "
+		  "off-cpu shows where threads wait. A narrow terminal drops the state "
+		  "and time columns first. The terminal is restored on q, Ctrl-C, SIGTERM, "
+		  "SIGHUP and when the targets exit; it exits 0 then (with -- COMMAND, "
+		  "with the command's status). A command launched by top gets /dev/null "
+		  "as its standard input and output, which the screen needs.");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		fputs(".TP\n\\fB", f);
+		roff_text(f, keys[i].value);
+		fputs("\\fR\n", f);
+		roff_line(f, keys[i].text);
+	}
 }
 
 static void continuous_text(FILE *f)
@@ -301,6 +341,7 @@ int docgen_man(FILE *f)
 	if (choice_items(f, "format", format_texts,
 			 sizeof(format_texts) / sizeof(format_texts[0])))
 		return -1;
+	top_text(f);
 	continuous_text(f);
 	files_text(f);
 	status_text(f);

@@ -21,6 +21,7 @@
 #include "cli/options.h"
 #include "cli/check_cmd.h"
 #include "cli/heap_cmd.h"
+#include "cli/top_cmd.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
 #include "report/export.h"
@@ -102,7 +103,8 @@ struct launched {
 	int err_fd;
 };
 
-static int launch(char **command, struct launched *l)
+/* quiet: the command's stdio is /dev/null (top owns the terminal). */
+static int launch(char **command, bool quiet, struct launched *l)
 {
 	int go[2], err[2] = { -1, -1 };
 	pid_t parent = getpid();
@@ -128,6 +130,8 @@ static int launch(char **command, struct launched *l)
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
+		if (quiet && top_cmd_child_stdio())
+			_exit(127);
 		execvp(command[0], command);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) != sizeof(e))
@@ -427,7 +431,8 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		/* The --jp views keep jit.p's meaning: the running coroutine only. */
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
 		.pids = o->pids, .npids = o->npids, .all = o->all,
-		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
+		.duration_s = o->duration,
+		.every_s = o->top ? o->top_delay : o->continuous ? o->every : 0,
 		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
 	};
 }
@@ -483,12 +488,12 @@ static int check_capabilities(void)
 
 /* Launches -- COMMAND as a target, released once its samples count.
  * Returns 0, or the exit status to end with. */
-static int start_command(struct session *s, char **command, struct launched *cmd)
+static int start_command(struct session *s, char **command, bool quiet, struct launched *cmd)
 {
 	char err[256];
 	int e;
 
-	if (launch(command, cmd) || session_add_command(s, cmd->pid, err, sizeof(err))) {
+	if (launch(command, quiet, cmd) || session_add_command(s, cmd->pid, err, sizeof(err))) {
 		log_error("cannot launch %s: %s", command[0], cmd->pid < 0 ? strerror(errno) : err);
 		return 1;
 	}
@@ -531,7 +536,7 @@ int main(int argc, char **argv)
 		install_signals();
 		return heap_cmd_run(&o, &stop_signal);
 	}
-	if (check_capabilities())
+	if (check_capabilities() || (o.top && top_cmd_check_terminal()))
 		return 1;
 	install_signals();
 	if (output_open(&out, o.output, err, sizeof(err))) {
@@ -544,10 +549,12 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
-	if (o.command && (rc = start_command(sess, o.command, &cmd)) != 0)
+	if (o.command && (rc = start_command(sess, o.command, o.top, &cmd)) != 0)
 		goto cleanup;
 	rc = 1;
-	if (o.continuous) {
+	if (o.top) {
+		rc = top_cmd_run(&o, sess, &stop_signal);
+	} else if (o.continuous) {
 		rc = run_agent(&o, sess);
 	} else {
 		struct oneshot os = {

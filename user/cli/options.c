@@ -361,6 +361,9 @@ const struct opt_row options_rows[] = {
 	  "a heap profile per process and interval as well", .at = AT(heap) },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
+	{ N("delay"), 0, REQ, "DUR", set_duration,
+	  "top: time between screen updates (default 1s; 500ms, 2)",
+	  .at = AT(top_delay) },
 
 	{ N("continuous"), 0, NONE, NULL, set_flag,
 	  "profile until stopped, one delta profile per interval",
@@ -438,6 +441,7 @@ static void set_defaults(struct options *o)
 	o->spool_bytes = 64ull << 20;
 	o->jit_hot = 1.0;
 	o->fail_interp = -1;
+	o->top_delay = 1;
 }
 
 /* getopt_long's tables: a row's long option returns 256 + its index, its
@@ -509,6 +513,12 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	int c;
 
 	set_defaults(o);
+	/* "luabpfprof top ...": the word is the command; its options follow. */
+	if (argc > 1 && !strcmp(argv[1], "top")) {
+		o->top = true;
+		argc--;
+		argv++;
+	}
 	build_getopt(longopts, shortopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -531,7 +541,8 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 			return OPTIONS_ERROR;
 		}
 	}
-	if (take_command(o, argc, argv) || options_check_combination(o, given))
+	if (take_command(o, argc, argv) || options_check_combination(o, given) ||
+	    options_check_top(o, given))
 		return OPTIONS_ERROR;
 	options_settle(o, proc_root);
 	return OPTIONS_OK;

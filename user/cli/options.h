@@ -53,6 +53,10 @@ struct options {
 	double fail_interp;	/* --fail-if-interpreted: < 0 off */
 	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
 
+	/* luabpfprof top: a live table instead of a report. */
+	bool top;
+	double top_delay;	/* --delay: seconds between screen updates */
+
 	/* System-wide and continuous profiling. */
 	bool check_kernel;	/* --check-kernel: load each mode's programs, report, exit */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */

@@ -76,3 +76,37 @@ int options_check_combination(const struct options *o, const bool *given)
 	}
 	return 0;
 }
+
+/* `luabpfprof top` draws a live table: what writes or shapes a report
+ * has no place there, and --delay none elsewhere. */
+int options_check_top(const struct options *o, const bool *given)
+{
+	static const char *const report_only[] = {
+		"output", "format", "jp", "tree", "tree-depth", "focus", "jit", "heap",
+		"continuous", "check-kernel", "per-thread", "vmstate-frames", "zone-frames",
+		"icicle",
+	};
+
+	for (int i = 0; i < options_nrows; i++) {
+		const char *name = options_rows[i].name;
+
+		if (!given[i])
+			continue;
+		if (!o->top && !strcmp(name, "delay")) {
+			log_error("--delay is for luabpfprof top (a run without it makes one report)");
+			return -1;
+		}
+		for (size_t j = 0; o->top && j < sizeof(report_only) / sizeof(report_only[0]); j++) {
+			if (!strcmp(name, report_only[j])) {
+				log_error("top draws a live table: give it without %s",
+					  options_rows[i].display);
+				return -1;
+			}
+		}
+	}
+	if (o->top && o->top_delay < 0.1) {
+		log_error("invalid --delay: at least 100ms between updates");
+		return -1;
+	}
+	return 0;
+}

@@ -64,6 +64,8 @@ const struct opt_example options_examples[] = {
 	{ "luabpfprof -p 1234 -d 10 -o prof.svg", "interactive flame graph" },
 	{ "luabpfprof -p 1234 -d 2m -o prof.pb.gz", "pprof, for go tool pprof" },
 	{ "luabpfprof --tree -- luajit app.lua", "launch and profile until it exits" },
+	{ "luabpfprof top -p 1234", "live table of the hot Lua functions (q quits)" },
+	{ "luabpfprof top -e off-cpu -p 1234", "live: where its threads wait" },
 	{ "luabpfprof -a --continuous --every 10s --push http://pyroscope:4040", NULL },
 };
 const int options_nexamples = sizeof(options_examples) / sizeof(options_examples[0]);
@@ -72,6 +74,7 @@ void options_usage(FILE *f)
 {
 	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
 		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       luabpfprof top [OPTIONS] -p PID | -a | -- COMMAND\n"
 		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];

@@ -71,6 +71,8 @@ extern const int options_nexamples;
  * only make sense together are not (given[i]: row i was on the command
  * line). */
 int options_check_combination(const struct options *o, const bool *given);
+/* The same for `luabpfprof top` and its --delay. */
+int options_check_top(const struct options *o, const bool *given);
 
 /* options_help.c */
 void options_usage(FILE *f);
