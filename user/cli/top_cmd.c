@@ -196,8 +196,7 @@ static void draw_foot(struct top *t, int y, size_t shown, size_t rows)
 	if (t->editing)
 		sb_printf(sb, "filter: %s_", t->filter);
 	else if (t->help)
-		sb_puts(sb, "o/t/O/T own%/total%/own/total  1-9 column  </> sort column  "
-			"i invert  p pause  r reset  / filter  q quit");
+		sb_puts(sb, "sort: o t O T n 1-9 < >  i invert  p pause  r reset  / filter  q quit");
 	else if (!top_table_totals(t->tab)->seconds && !t->paused)
 		sb_puts(sb, "waiting for the first update ...   ? keys   q quit");
 	else
