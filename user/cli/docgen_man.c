@@ -184,13 +184,26 @@ static void head(FILE *f)
 	roff_line(f, options_duration_note);
 }
 
+/* Tagged paragraphs: each value in font ('B', 'I'), then its text. */
+static void tagged_items(FILE *f, const struct choice_text *items, size_t n, char font)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, ".TP\n\\f%c", font);
+		roff_text(f, items[i].value);
+		fputs("\\fR\n", f);
+		roff_line(f, items[i].text);
+	}
+}
+
 static void top_text(FILE *f)
 {
 	static const struct choice_text keys[] = {
 		{ "o t O T", "Sort by own share, total share, own time, total time." },
 		{ "1 ... 9", "Sort by the Nth column on the screen; < and > move the sort "
 		  "column left and right, i turns the order around." },
-		{ "p, space", "Pause the screen (the profile goes on counting)." },
+		{ "n", "Sort by name." },
+		{ "p, space", "Pause: the table stops counting (those intervals are left "
+		  "out) until pressed again." },
 		{ "r", "Reset: count from now." },
 		{ "/, f", "Filter: only rows whose function, chunk, pid or process name "
 		  "contain the text typed (Enter keeps it, Escape drops it)." },
@@ -213,12 +226,7 @@ static void top_text(FILE *f)
 		  "SIGHUP and when the targets exit; it exits 0 then (with -- COMMAND, "
 		  "with the command's status). A command launched by top gets /dev/null "
 		  "as its standard input and output, which the screen needs.");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		fputs(".TP\n\\fB", f);
-		roff_text(f, keys[i].value);
-		fputs("\\fR\n", f);
-		roff_line(f, keys[i].text);
-	}
+	tagged_items(f, keys, sizeof(keys) / sizeof(keys[0]), 'B');
 }
 
 static void continuous_text(FILE *f)
@@ -259,12 +267,7 @@ static void files_text(FILE *f)
 	roff_line(f, "The agent's directories (--out-dir, --spool-dir, the directory of "
 		  "--log-file) must be owned by root and writable by nobody else; no "
 		  "symbolic link is followed in them.");
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		fputs(".TP\n\\fI", f);
-		roff_text(f, files[i].value);
-		fputs("\\fR\n", f);
-		roff_line(f, files[i].text);
-	}
+	tagged_items(f, files, sizeof(files) / sizeof(files[0]), 'I');
 }
 
 static void status_text(FILE *f)

@@ -18,6 +18,7 @@
 #include "cli/options.h"
 #include "cli/top_screen.h"
 #include "report/top_table.h"
+#include "sample/procfs.h"
 #include "sample/targets.h"
 #include "session/session.h"
 
@@ -96,18 +97,9 @@ int top_cmd_child_stdio(void)
 
 static int read_ticks(pid_t pid, uint64_t *ticks)
 {
-	char path[64], buf[1024];
-	size_t n;
-	FILE *f;
+	char buf[1024];
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return top_parse_stat_ticks(buf, ticks);
+	return proc_read_stat_line(pid, buf, sizeof(buf)) ? -1 : top_parse_stat_ticks(buf, ticks);
 }
 
 /* The CPU the targets used since the last update, in percent of one CPU:
@@ -366,7 +358,7 @@ int top_cmd_run(const struct options *o, struct session *s, volatile sig_atomic_
 	char err[256];
 	int rc;
 
-	t.tab = top_table_new(o->all || o->npids > 1);
+	t.tab = top_table_new(o->all || o->npids > 1 || o->per_process);
 	describe_targets(&t, ts);
 	measure_cpu(&t, ts, clock_ns(CLOCK_MONOTONIC));
 	install_signals(stop);

@@ -53,12 +53,12 @@ static void test_counts(void)
 	CHECK("sorted by own: work, helper, outer, main, [no Lua]",
 	      rows[0] == work && rows[1] == helper && rows[2] == outer && rows[3] == main_ &&
 	      rows[4] == host);
-	CHECK("work's mix: 25 N, 40 I", work->mix[TOP_MIX_N] == 25 && work->mix[TOP_MIX_I] == 40 &&
-	      !work->mix[TOP_MIX_C]);
-	CHECK("helper's mix: 15 I, 10 C", helper->mix[TOP_MIX_I] == 15 &&
-	      helper->mix[TOP_MIX_C] == 10);
-	CHECK("outer: GC; main: JIT compiler", outer->mix[TOP_MIX_G] == 6 &&
-	      main_->mix[TOP_MIX_J] == 3);
+	CHECK("work's mix: 25 N, 40 I", work->mix[VM_COMPILED] == 25 && work->mix[VM_INTERP] == 40 &&
+	      !work->mix[VM_C]);
+	CHECK("helper's mix: 15 I, 10 C", helper->mix[VM_INTERP] == 15 &&
+	      helper->mix[VM_C] == 10);
+	CHECK("outer: GC; main: JIT compiler", outer->mix[VM_GC] == 6 &&
+	      main_->mix[VM_JIT] == 3);
 	CHECK("totals", top_table_totals(t)->weight == 100 && top_table_totals(t)->events == 100);
 	CHECK_STR("name kept", work->name, "work");
 	free(rows);
@@ -77,7 +77,7 @@ static void test_counts(void)
 	n = top_table_rows(t, &v, &rows);
 	CHECK("by name: [no Lua], app.lua:0 first", n == 5 && rows[0] == host && rows[1] == main_);
 	free(rows);
-	v = (struct top_view){ .sort = TOP_COL_MIX + TOP_MIX_C };
+	v = (struct top_view){ .sort = TOP_COL_MIX + VM_C };
 	n = top_table_rows(t, &v, &rows);
 	CHECK("by C share: helper (40%) first, then [no Lua] (100%)?", n == 5 && rows[0] == host &&
 	      rows[1] == helper);

@@ -124,21 +124,6 @@ static struct top_row *row_for(struct top_table *t, const struct profile *p, uin
 	return &t->rows[i];
 }
 
-/* g->vmstate as the profile records it: >= 0 a trace (compiled), -1
- * interpreted, -2 C, -3 GC, the rest the JIT compiler (exit, record,
- * optimize, assemble). */
-static enum top_mix mix_of(int32_t vmstate)
-{
-	if (vmstate >= 0)
-		return TOP_MIX_N;
-	switch (vmstate) {
-	case -1: return TOP_MIX_I;
-	case -2: return TOP_MIX_C;
-	case -3: return TOP_MIX_G;
-	default: return TOP_MIX_J;
-	}
-}
-
 /* "chunk:firstline" of a Lua frame, as jit.p's 'f' prints it unnamed. */
 static const char *frame_key(const struct frame_sym *f, struct strbuf *sb)
 {
@@ -167,7 +152,7 @@ static void add_sample(struct top_table *t, const struct profile *p, const struc
 		r = row_for(t, p, pid, frame_key(f, sb), f->name, &stamp);
 		if (!own_done) {
 			r->own += w;
-			r->mix[mix_of(s->vmstate)] += w;
+			r->mix[vm_class_of(s->vmstate)] += w;
 			own_done = true;
 		}
 		/* Recursion: a function counts once per sample. */
@@ -180,7 +165,7 @@ static void add_sample(struct top_table *t, const struct profile *p, const struc
 		r = row_for(t, p, pid, NO_LUA, NULL, &stamp);
 		r->own += w;
 		r->total += w;
-		r->mix[mix_of(s->vmstate)] += w;
+		r->mix[vm_class_of(s->vmstate)] += w;
 	}
 }
 
@@ -342,7 +327,7 @@ void top_layout_for(int width, bool per_process, struct top_layout *l)
 		l->col[c] = true;
 	l->col[TOP_COL_PROC] = l->comm = per_process;
 	/* What goes first when the screen is narrow. */
-	for (int m = TOP_MIX__N - 1; m >= 0 && used_width(l) + NAME_MIN > l->width; m--)
+	for (int m = VM_NCLASS - 1; m >= 0 && used_width(l) + NAME_MIN > l->width; m--)
 		l->col[TOP_COL_MIX + m] = false;
 	if (used_width(l) + NAME_MIN > l->width)
 		l->col[TOP_COL_TOTAL] = false;
@@ -457,7 +442,7 @@ void top_render_row(const struct top_table *t, const struct top_layout *l,
 		top_format_weight(t, r->total, buf, sizeof(buf));
 		sb_printf(sb, "%8s", buf);
 	}
-	for (int m = 0; m < TOP_MIX__N; m++) {
+	for (int m = 0; m < VM_NCLASS; m++) {
 		if (!l->col[TOP_COL_MIX + m])
 			continue;
 		/* A dot for none: the states a function runs in stand out. */

@@ -17,10 +17,7 @@
 
 #include "base/strbuf.h"
 #include "model/profile.h"
-
-/* VM states as jit.p's 'v' view letters them: N compiled (native code),
- * I interpreted, C C code, G garbage collector, J JIT compiler. */
-enum top_mix { TOP_MIX_N, TOP_MIX_I, TOP_MIX_C, TOP_MIX_G, TOP_MIX_J, TOP_MIX__N };
+#include "report/export_stack.h"
 
 /* The columns, in screen order; each is a sort key. */
 enum top_col {
@@ -29,8 +26,10 @@ enum top_col {
 	TOP_COL_TOTAL_PCT,
 	TOP_COL_OWN,		/* own time (or bytes, or samples) */
 	TOP_COL_TOTAL,
-	TOP_COL_MIX,		/* + enum top_mix: TOP_COL_MIX .. TOP_COL_MIX + 4 */
-	TOP_COL_NAME = TOP_COL_MIX + TOP_MIX__N,
+	/* + enum vm_class, as jit.p's 'v' view letters them: N compiled,
+	 * I interpreted, C C code, G garbage collector, J JIT compiler. */
+	TOP_COL_MIX,
+	TOP_COL_NAME = TOP_COL_MIX + VM_NCLASS,
 	TOP_COL__N,
 };
 
@@ -40,7 +39,7 @@ struct top_row {
 	const char *key;	/* "chunk:firstline" ("w631.lua:9"), or "[no Lua]" */
 	const char *name;	/* the name a caller gave it ("a"), or NULL */
 	uint64_t own, total;	/* in the profile's unit */
-	uint64_t mix[TOP_MIX__N];	/* own, by VM state */
+	uint64_t mix[VM_NCLASS];	/* own, by VM state (enum vm_class) */
 };
 
 /* What the header says, added up since the start or the last reset. */

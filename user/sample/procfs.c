@@ -17,10 +17,9 @@
 
 #define PF_KTHREAD	0x00200000u	/* /proc/PID/stat flags: a kernel thread */
 
-/* State letter and flags from /proc/PID/stat; -1 when gone. */
-int proc_read_stat(pid_t pid, char *state, unsigned *flags)
+int proc_read_stat_line(pid_t pid, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
+	char path[64];
 	FILE *f;
 	size_t n;
 
@@ -28,9 +27,19 @@ int proc_read_stat(pid_t pid, char *state, unsigned *flags)
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = '\0';
+	return 0;
+}
+
+/* State letter and flags from /proc/PID/stat; -1 when gone. */
+int proc_read_stat(pid_t pid, char *state, unsigned *flags)
+{
+	char buf[1024], *p;
+
+	if (proc_read_stat_line(pid, buf, sizeof(buf)))
+		return -1;
 	/* comm may contain spaces and parentheses: parse after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)

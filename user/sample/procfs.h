@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The line of /proc/PID/stat into buf (cut at len - 1); -1 when gone. */
+int proc_read_stat_line(pid_t pid, char *buf, size_t len);
+
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int proc_read_stat(pid_t pid, char *state, unsigned *flags);
 
