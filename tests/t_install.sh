@@ -152,8 +152,8 @@ done
 pass "package contents: binary, man page, completions, unit, docs"
 check "package: nothing from the build tree" bash -c "! grep -E '\\.output|/tests/|\\.o\$' <<<'$contents'"
 deps=$(dpkg-deb -f "$DEB" Depends)
-check "package depends (computed): libbpf1, libelf1, libdw1, libcurl4, zlib1g" \
-	bash -c "for p in libbpf1 libelf1 libdw1 libcurl4 zlib1g libc6; do grep -qw \$p <<<'$deps' || exit 1; done"
+check "package depends (computed): libbpf1, libelf1, libdw1, libcurl4, zlib1g, libncursesw6" \
+	bash -c "for p in libbpf1 libelf1 libdw1 libcurl4 zlib1g libncursesw6 libc6; do grep -qw \$p <<<'$deps' || exit 1; done"
 dpkg -x "$DEB" "$TMP/deb/root"
 "$TMP/deb/root/usr/bin/luabpfprof" --version >"$TMP/deb.version" 2>&1
 check "the packaged binary runs: $(cat "$TMP/deb.version")" \

@@ -42,8 +42,9 @@ wait_pane() {
 	return 1
 }
 
-# samples_seen: the samples and seconds top's header counts ("N samples (R/s) in Ss").
-header_counts() { screen | sed -nE 's/^([0-9]+) [a-z]+ \([0-9]+\/s\) in ([0-9.]+)s.*/\1 \2/p' | head -1; }
+# header_counts [FILE]: the samples and seconds top's header counts ("N
+# samples (R/s) in Ss"), on the screen now or in FILE.
+header_counts() { { if [ -n "${1:-}" ]; then cat "$1"; else screen; fi; } | sed -nE 's/^([0-9]+) [a-z]+ \([0-9]+\/s\) in ([0-9.]+)s.*/\1 \2/p' | head -1; }
 
 # wait_samples N SECS MAXSECS: until top counted N samples over at least
 # SECS seconds, or MAXSECS passed (a loaded machine runs the target less).
@@ -101,7 +102,7 @@ top_w631() {
 	check "$tag: every line within the width" bash -c "! awk 'length > $cols' '$s' | grep -q ."
 	for k in 9:60 10:30 11:10; do
 		got=$(own_share "$s" "w631.lua:${k%%:*}")
-		within "$tag: own% of w631.lua:${k%%:*} ($(header_counts | cut -d' ' -f1) samples)" "${got:--1}" "${k##*:}"
+		within "$tag: own% of w631.lua:${k%%:*} ($(header_counts "$s" | cut -d' ' -f1) samples)" "${got:--1}" "${k##*:}"
 	done
 	check "$tag: a:b:c compiled (N% 100)" grep -Eq ' 100 +\. +\. +\. +\.  w631\.lua:9 \(a\)' "$s"
 	check "$tag: sorted by own first" [ "$(first_row "$s")" = "w631.lua:9" ]
