@@ -143,6 +143,23 @@ check "resize: every line within 56 columns" bash -c "! awk 'length > 56' '$TMP/
 send q
 restored "resize: q" 0
 
+# --- -a: a row per process and function, a filter by pid ------------------------
+pane_new 110 30
+send "$PROF top -a; echo rc=\$?" Enter
+wait_pane "^$W631 +luajit .*w631\.lua:9 \(a\)" 15
+check "-a: w631's rows carry its pid and comm" [ $? = 0 ]
+send / "$W631" Enter
+sleep 0.6
+screen >"$TMP/all.txt"
+# Rows: "PID COMM OWN% TOTAL% ..." (the foot line starts with a number too).
+rows=$(awk '/FUNCTION/ { f = 1; next } f && /^[0-9]+ +[^ ]+ +[0-9.]+ +[0-9.]+ / { print $1 }' "$TMP/all.txt")
+others=$(grep -v "$W631" <<<"$rows")
+grep -q 'w631.lua:10 (b)' "$TMP/all.txt"
+check "-a: the filter keeps the rows of PID $W631 ($(wc -w <<<"$rows") rows, others: '$others')" \
+	[ $? = 0 -a -n "$rows" -a -z "$others" ]
+send q
+restored "-a: q" 0
+
 # --- Other exits ----------------------------------------------------------------
 pane_new 80 24
 send "$PROF top -p $W631; echo rc=\$?" Enter
