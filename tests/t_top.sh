@@ -16,6 +16,9 @@ fi
 TM=(tmux -L "lbp-top-$$" -f /dev/null)
 cleanup() { "${TM[@]}" kill-server 2>/dev/null; cleanup_children; }
 trap cleanup EXIT
+# A session that stays: killing the pane's session never ends the server
+# (a new session racing a server that exits fails).
+"${TM[@]}" new-session -d -s keep -x 80 -y 24 "sleep 600"
 TOL=3
 MIN_SAMPLES=3000	# ~0.8 points of sampling noise at 60%
 
@@ -69,7 +72,7 @@ first_row() { awk 'f && NF { for (i = 1; i <= NF; i++) if ($i ~ /:[0-9]+$|^\[/) 
 # the alternate screen was left; RC is the status the shell printed.
 restored() {
 	local name=$1 want_rc=$2
-	if ! wait_pane '^rc=[0-9]+' 15; then
+	if ! wait_pane '^rc=[0-9]+' 30; then
 		fail "$name: exit" "no rc= line: $(screen | tr -s '\n' '|')"
 		return
 	fi
@@ -174,15 +177,15 @@ wait_pane 'w631.lua:9' 10
 kill -TERM "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
 restored "SIGTERM" 0
 
-# The target exits (1 s of CPU time): top ends by itself and says so.
+# The target exits (0.5 s of CPU time): top ends by itself and says so.
 pane_new 80 24
-send "$LUAJIT $WL/w631.lua 1 & sleep 0.5; $PROF top -p \$!; echo rc=\$?" Enter
+send "$LUAJIT $WL/w631.lua 0.5 & sleep 0.5; $PROF top -p \$!; echo rc=\$?" Enter
 restored "target exit" 0
 check "target exit: said so" grep -Eq 'PID [0-9]+ \(luajit\) exited' "$TMP/after.txt"
 
 # -- COMMAND: its own status, 7.
 pane_new 80 24
-send "$PROF top -- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 1 do end os.exit(7)'; echo rc=\$?" Enter
+send "$PROF top -- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 0.5 do end os.exit(7)'; echo rc=\$?" Enter
 restored "-- COMMAND" 7
 
 # --- Off-CPU: where the thread waits -------------------------------------------
