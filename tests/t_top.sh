@@ -177,9 +177,11 @@ wait_pane 'w631.lua:9' 10
 kill -TERM "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
 restored "SIGTERM" 0
 
-# The target exits (0.5 s of CPU time): top ends by itself and says so.
+# The target exits (killed once top shows it): top ends by itself and says so.
 pane_new 80 24
-send "$LUAJIT $WL/w631.lua 0.5 & sleep 0.5; $PROF top -p \$!; echo rc=\$?" Enter
+send "$LUAJIT $WL/w631.lua 300 & echo \$! >$TMP/target.pid; until grep -qs libluajit /proc/\$!/maps || [[ \$(readlink /proc/\$!/exe) == *luajit* ]]; do sleep 0.1; done; $PROF top -p \$!; echo rc=\$?" Enter
+wait_pane 'w631.lua:9' 20
+kill "$(cat "$TMP/target.pid")"
 restored "target exit" 0
 check "target exit: said so" grep -Eq 'PID [0-9]+ \(luajit\) exited' "$TMP/after.txt"
 
