@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "cli/options.h"
 #include "cli/check_cmd.h"
+#include "cli/dump_cmd.h"
 #include "cli/heap_cmd.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
@@ -527,6 +528,10 @@ int main(int argc, char **argv)
 	fmt = o.fmt;
 	if (o.check_kernel)
 		return check_cmd_run(&o);
+	if (o.dump) {
+		install_signals();
+		return dump_cmd_run(&o, &stop_signal);
+	}
 	if (o.heap && !o.continuous) {
 		install_signals();
 		return heap_cmd_run(&o, &stop_signal);

@@ -359,6 +359,10 @@ const struct opt_row options_rows[] = {
 	  "reference paths, read from outside; no BPF); with -d,\n"
 	  "two censuses DUR apart and what grew; with --continuous,\n"
 	  "a heap profile per process and interval as well", .at = AT(heap) },
+	{ N("locals"), 0, NONE, NULL, set_flag,
+	  "dump: each Lua frame's named locals with short values",
+	  .at = AT(dump_locals) },
+	{ N("json"), 0, NONE, NULL, set_flag, "dump: write JSON, for scripts", .at = AT(dump_json) },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
 
@@ -509,6 +513,13 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	int c;
 
 	set_defaults(o);
+	/* `luabpfprof dump ...`: a command word before the options. */
+	if (argc > 1 && !strcmp(argv[1], "dump")) {
+		o->dump = true;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	build_getopt(longopts, shortopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {

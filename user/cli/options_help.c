@@ -64,6 +64,7 @@ const struct opt_example options_examples[] = {
 	{ "luabpfprof -p 1234 -d 10 -o prof.svg", "interactive flame graph" },
 	{ "luabpfprof -p 1234 -d 2m -o prof.pb.gz", "pprof, for go tool pprof" },
 	{ "luabpfprof --tree -- luajit app.lua", "launch and profile until it exits" },
+	{ "luabpfprof dump -p 1234 --locals", "every coroutine's stack and locals, now" },
 	{ "luabpfprof -a --continuous --every 10s --push http://pyroscope:4040", NULL },
 };
 const int options_nexamples = sizeof(options_examples) / sizeof(options_examples[0]);
@@ -72,6 +73,7 @@ void options_usage(FILE *f)
 {
 	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
 		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
+		"       luabpfprof dump [--locals] [--json] -p PID[,PID...]\n"
 		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
