@@ -170,6 +170,8 @@ static void head(FILE *f)
 		".B luabpfprof\n[\\fIOPTIONS\\fR] \\fB\\-\\-\\fR \\fICOMMAND\\fR [\\fIARGS\\fR...]\n"
 		".br\n"
 		".B luabpfprof\n\\fB\\-a \\-\\-continuous\\fR [\\fIOPTIONS\\fR]\n"
+		".br\n"
+		".B luabpfprof dump\n[\\fB\\-\\-locals\\fR] [\\fB\\-\\-json\\fR] \\fB\\-p\\fR \\fIPID\\fR[,\\fIPID\\fR...]\n"
 		".SH DESCRIPTION\n", LUABPFPROF_DATE, LUABPFPROF_VERSION);
 	roff_line(f, options_summary);
 	roff_line(f, "A perf_event BPF program walks the Lua stack inside the kernel at the "

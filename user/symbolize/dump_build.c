@@ -39,7 +39,7 @@ static void add_frames(struct symbolizer *sym, const struct heap_ctx *c,
 			loss->unknown_frames++;
 			sb_puts(&sb, "?");
 		} else {
-			frame_put(&sb, f, 'f', false);
+			frame_put(&sb, f, 'f', true);	/* unnamed: "file.lua:12" */
 		}
 		df = dump_add_frame(t, sb_str(&sb), f->kind == FRAME_LUA ? chunk_file(f->chunk) : NULL,
 				    f->kind == FRAME_LUA ? f->line : -1,
