@@ -2,7 +2,8 @@
 """Checks `luabpfprof dump --json` against the truth a workload wrote
 (tests/workloads/dump_coros.lua): every coroutine it lists is in the dump
 with its status and its Lua frames' lines (and names, where
-debug.getinfo gave one), in order; with --locals, the values it wrote.
+debug.getinfo gave one), in order; with --locals, the values it wrote;
+and nothing unread (the program is blocked while it is dumped).
 Usage: dump_check.py TRUTH DUMP.json [--locals].  Prints one line of
 figures; exits 1 with the first mismatches on stderr."""
 import json
@@ -37,6 +38,11 @@ def main():
             if t["main"]:
                 got["main"] = t
     errors = []
+    # The program is blocked: nothing changes under the read.
+    for vm in doc["vms"]:
+        unread = {k: v for k, v in vm["unread"].items() if v}
+        if unread:
+            errors.append(f"a quiescent process, yet unread: {unread}")
     frames_checked = locals_checked = 0
     for addr, want in threads.items():
         t = got.get(addr)

@@ -8,6 +8,9 @@
 #     line that yields (truth by construction); --json must list every one
 #     with its status, lines and names, and --locals the values it wrote
 #     (tests/dump_check.py); the text view lists the same leaf frames.
+#   - a main thread spinning in a compiled loop (dump_spin.lua): running,
+#     spin() on top at the loop's line (the trace's start), called from
+#     the main chunk's marked line.
 #   - a heap that churns as fast as the VM can (dump_churn.lua): five
 #     dumps each end, exit 0 and report their unread counts.
 #   - nginx: N requests each waiting in ngx.sleep inside a known handler;
@@ -60,7 +63,39 @@ coros() {
 }
 
 for v in "${VARIANTS[@]}" "${NOGC64_VARIANTS[@]}"; do
-	case $v in *-bin|deb-host) coros "$v" ;; esac
+	coros "$v"
+done
+
+# --- a spinning main thread ----------------------------------------------------------
+spin() {
+	local v=$1 d=$TMP/spin-$1 loop call got
+	mkdir -p "$d"
+	loop=$(grep -n -- '-- LOOP$' "$WL/dump_spin.lua" | cut -d: -f1)
+	call=$(grep -n -- '-- CALL$' "$WL/dump_spin.lua" | cut -d: -f1)
+	start_bg variant_exec "$v" "$WL/dump_spin.lua" "$d/ready"
+	if ! wait_file "$d/ready" 30; then
+		fail "$v: spin workload" "never ready"
+		return
+	fi
+	sleep 0.5	# the loop is hot and compiled long before
+	if ! timeout 30 "$PROF" dump -p "$BGPID" --json > "$d/dump.json" 2> "$d/err"; then
+		fail "$v: dump of a spinning thread" "exit $?: $(tr '\n' '|' < "$d/err")"
+	else
+		got=$(python3 -c '
+import json, sys
+t = [t for t in json.load(open(sys.argv[1]))["vms"][0]["threads"] if t["main"]][0]
+lua = [f for f in t["frames"] if f["chunk"]]
+print(t["status"], " ".join("%s:%d" % (f["function"], f["line"]) for f in lua))' "$d/dump.json")
+		if [ "$got" = "running spin:$loop dump_spin.lua:0:$call" ]; then
+			pass "$v: a spinning main thread: $got"
+		else
+			fail "$v: a spinning main thread" "got '$got', want 'running spin:$loop dump_spin.lua:0:$call'"
+		fi
+	fi
+	kill "$BGPID" 2>/dev/null
+}
+for v in "${VARIANTS[@]}" "${NOGC64_VARIANTS[@]}"; do
+	case $v in *-bin) spin "$v" ;; esac
 done
 
 # --- churn ---------------------------------------------------------------------

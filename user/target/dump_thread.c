@@ -79,6 +79,31 @@ static int collect_frame(void *ud, const struct lua_frame_at *f)
 	return 0;
 }
 
+/* While compiled code runs (g->vmstate is a trace number), the running
+ * thread's frames start at g->jit_base and the trace's first instruction
+ * stands for where its top function is: *base and the PC after that
+ * instruction; 0 when no trace runs or it cannot be read. */
+static uint64_t trace_top(const struct heap_ctx *c, uint64_t stack, uint64_t *base)
+{
+	const struct lj_layout *lay = c->lay;
+	int32_t traceno = (int32_t)heap_mem_uint(c->mem, c->g + lay->g_vmstate, 4);
+	uint64_t jb = heap_ref(c, c->g + lay->g_jit_base), traces, tr, pc;
+	uint32_t size;
+
+	if (traceno <= 0 || !lay->g_trace || !jb || jb <= stack)
+		return 0;
+	traces = heap_mem_uint(c->mem, c->g + lay->g_trace, 8);
+	size = (uint32_t)heap_mem_uint(c->mem, c->g + lay->g_sizetrace, 4);
+	if ((uint32_t)traceno >= size || !traces)
+		return 0;
+	tr = heap_ref(c, traces + (uint64_t)traceno * heap_refsize(c));
+	if (!heap_ptr_ok(c, tr) || (uint8_t)heap_mem_uint(c->mem, tr + lay->gct, 1) != HT_TRACE)
+		return 0;
+	pc = heap_ref(c, tr + lay->tr_startpc);
+	*base = jb;
+	return pc ? pc + 4 : 0;
+}
+
 /* The PC the VM saved in the running thread's innermost C frame: where
  * its top Lua function was when it last called out (or an error or hook
  * ran); 0 when none. */
@@ -144,9 +169,9 @@ int dump_thread_read(const struct heap_ctx *c, uint64_t L, struct dump_thread_ra
 	}
 	if (t->status == DUMP_IDLE || (t->status == DUMP_DEAD && !t->lua_status))
 		return 0;
-	if (t->status == DUMP_RUNNING)
+	if (t->status == DUMP_RUNNING && !(k.top_pc = trace_top(c, stack, &base)))
 		k.top_pc = cframe_pc(c, L);
-	if (lua_frames_walk(c, L, collect_frame, &k, &t->torn) < 0)
+	if (lua_frames_walk_from(c, L, base, collect_frame, &k, &t->torn) < 0)
 		t->torn = true;
 	return 0;
 }

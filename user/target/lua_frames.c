@@ -41,10 +41,17 @@ static uint64_t cont_pc(const struct heap_ctx *c, uint64_t frame)
 
 int lua_frames_walk(const struct heap_ctx *c, uint64_t L, lua_frame_fn fn, void *ud, bool *torn)
 {
+	/* L->base and L->top are real pointers whatever the GCRef width. */
+	return lua_frames_walk_from(c, L, heap_mem_uint(c->mem, L + c->lay->L_base, 8), fn, ud,
+				    torn);
+}
+
+int lua_frames_walk_from(const struct heap_ctx *c, uint64_t L, uint64_t base, lua_frame_fn fn,
+			 void *ud, bool *torn)
+{
 	const struct lj_layout *lay = c->lay;
 	uint64_t fr2 = lay->gc64 ? 8 : 0;
 	uint64_t stack = heap_ref(c, L + lay->L_stack);
-	uint64_t base = heap_mem_uint(c->mem, L + lay->L_base, 8);	/* real pointers */
 	uint64_t top = heap_mem_uint(c->mem, L + lay->L_top, 8);
 	uint64_t size = 8ull * (uint32_t)heap_mem_uint(c->mem, L + lay->L_stacksize, 4);
 	uint64_t frame = base - 8, hi = top, pc = 0;
@@ -53,6 +60,8 @@ int lua_frames_walk(const struct heap_ctx *c, uint64_t L, lua_frame_fn fn, void 
 
 	if (torn)
 		*torn = false;
+	if (top < base)
+		top = base;	/* compiled code runs above the last L->top */
 	if (!stack || base < stack + 8 + fr2 || top < base || top > stack + size)
 		return -1;
 	/* The bottom slot (two with GC64) is the thread's dummy frame. */

@@ -32,6 +32,11 @@ typedef int (*lua_frame_fn)(void *ud, const struct lua_frame_at *f);
  * bounds are unreadable. */
 int lua_frames_walk(const struct heap_ctx *c, uint64_t L, lua_frame_fn fn, void *ud, bool *torn);
 
+/* The same from base instead of L->base: the running thread's base while
+ * compiled code runs is g->jit_base (L->base is as of its last call out). */
+int lua_frames_walk_from(const struct heap_ctx *c, uint64_t L, uint64_t base, lua_frame_fn fn,
+			 void *ud, bool *torn);
+
 /* The Lua prototype of the function at fn (checked: a function object, not
  * a C or fast function), or 0. */
 uint64_t lua_frames_proto(const struct heap_ctx *c, uint64_t fn);
