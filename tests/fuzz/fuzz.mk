@@ -9,7 +9,7 @@ FUZZ_TIME   ?= 60
 FUZZ_DIR    := $(OUT)/fuzz
 FUZZ_FLAGS  := -g -O1 -std=gnu11 -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	       -Iuser -Ibpf -Itests/fuzz
+	       -I$(OUT) -Iuser -Ibpf -Itests/fuzz
 FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
 # User space goes into an archive, so that a target links only what it
 # reaches (memory images, layouts, the symbolizer, the profile model, every

@@ -10,12 +10,20 @@
  * An input that parses as a process snapshot (snapfmt.h: the seed corpus of
  * real processes) is walked instead, from its own global_State with its
  * own layout: real headers among missing memory.
+ * Each walk is then dumped as `luabpfprof dump --locals` does (every
+ * thread's frames, named, with their locals; the image's main thread
+ * gets a frame for it), text and JSON written to /dev/null.
  * Every walk must end, within its bounds, without a sanitizer report. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/heap_census.h"
+#include "model/dump.h"
 #include "model/heap_paths.h"
+#include "report/dump_out.h"
+#include "symbolize/dump_build.h"
+#include "symbolize/symbolize.h"
 #include "target/heap_walk.h"
 #include "target/memory.h"
 #include "target/test_heap_image.h"
@@ -25,6 +33,30 @@
 
 static struct heap_image im;
 static struct snapshot snap;
+static FILE *devnull;
+
+/* What dump makes of the walk: every thread read, named and written. */
+static void dump(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g,
+		 const struct heap_snapshot *s)
+{
+	struct dump_opts o = { .locals = true, .width = 40 };
+	struct symbolizer *sym = sym_new(mem, lay, NULL);
+	struct dump d;
+
+	if (!sym)
+		return;
+	sym_set_vm(sym, g);
+	dump_init(&d, 1, lay->name, g);
+	dump_build(sym, s, &o, &d);
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (devnull) {
+		dump_text(devnull, &d);
+		dump_json(devnull, &d);
+	}
+	dump_free(&d);
+	sym_free(sym);
+}
 
 /* Walks, counts and names the heap behind mem. */
 static void walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g)
@@ -36,6 +68,7 @@ static void walk(struct mem_reader *mem, const struct lj_layout *lay, uint64_t g
 
 	if (heap_walk(mem, lay, g, &s, why, sizeof(why)))
 		return;
+	dump(mem, lay, g, &s);
 	heap_census_count(&s, &c);
 	if (!heap_paths_build(&s, &hp)) {
 		for (size_t i = 0; i < hp.n; i++)
@@ -62,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	heap_image_build(&im, layout_at(data[0] & 1 ? 3 : 0));
+	/* A frame above the main thread's two slots, for dump's frame walk. */
+	hi_put(&im, HI_GG + im.lay->L_base, im.base + HI_STACK + 16, 8);
 	if (data[0] >> 1)
 		len = (size_t)(data[0] >> 1) * 64 + (HI_SIZE - 8192);
 	for (size_t at = 1; at + 6 <= size && n < MAX_PATCHES; at += 6, n++) {

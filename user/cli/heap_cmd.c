@@ -165,11 +165,7 @@ static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs,
 		return -1;
 	res = discover_vms(pid, mem, vms, MAX_VMS, &rep);
 	if (res != DISCOVER_FOUND) {
-		log_error("PID %d: %s", (int)pid,
-			  res == DISCOVER_GONE ? "no such process (or not readable)" :
-			  rep.unsupported[0] ? rep.unsupported :
-			  res == DISCOVER_UNRECOGNISED ? "a LuaJIT VM of an unknown layout" :
-			  "no LuaJIT VM found");
+		log_error("PID %d: %s", (int)pid, discover_why(res, &rep));
 		mem_close(mem);
 		return -1;
 	}

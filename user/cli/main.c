@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "cli/options.h"
 #include "cli/check_cmd.h"
+#include "cli/dump_cmd.h"
 #include "cli/heap_cmd.h"
 #include "cli/top_cmd.h"
 #include "model/profile.h"
@@ -532,6 +533,10 @@ int main(int argc, char **argv)
 	fmt = o.fmt;
 	if (o.check_kernel)
 		return check_cmd_run(&o);
+	if (o.dump) {
+		install_signals();
+		return dump_cmd_run(&o, &stop_signal);
+	}
 	if (o.heap && !o.continuous) {
 		install_signals();
 		return heap_cmd_run(&o, &stop_signal);

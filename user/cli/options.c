@@ -359,6 +359,10 @@ const struct opt_row options_rows[] = {
 	  "reference paths, read from outside; no BPF); with -d,\n"
 	  "two censuses DUR apart and what grew; with --continuous,\n"
 	  "a heap profile per process and interval as well", .at = AT(heap) },
+	{ N("locals"), 0, NONE, NULL, set_flag,
+	  "dump: each Lua frame's named locals with short values",
+	  .at = AT(dump_locals) },
+	{ N("json"), 0, NONE, NULL, set_flag, "dump: write JSON, for scripts", .at = AT(dump_json) },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
 	{ N("delay"), 0, REQ, "DUR", set_duration,
@@ -513,9 +517,12 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	int c;
 
 	set_defaults(o);
-	/* "luabpfprof top ...": the word is the command; its options follow. */
-	if (argc > 1 && !strcmp(argv[1], "top")) {
-		o->top = true;
+	/* "luabpfprof top|dump ...": the word is the command; its options
+	 * follow, parsed as if the word were not there. */
+	if (argc > 1 && (!strcmp(argv[1], "top") || !strcmp(argv[1], "dump"))) {
+		o->top = !strcmp(argv[1], "top");
+		o->dump = !o->top;
+		argv[1] = argv[0];
 		argc--;
 		argv++;
 	}

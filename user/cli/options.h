@@ -60,6 +60,9 @@ struct options {
 	/* System-wide and continuous profiling. */
 	bool check_kernel;	/* --check-kernel: load each mode's programs, report, exit */
 	bool heap;		/* --heap: a heap census instead of a CPU profile */
+	bool dump;		/* `dump`: every coroutine's stack, at once */
+	bool dump_locals;	/* dump --locals */
+	bool dump_json;		/* dump --json */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

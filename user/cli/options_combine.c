@@ -33,6 +33,14 @@ int options_check_combination(const struct options *o, const bool *given)
 			return -1;
 		}
 	}
+	if ((o->dump_locals || o->dump_json) && !o->dump) {
+		log_error("--locals and --json go with dump: luabpfprof dump -p PID --locals");
+		return -1;
+	}
+	if (o->dump && (!o->npids || o->heap || o->continuous || o->event != PROFILE_CPU)) {
+		log_error("dump reads the coroutines of -p PID once: give it -p and no --heap, -e or --continuous");
+		return -1;
+	}
 	if (o->heap && o->event != PROFILE_CPU) {
 		log_error("--heap is a census of its own: give it without -e");
 		return -1;

@@ -66,6 +66,7 @@ const struct opt_example options_examples[] = {
 	{ "luabpfprof --tree -- luajit app.lua", "launch and profile until it exits" },
 	{ "luabpfprof top -p 1234", "live table of the hot Lua functions (q quits)" },
 	{ "luabpfprof top -e off-cpu -p 1234", "live: where its threads wait" },
+	{ "luabpfprof dump -p 1234 --locals", "every coroutine's stack and locals, now" },
 	{ "luabpfprof -a --continuous --every 10s --push http://pyroscope:4040", NULL },
 };
 const int options_nexamples = sizeof(options_examples) / sizeof(options_examples[0]);
@@ -75,6 +76,7 @@ void options_usage(FILE *f)
 	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
 		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       luabpfprof top [OPTIONS] -p PID | -a | -- COMMAND\n"
+		"       luabpfprof dump [--locals] [--json] -p PID[,PID...]\n"
 		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];

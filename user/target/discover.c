@@ -210,3 +210,13 @@ void discover_vm_slot(const struct lj_vm *vm, struct vm_slot *slot)
 	slot->vm_hi = vm->vm_hi;
 	layout_bpf_offsets(vm->layout, &slot->off);
 }
+
+const char *discover_why(enum discover_result res, const struct discover_report *rep)
+{
+	if (res == DISCOVER_GONE)
+		return "no such process (or not readable)";
+	if (rep->unsupported[0])
+		return rep->unsupported;
+	return res == DISCOVER_UNRECOGNISED ? "a LuaJIT VM of an unknown layout" :
+					      "no LuaJIT VM found";
+}

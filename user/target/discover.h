@@ -50,6 +50,10 @@ enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
 				     struct mem_reader *mem, struct lj_vm *vms, int max,
 				     struct discover_report *rep);
 
+/* Why a scan found no VM, in a few words ("no LuaJIT VM found", the
+ * refused version's name, ...), for a command's one line of error. */
+const char *discover_why(enum discover_result res, const struct discover_report *rep);
+
 /* Locates jit.zone's table (registry._LOADED["jit.zone"]); 0 when absent. */
 uint64_t discover_zone_table(struct mem_reader *mem, const struct lj_vm *vm);
 

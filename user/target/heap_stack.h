@@ -20,4 +20,12 @@
 void heap_stack_names(const struct heap_ctx *c, uint64_t L, char (*names)[HEAP_SLOT_NAME],
 		      size_t n);
 
+/* The position of the instruction before saved PC pc in prototype pt
+ * (0 is the function header), or -1 when pc is not in its bytecode. */
+int64_t heap_proto_pos(const struct heap_ctx *c, uint64_t pt, uint64_t pc);
+
+/* Copies prototype pt's varinfo into vi (VARINFO_MAX bytes); its length,
+ * 0 when it has none or it cannot be read. */
+uint32_t heap_proto_varinfo(const struct heap_ctx *c, uint64_t pt, uint8_t *vi);
+
 #endif

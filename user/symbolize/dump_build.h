@@ -1,0 +1,24 @@
+/* `dump`'s model of one VM, built from a heap walk: every thread object
+ * the walk found, read (target/dump_thread.h), its frames named by the
+ * symbolizer as a profile's are, and with locals their short values. */
+#ifndef LBP_DUMP_BUILD_H
+#define LBP_DUMP_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/dump.h"
+#include "target/heap_walk.h"
+
+struct symbolizer;
+
+struct dump_opts {
+	bool locals;		/* each Lua frame's named locals */
+	size_t width;		/* strings cut to this many bytes */
+};
+
+/* Adds every thread of snap (walked from the VM at d->g) to d. */
+void dump_build(struct symbolizer *sym, const struct heap_snapshot *snap,
+		const struct dump_opts *o, struct dump *d);
+
+#endif
