@@ -59,6 +59,8 @@ done <"$root/.libs"
 rm "$root/.libs"
 chmod 755 "$dest/lib/$(basename "$interp")"
 
+# /tmp for the image: a FROM scratch image has no shell to make it.
+mkdir -p -m 1777 "$root/tmp"
 if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
 	mkdir -p "$root/etc/ssl/certs"
 	cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
