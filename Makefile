@@ -175,3 +175,26 @@ install: all
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# --- A node agent that needs nothing of the host but its kernel ----------------
+# make bundle [BUNDLE_PREFIX=/opt/luabpfprof]: luabpfprof with every shared
+# library it loads and glibc's dynamic loader (contrib/bundle.sh says why not
+# -static), laid out under $(OUT)/bundle/$(BUNDLE_PREFIX) and packed in
+# $(BUNDLE_TAR) (tar -C / -xzf it).  The BPF objects are inside the binary
+# (skeletons).  The container image (contrib/Containerfile) is built from
+# $(OUT)/bundle.  Native builds only: ldd lists the libraries.
+BUNDLE_PREFIX ?= /opt/luabpfprof
+BUNDLE_ROOT   := $(OUT)/bundle
+BUNDLE_TAR    := $(OUT)/luabpfprof-$(LBP_VERSION)-$(shell uname -m)-bundle.tar.gz
+BUNDLE_INTERP  = $(shell readelf -p .interp luabpfprof | sed -n 's/^ *\[ *0\] *//p')
+
+.PHONY: bundle
+bundle: $(OUT)/luabpfprof.bundled $(BUNDLE_TAR)
+
+$(OUT)/luabpfprof.bundled: $(USER_OBJS) luabpfprof
+	$(CC) $(LDFLAGS) -Wl,--dynamic-linker=$(BUNDLE_PREFIX)/lib/$(notdir $(BUNDLE_INTERP)) \
+		-Wl,--disable-new-dtags -Wl,-rpath,'$(BUNDLE_PREFIX)/lib:$$ORIGIN/../lib' -o $@ $(USER_OBJS) $(LDLIBS)
+
+$(BUNDLE_TAR): $(OUT)/luabpfprof.bundled luabpfprof.1 contrib/bundle.sh
+	contrib/bundle.sh $(BUNDLE_ROOT) $(BUNDLE_PREFIX) $< luabpfprof.1
+	tar -C $(BUNDLE_ROOT) --owner=0 --group=0 --sort=name -czf $@ $(patsubst /%,%,$(BUNDLE_PREFIX))

@@ -65,13 +65,14 @@ layout() {
 	pid=$BGPID
 	wait_lua "$pid"
 	echo "$pid" >"$root/$path/cgroup.procs" || { fail "$name: move" "$root/$path"; return; }
-	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" 2>"$out/p.err"
+	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" ${HOOK:+--label-from "$HOOK"} 2>"$out/p.err"
 	python3 "$CHECK" labels "$PPROF_PROTO" "$out/p.pb.gz" >"$out/p.labels" 2>&1
-	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" 2>"$out/o.err"
+	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" ${HOOK:+--label-from "$HOOK"} 2>"$out/o.err"
 	python3 "$CHECK" summary "$SHARED" "$out/p.otlp" >"$out/o.sum" 2>&1
-	"$PROF" --continuous -p "$pid" -F 99 --every 1s -d 3 --service '{container}' \
+	"$PROF" --continuous -p "$pid" -F 99 --every 1s -d 3 --service "${TEMPLATE:-{container\}}" \
 		--out-dir "$out/files" --push "http://127.0.0.1:$PORT" --push-api "$api" \
-		--label "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" 2>"$out/a.err"
+		--label "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" ${HOOK:+--label-from "$HOOK"} \
+		2>"$out/a.err"
 	grep "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" "$TMP/ingest.log" >"$out/pushed"
 	short=${id:0:12}
 	if [ -z "$id" ]; then
@@ -85,6 +86,7 @@ layout() {
 		check "$name: OTLP container.id" grep -qx "resource container.id=$id" "$out/o.sum"
 		check "$name: $api push: container_id label" grep -q "container_id=$id" "$out/pushed"
 		check "$name: file name carries the short ID" bash -c "ls $out/files | grep -q -- '-$pid-$short.pb.gz\$'"
+		[ -n "${TEMPLATE:-}" ] ||	# checked by the caller
 		check "$name: --service '{container}' is ${SERVICE:-the short ID}" \
 			grep -q "service=${SERVICE:-$short}	" "$out/pushed"
 		if [ -z "$pod" ]; then
@@ -165,3 +167,30 @@ else
 	check "kubelet names: pprof labels pod, namespace, container" \
 		bash -c "grep -qx 'label pod=lua-api-6f7c9' $out/p.labels && grep -qx 'label namespace=shop' $out/p.labels && grep -qx 'label container=app' $out/p.labels"
 fi
+
+# --- labels from a program of the user's (--label-from) ------------------------
+# tests/bin/label-hook answers "team=lua-PID", "container=hooked-ID6" and a
+# reserved "pid=" that must be skipped.
+ID=$(hexid)
+HOOK=$TOP/tests/bin/label-hook SERVICE=hooked-${ID:0:6} \
+	layout "docker, --label-from" "$V2" "system.slice/docker-$ID.scope" "$ID" ""
+out=$TMP/docker____label_from
+hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")
+check "--label-from: pprof labels team and the container's name from the program" \
+	bash -c "grep -qx 'label team=lua-$hpid' $out/p.labels && grep -qx 'label container=hooked-${ID:0:6}' $out/p.labels"
+check "--label-from: OTLP resource attributes" \
+	bash -c "grep -qx 'resource team=lua-$hpid' $out/o.sum && grep -qx 'resource container.name=hooked-${ID:0:6}' $out/o.sum && ! grep -q '^label team=' $out/o.sum"
+check "--label-from: push labels" grep -q "team=lua-$hpid" "$out/pushed"
+check "--label-from: the reserved key is skipped and said" \
+	bash -c "grep -q 'line(s) not key=value' $out/p.err && ! grep -q 'label pid=.*label pid=' $out/p.labels"
+ID=$(hexid)
+HOOK=$TOP/tests/bin/label-hook TEMPLATE='t-{label:team}' \
+	layout "docker, --service {label:team}" "$V2" "docker/$ID" "$ID" ""
+out=$TMP/docker____service__label_team_
+hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")
+check "--label-from: --service '{label:team}' names the service and the files" \
+	bash -c "grep -q 'service=t-lua-$hpid	' $out/pushed && ls $out/files | grep -q -- '-t-lua-$hpid-$hpid-${ID:0:12}.pb.gz\$'"
+cp tests/bin/label-hook "$TMP/hook" && chmod 755 "$TMP/hook"
+"$PROF" -p 1 -d 1 --label-from "$TMP/hook" >/dev/null 2>"$TMP/hookbad.err"
+check "--label-from: a program in a directory others may write is refused at start, in one line" \
+	bash -c "[ \$(wc -l <$TMP/hookbad.err) = 1 ] && grep -q 'writable by no one else' $TMP/hookbad.err"

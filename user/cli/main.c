@@ -431,7 +431,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.native = o->native,
 		/* The --jp views keep jit.p's meaning: the running coroutine only. */
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
-		.pids = o->pids, .npids = o->npids, .all = o->all,
+		.pids = o->pids, .npids = o->npids, .all = o->all, .label_from = o->label_from,
 		.duration_s = o->duration,
 		.every_s = o->top ? o->top_delay : o->continuous ? o->every : 0,
 		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,

@@ -73,6 +73,7 @@ struct options {
 	const char *push_api;	/* "ingest" (default), "push" or "parca" */
 	enum push_api push_api_id;	/* ... parsed */
 	const char *service;	/* service name; NULL = per process comm */
+	const char *label_from;	/* --label-from PROGRAM */
 	const char *labels[32];	/* "k=v" */
 	int nlabels;
 	const char *tenant;

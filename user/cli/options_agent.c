@@ -2,6 +2,7 @@
  * URL and API, service template, labels, header values. */
 #include <stdio.h>
 
+#include "base/hook.h"
 #include "cli/options_table.h"
 #include "cli/optvalue.h"
 #include "report/service_name.h"
@@ -38,6 +39,13 @@ int options_set_service(struct options *o, const struct opt_row *r, const char *
 		       size_t len)
 {
 	return service_template_check(arg, err, len) ? -1 : options_set_string(o, r, arg, err, len);
+}
+
+/* Checked at start (and again before each run: label_hook_run). */
+int options_set_label_from(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t len)
+{
+	return hook_check(arg, err, len) ? -1 : options_set_string(o, r, arg, err, len);
 }
 
 int options_set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,

@@ -48,6 +48,8 @@ int options_set_push_api(struct options *o, const struct opt_row *r, const char 
 			 size_t errlen);
 int options_set_service(struct options *o, const struct opt_row *r, const char *arg, char *err,
 			size_t errlen);
+int options_set_label_from(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t len);
 int options_set_label(struct options *o, const struct opt_row *r, const char *arg, char *err,
 		      size_t errlen);
 int options_set_header_value(struct options *o, const struct opt_row *r, const char *arg,

@@ -288,6 +288,7 @@ void profile_set_container(struct profile *p, uint32_t pid, const struct proc_co
 		dst->pod_uid = profile_str(p, c->pod_uid);
 		dst->pod_name = profile_str(p, c->pod_name);
 		dst->pod_namespace = profile_str(p, c->pod_namespace);
+		dst->labels = profile_str(p, c->labels);
 		return;
 	}
 }
@@ -298,7 +299,7 @@ const struct proc_container *profile_container(const struct profile *p, uint32_t
 		const struct proc_container *c = &p->procs[i].ctr;
 
 		if (p->procs[i].pid == pid)
-			return c->id || c->name || c->pod_uid ? c : NULL;
+			return c->id || c->name || c->pod_uid || c->labels ? c : NULL;
 	}
 	return NULL;
 }
@@ -433,4 +434,16 @@ void profile_section_title(const struct profile *p, const struct profile_section
 			 profile_comm(p, sec->member));
 	else
 		snprintf(buf, len, "=== PID %u (%s) ===", sec->pid, profile_comm(p, sec->pid));
+}
+
+bool proc_label_next(const char **at, char *key, size_t keylen, char *value, size_t valuelen)
+{
+	const char *l = *at, *eq, *nl;
+
+	if (!l || !*l || !(eq = strchr(l, '=')) || !(nl = strchr(eq, '\n')))
+		return false;
+	snprintf(key, keylen, "%.*s", (int)(eq - l), l);
+	snprintf(value, valuelen, "%.*s", (int)(nl - eq - 1), eq + 1);
+	*at = nl + 1;
+	return true;
 }

@@ -95,7 +95,12 @@ struct proc_container {
 	const char *id;			/* 64 hex digits (Docker, containerd, CRI-O, Podman) */
 	const char *name;
 	const char *pod_uid, *pod_name, *pod_namespace;	/* Kubernetes */
+	const char *labels;		/* --label-from: "key=value\n" lines */
 };
+
+/* The next of c->labels' "key=value" lines from *at (start at
+ * c->labels), split into key and value; false after the last. */
+bool proc_label_next(const char **at, char *key, size_t keylen, char *value, size_t valuelen);
 
 struct process_info {
 	uint32_t pid;

@@ -50,6 +50,7 @@ struct sample_set {
 	uint32_t attrs[MAX_ATTRS];
 	uint32_t nattrs;
 	struct otlp_dict *d;
+	const char *res_labels;		/* --label-from's: in the resource */
 };
 
 struct otlp_request *otlp_request_new(void)
@@ -101,6 +102,7 @@ static void put_kv(struct strbuf *out, const char *key, const char *str, int64_t
 static void put_resource(struct strbuf *out, const struct otlp_resource *res)
 {
 	const struct proc_container *c = res->ctr;
+	char key[64], value[128];
 
 	put_kv(out, "service.name", res->service, 0);
 	if (res->pid)
@@ -121,6 +123,19 @@ static void put_resource(struct strbuf *out, const struct otlp_resource *res)
 		put_kv(out, "k8s.pod.name", c->pod_name, 0);
 	if (c->pod_namespace)
 		put_kv(out, "k8s.namespace.name", c->pod_namespace, 0);
+	for (const char *at = c->labels; proc_label_next(&at, key, sizeof(key), value, sizeof(value)); )
+		put_kv(out, key, value, 0);
+}
+
+/* Whether key is one of the --label-from labels (resource attributes). */
+static bool in_labels(const char *labels, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = labels; l && *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, key, n) && l[n] == '=')
+			return true;
+	return false;
 }
 
 static struct otlp_res *resource_of(struct otlp_request *r, const struct otlp_resource *res)
@@ -152,6 +167,8 @@ static void attr_str(void *ctx, const char *key, const char *value)
 	for (size_t i = 0; i < sizeof(resource_keys) / sizeof(resource_keys[0]); i++)
 		if (!strcmp(key, resource_keys[i]))
 			return;
+	if (in_labels(ss->res_labels, key))
+		return;
 	if (ss->nattrs < MAX_ATTRS)
 		ss->attrs[ss->nattrs++] = otlp_dict_attr_str(ss->d, key, value);
 }
@@ -231,7 +248,7 @@ int otlp_add_profile(struct otlp_request *r, const struct otlp_resource *res,
 		     const struct profile *p, const struct export_opts *opts)
 {
 	struct export_opts o;
-	struct sample_set ss = { .d = &r->d };
+	struct sample_set ss = { .d = &r->d, .res_labels = res->ctr ? res->ctr->labels : NULL };
 	struct pb_label_sink sink = { &ss, attr_str, attr_num };
 	struct strbuf prof = STRBUF_INIT;
 	struct xstack st = { 0 };

@@ -138,9 +138,13 @@ static void container_labels(const struct proc_container *c, const struct pb_lab
 		{ "namespace", c->pod_namespace },
 	};
 
+	char key[64], value[128];
+
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
 		if (pairs[i][1])
 			out->str(out->ctx, pairs[i][0], pairs[i][1]);
+	for (const char *at = c->labels; proc_label_next(&at, key, sizeof(key), value, sizeof(value)); )
+		out->str(out->ctx, key, value);
 }
 
 void pbframes_labels(struct pbframes *f, const struct sample *s, const struct pb_label_sink *out)

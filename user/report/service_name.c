@@ -44,11 +44,23 @@ int service_template_check(const char *tmpl, char *err, size_t errlen)
 	return 0;
 }
 
-static const char *label_value(const struct service_vars *v, const char *key, size_t n)
+/* {label:K}: --label-from's for this process, else --label's; *len its
+ * length (the former end at a newline). */
+static const char *label_value(const struct service_vars *v, const char *key, size_t n,
+			       size_t *len)
 {
+	const char *l = v->ctr ? v->ctr->labels : NULL;
+
+	for (; l && *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, key, n) && l[n] == '=') {
+			*len = strcspn(l + n + 1, "\n");
+			return l + n + 1;
+		}
 	for (int i = 0; i < v->nlabels; i++)
-		if (!strncmp(v->labels[i], key, n) && v->labels[i][n] == '=')
+		if (!strncmp(v->labels[i], key, n) && v->labels[i][n] == '=') {
+			*len = strlen(v->labels[i] + n + 1);
 			return v->labels[i] + n + 1;
+		}
 	return NULL;
 }
 
@@ -56,6 +68,7 @@ static void put_var(struct strbuf *out, const char *name, size_t n, const struct
 {
 	const struct proc_container *c = v->ctr;
 	const char *s = NULL;
+	size_t len;
 
 #define IS(lit) (n == sizeof(lit) - 1 && !strncmp(name, lit, n))
 	if (IS("comm"))
@@ -74,8 +87,12 @@ static void put_var(struct strbuf *out, const char *name, size_t n, const struct
 		s = c->pod_namespace;
 	else if (IS("pod_uid") && c)
 		s = c->pod_uid;
-	else if (n > 6 && !strncmp(name, "label:", 6))
-		s = label_value(v, name + 6, n - 6);
+	else if (n > 6 && !strncmp(name, "label:", 6)) {
+		const char *lv = label_value(v, name + 6, n - 6, &len);
+
+		if (lv)
+			sb_printf(out, "%.*s", (int)len, lv);
+	}
 #undef IS
 	if (s)
 		sb_puts(out, s);

@@ -22,6 +22,7 @@
 #include "sample/targets_int.h"
 #include "symbolize/symbolize.h"
 #include "target/discover.h"
+#include "target/label_hook.h"
 #include "target/layout.h"
 #include "target/memory.h"
 #include "target/procmaps.h"
@@ -106,6 +107,23 @@ static void adopt_vms(struct target *t, const struct lj_vm *found, int n)
 }
 
 static void target_release(struct target *t);
+
+/* --label-from: the user's labels for a new target.  A failure costs the
+ * labels, never the target, and is said once per process. */
+static void label_from(const struct targets *ts, struct target *t)
+{
+	char err[300];
+	int skipped;
+
+	if (!ts->label_from)
+		return;
+	skipped = label_hook_run(ts->label_from, t->pid, &t->ctr, err, sizeof(err));
+	if (skipped < 0)
+		log_warn("PID %d (%s): --label-from: %s; no labels from it", (int)t->pid, t->comm, err);
+	else if (skipped)
+		log_warn("PID %d (%s): --label-from: %d line(s) not key=value of the allowed keys; skipped",
+			 (int)t->pid, t->comm, skipped);
+}
 static void follow_forks(struct targets *ts, pid_t parent);
 
 static enum discover_result scan(struct target *t, struct discover_report *rep)
@@ -153,6 +171,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 	t->program = proc_program_root(pid);
 	proc_read_comm(pid, t->comm, sizeof(t->comm));
 	container_of_pid("/proc", pid, &t->ctr);
+	label_from(ts, t);
 	proc_read_cwd(pid, t->cwd, sizeof(t->cwd));
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	t->mem = mem_open_pid(pid);
@@ -220,6 +239,7 @@ void target_name_in(struct profile *p, const struct target *t)
 		.pod_uid = c->pod_uid[0] ? c->pod_uid : NULL,
 		.pod_name = c->pod_name[0] ? c->pod_name : NULL,
 		.pod_namespace = c->pod_namespace[0] ? c->pod_namespace : NULL,
+		.labels = c->labels[0] ? c->labels : NULL,
 	};
 
 	profile_set_comm(p, (uint32_t)t->pid, t->comm);

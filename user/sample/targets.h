@@ -28,6 +28,10 @@ void targets_free(struct targets *ts);
  * they are added.  The session sets it to each new profile. */
 void targets_set_profile(struct targets *ts, struct profile *p);
 
+/* --label-from: the program that labels each new target
+ * (target/label_hook.h); NULL for none.  Kept, not copied. */
+void targets_set_label_from(struct targets *ts, const char *program);
+
 /* Hands every target to the collector (targets added before it existed),
  * and later ones as they are added. */
 void targets_attach(struct targets *ts, struct collector *col);

@@ -48,6 +48,7 @@ struct targets {
 	/* Unknown frames of symbolizers freed with their VMs: the summary
 	 * keeps them. */
 	uint64_t retired_unknown;
+	const char *label_from;		/* --label-from's program, or NULL */
 };
 
 struct profile;

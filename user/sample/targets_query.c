@@ -100,3 +100,8 @@ uint64_t targets_unknown_frames(const struct targets *ts)
 			n += sym_unknown_count(ts->t[i].sym[v]);
 	return n;
 }
+
+void targets_set_label_from(struct targets *ts, const char *program)
+{
+	ts->label_from = program;
+}

@@ -135,6 +135,7 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	s->prof->event = c->event;
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
 	s->prof->alloc_every = c->alloc_every;
+	targets_set_label_from(s->ts, c->label_from);
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
 		if (targets_add(s->ts, c->pids[i], true, err, errlen))

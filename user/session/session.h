@@ -40,6 +40,7 @@ struct session_config {
 	const pid_t *pids;		/* -p: each must run LuaJIT */
 	int npids;
 	bool all;			/* -a: every LuaJIT process on the host */
+	const char *label_from;		/* --label-from's program, or NULL */
 	double duration_s;		/* 0: until stopped, or every target exits */
 	/* 0: one profile, at the end.  Else a profile every this many seconds
 	 * (back to back: each sample is in exactly one), and the first starts

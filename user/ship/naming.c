@@ -36,6 +36,16 @@ static void add_label(struct naming *n, const char *name, const char *value)
 	n->labels[n->nlabels++].value = slot;
 }
 
+/* --label-from's labels, after the container's. */
+static void hook_labels(struct naming *n, const struct proc_container *c)
+{
+	char value[NAMING_VALUE_MAX];
+
+	for (const char *at = c->labels; n->nkeys < NAMING_HOOK_LABELS &&
+	     proc_label_next(&at, n->keys[n->nkeys], sizeof(n->keys[0]), value, sizeof(value)); )
+		add_label(n, n->keys[n->nkeys++], value);
+}
+
 /* The service name, and in base the same without the suffix. */
 static void service_of(struct naming *n, const struct naming_in *in, char *base, size_t len)
 {
@@ -83,6 +93,7 @@ void naming_fill(struct naming *n, const struct naming_in *in)
 		add_label(n, "pod", c->pod_name);
 		add_label(n, "pod_uid", c->pod_uid);
 		add_label(n, "namespace", c->pod_namespace);
+		hook_labels(n, c);
 		if (c->id)
 			snprintf(short_id, sizeof(short_id), "-%.*s", SHORT_ID, c->id);
 	}

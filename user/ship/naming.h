@@ -12,7 +12,8 @@
 #include "ship/push.h"
 
 #define NAMING_MAX_BASE		32	/* --label */
-#define NAMING_OWN_LABELS	6	/* pid and the container's five */
+#define NAMING_HOOK_LABELS	8	/* --label-from's (target/label_hook.h) */
+#define NAMING_OWN_LABELS	(6 + NAMING_HOOK_LABELS)	/* pid, the container's five */
 #define NAMING_MAX_LABELS	(NAMING_MAX_BASE + NAMING_OWN_LABELS)
 #define NAMING_VALUE_MAX	128
 
@@ -22,6 +23,8 @@ struct naming {
 	struct push_label labels[NAMING_MAX_LABELS];
 	int nlabels;
 	char values[NAMING_OWN_LABELS][NAMING_VALUE_MAX];	/* the pid's and the container's */
+	char keys[NAMING_HOOK_LABELS][64];			/* --label-from's */
+	int nkeys;
 	int nvalues;
 };
 

@@ -24,6 +24,7 @@
 
 #define CONTAINER_ID_LEN	64
 #define POD_UID_LEN		36
+#define CONTAINER_LABELS_MAX	512
 
 struct container_ref {
 	char id[CONTAINER_ID_LEN + 1];		/* "" when unknown */
@@ -31,6 +32,9 @@ struct container_ref {
 	/* From files the runtime keeps on the host (container_names);
 	 * "" when unknown. */
 	char name[128], pod_name[254], pod_namespace[64];
+	/* From --label-from's program (label_hook.h): "key=value\n" lines,
+	 * keys and values already checked; "" when none. */
+	char labels[CONTAINER_LABELS_MAX];
 };
 
 /* Parses the text of /proc/PID/cgroup.  0 with out's id (and pod_uid)
