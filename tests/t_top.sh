@@ -3,7 +3,7 @@
 # pane of a private tmux server), keys sent, the screen captured.  On
 # w631.lua (a:b:c = 6:3:1 by construction) the own shares must be within 3
 # points of the truth; a sort key must reorder the rows; resizing must
-# relayout; q, Ctrl-C, SIGTERM and the target's exit must leave the
+# relayout; q, Ctrl-C, SIGTERM, SIGHUP and the target's exit must leave the
 # terminal as it was (the shell's text back, the alternate screen left);
 # -- COMMAND passes the command's status on; -e off-cpu puts the waiting
 # function first.  At 80x24 and at 160x50.
@@ -170,12 +170,14 @@ wait_pane 'w631.lua:9' 10
 send C-c
 restored "Ctrl-C" 0
 
-pane_new 80 24
-send "$PROF top -p $W631; echo rc=\$?" Enter
-wait_pane 'w631.lua:9' 10
-# top is the pane's shell's child.
-kill -TERM "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
-restored "SIGTERM" 0
+# SIGTERM, and SIGHUP (a closed ssh session): top is the pane's shell's child.
+for sig in TERM HUP; do
+	pane_new 80 24
+	send "$PROF top -p $W631; echo rc=\$?" Enter
+	wait_pane 'w631.lua:9' 10
+	kill -"$sig" "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
+	restored "SIG$sig" 0
+done
 
 # The target exits (killed once top shows it): top ends by itself and says so.
 pane_new 80 24
