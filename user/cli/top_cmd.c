@@ -7,6 +7,7 @@
 #include "cli/top_cmd.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,43 @@ static void key(struct top *t, int k, int width)
 	}
 }
 
+/* ==== Messages while the screen is up ==== */
+
+/* What is logged while the screen is up (a process that exited, a
+ * warning) would tear it: stderr goes to a memory file meanwhile, and is
+ * written out once the terminal is back.  Returns the saved stderr, or
+ * -1 (then messages go to the screen, as before). */
+static int hold_stderr(void)
+{
+	int mem = memfd_create("luabpfprof-top-log", MFD_CLOEXEC);
+	int saved = mem >= 0 ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+
+	if (saved < 0 || dup2(mem, STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		saved = -1;
+	}
+	if (mem >= 0)
+		close(mem);
+	return saved;
+}
+
+static void release_stderr(int saved)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	lseek(STDERR_FILENO, 0, SEEK_SET);
+	while ((n = read(STDERR_FILENO, buf, sizeof(buf))) > 0)
+		if (write(saved, buf, (size_t)n) != n)
+			break;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
 /* ==== The consumer ==== */
 
 static void top_tick(void *ctx, struct session *s, const struct session_clock *c)
@@ -356,7 +394,7 @@ int top_cmd_run(const struct options *o, struct session *s, volatile sig_atomic_
 	};
 	struct targets *ts = session_targets(s);
 	char err[256];
-	int rc;
+	int rc, held;
 
 	t.tab = top_table_new(o->all || o->npids > 1 || o->per_process);
 	describe_targets(&t, ts);
@@ -368,9 +406,11 @@ int top_cmd_run(const struct options *o, struct session *s, volatile sig_atomic_
 		top_table_free(t.tab);
 		return 1;
 	}
+	held = hold_stderr();
 	draw(&t);
 	rc = session_run(s, &sc);
 	top_screen_close(t.scr);
+	release_stderr(held);
 	if (t.targets_exited && !o->command)
 		for (int i = 0; i < targets_count(ts); i++)
 			log_info("PID %d (%s) exited", (int)target_pid(targets_at(ts, i)),
