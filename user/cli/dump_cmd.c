@@ -24,7 +24,7 @@
 static int dump_vm(FILE *f, const struct options *o, pid_t pid, struct mem_reader *mem,
 		   const struct lj_vm *vm, bool *first, volatile sig_atomic_t *stop)
 {
-	struct dump_opts dopts = { .locals = o->dump_locals, .width = STRING_WIDTH };
+	struct dump_opts dopts = { .locals = o->dump_locals, .width = STRING_WIDTH, .stop = stop };
 	struct heap_limits lim;
 	struct heap_snapshot snap;
 	struct symbolizer *sym;
@@ -32,6 +32,7 @@ static int dump_vm(FILE *f, const struct options *o, pid_t pid, struct mem_reade
 	char why[160];
 
 	heap_limits_for(pid, WALK_SECS, stop, &lim);
+	lim.roots_only = true;
 	if (heap_walk_limited(mem, vm->layout, vm->g, &lim, &snap, why, sizeof(why))) {
 		log_error("PID %d: %s", (int)pid, why);
 		return -1;

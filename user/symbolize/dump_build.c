@@ -4,10 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
 #include "symbolize/symbolize.h"
 #include "target/dump_thread.h"
+#include "target/heap_mem.h"
+#include "target/layout.h"
+
+#define READ_BYTES	(256ull << 20)	/* stacks, prototypes' debug info, tables counted */
+#define READ_NS		(5ull * 1000000000ull)
 
 /* The chunk as a file name: "@/abs/t.lua" is "/abs/t.lua". */
 static const char *chunk_file(const char *chunk)
@@ -51,34 +57,48 @@ static void add_frames(struct symbolizer *sym, const struct heap_ctx *c,
 	free(fs);
 }
 
+static void add_thread(struct symbolizer *sym, const struct heap_snapshot *snap, uint64_t L,
+		       const struct dump_opts *o, struct dump_thread_raw *raw, struct dump *d)
+{
+	struct dump_thread *t;
+
+	if (dump_thread_read(&snap->ctx, L, raw)) {
+		d->loss.unreadable++;
+		return;
+	}
+	t = dump_add_thread(d, raw->L, dump_status_name(raw->status));
+	t->main = raw->main;
+	t->current = raw->current;
+	t->fresh = raw->fresh;
+	t->torn = raw->torn;
+	t->cut = raw->cut;
+	d->loss.torn += raw->torn;
+	d->loss.cut += raw->cut;
+	add_frames(sym, &snap->ctx, raw, o, t, &d->loss);
+}
+
 void dump_build(struct symbolizer *sym, const struct heap_snapshot *snap,
 		const struct dump_opts *o, struct dump *d)
 {
 	struct dump_thread_raw *raw = malloc(sizeof(*raw));
+	/* The stacks get a budget of their own: a walk that spent its own
+	 * must still leave the running thread readable. */
+	struct heap_budget b = { heap_mem_bytes_read(snap->ctx.mem) + READ_BYTES,
+				 clock_ns(CLOCK_MONOTONIC) + READ_NS, o->stop };
+	uint64_t cur;
 
 	if (!raw)
 		return;
 	d->loss.bad_links = snap->st.bad_links;
 	d->loss.walk_ended = heap_walk_ended(snap, d->loss.walk_why, sizeof(d->loss.walk_why)) != NULL;
-	for (size_t i = 0; i < snap->n; i++) {
-		struct dump_thread *t;
-
-		if (snap->objs[i].type != HT_THREAD)
-			continue;
-		if (dump_thread_read(&snap->ctx, snap->objs[i].addr, raw)) {
-			d->loss.unreadable++;
-			continue;
-		}
-		t = dump_add_thread(d, raw->L, dump_status_name(raw->status));
-		t->main = raw->main;
-		t->current = raw->current;
-		t->fresh = raw->fresh;
-		t->torn = raw->torn;
-		t->cut = raw->cut;
-		d->loss.torn += raw->torn;
-		d->loss.cut += raw->cut;
-		add_frames(sym, &snap->ctx, raw, o, t, &d->loss);
-	}
+	heap_mem_set_budget(snap->ctx.mem, &b);
+	for (size_t i = 0; i < snap->n; i++)
+		if (snap->objs[i].type == HT_THREAD)
+			add_thread(sym, snap, snap->objs[i].addr, o, raw, d);
+	/* The running thread, even when the walk ended before it. */
+	cur = heap_ref(&snap->ctx, snap->ctx.g + snap->ctx.lay->g_cur_L);
+	if (cur && heap_snapshot_find(snap, cur) == HASHIDX_NONE)
+		add_thread(sym, snap, cur, o, raw, d);
 	free(raw);
 	dump_sort(d);
 }

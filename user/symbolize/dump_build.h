@@ -4,6 +4,7 @@
 #ifndef LBP_DUMP_BUILD_H
 #define LBP_DUMP_BUILD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,6 +16,7 @@ struct symbolizer;
 struct dump_opts {
 	bool locals;		/* each Lua frame's named locals */
 	size_t width;		/* strings cut to this many bytes */
+	volatile sig_atomic_t *stop;	/* non-zero: stop reading (may be NULL) */
 };
 
 /* Adds every thread of snap (walked from the VM at d->g) to d. */

@@ -253,10 +253,12 @@ int heap_walk_limited(struct mem_reader *mem, const struct lj_layout *lay, uint6
 	if (heap_snapshot_find(s, mainth) == HASHIDX_NONE)
 		visit(s, mainth, &i);
 	nroot = s->n;
-	walk_open_upvalues(s, nroot);
-	walk_mmudata(s, bound);
-	walk_strings(s, bound);
-	read_tmpbuf(s);
+	if (!lim || !lim->roots_only) {
+		walk_open_upvalues(s, nroot);
+		walk_mmudata(s, bound);
+		walk_strings(s, bound);
+		read_tmpbuf(s);
+	}
 	heap_claims_overlap(s);
 	/* gc.total again, past the cache: how much the heap moved under us. */
 	if (mem_read(mem, g + lay->g_gc_total, &s->st.gc_total_end, (size_t)tw))

@@ -9,6 +9,7 @@
 #define LBP_HEAP_WALK_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -40,6 +41,9 @@ struct heap_limits {
 	uint64_t resident;		/* the target's RSS + swap, bytes; 0: unknown */
 	double max_secs;		/* time for the walk and its reference reads */
 	volatile sig_atomic_t *stop;	/* non-zero: end the walk now */
+	/* Only the root list, where every thread is (dump): no strings,
+	 * open upvalues nor userdata waiting for finalizers. */
+	bool roots_only;
 };
 
 /* The objects found: addresses are unique; indexed by address. */
