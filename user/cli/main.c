@@ -23,6 +23,7 @@
 #include "cli/heap_cmd.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
+#include "model/timeline.h"
 #include "report/export.h"
 #include "report/otlp.h"
 #include "report/jpmode.h"
@@ -250,6 +251,10 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		return export_otlp(out, p, &eo);
 	case FMT_SPEEDSCOPE:
 		return export_speedscope(out, p, &eo);
+	case FMT_CHROME:
+		return export_chrome(out, p, &eo);
+	case FMT_SPEEDSCOPE_EVENTED:
+		return export_speedscope_evented(out, p, &eo);
 	case FMT_TEXT:
 		break;
 	}
@@ -429,6 +434,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.pids = o->pids, .npids = o->npids, .all = o->all,
 		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
 		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
+		.time_slot_ns = out_format_timeline(o->fmt) ? TIMELINE_SLOT_NS : 0,
 	};
 }
 

@@ -1,0 +1,99 @@
+/* Unit tests for slicing a thread's timeline (report/timeline_slices.c)
+ * and for the bounded timeline the profile keeps (model/timeline.c). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/strbuf.h"
+#include "base/unit.h"
+#include "model/profile.h"
+#include "model/timeline.h"
+#include "report/timeline_slices.h"
+
+static void on_open(void *ctx, uint32_t frame, uint64_t t)
+{
+	sb_printf(ctx, "O%u@%llu ", frame, (unsigned long long)t);
+}
+
+static void on_close(void *ctx, uint32_t frame, uint64_t t)
+{
+	sb_printf(ctx, "C%u@%llu ", frame, (unsigned long long)t);
+}
+
+static const char *slice(struct strbuf *sb, const struct tl_span *s, size_t n, uint64_t join)
+{
+	struct tl_sink sink = { sb, on_open, on_close };
+
+	sb_reset(sb);
+	tl_slice(s, n, join, &sink);
+	return sb_str(sb);
+}
+
+static void test_slices(void)
+{
+	static const uint32_t main_frame[] = { 1 }, loop[] = { 1, 2 }, spike[] = { 1, 3 },
+			      deep[] = { 1, 3, 4 };
+	struct strbuf sb = STRBUF_INIT;
+	struct tl_span run[] = {
+		{ 0, 10, loop, 2 }, { 10, 20, loop, 2 }, { 20, 30, loop, 2 },
+		{ 30, 40, spike, 2 }, { 40, 50, deep, 3 }, { 50, 60, main_frame, 1 },
+	};
+	struct tl_span gap[] = { { 0, 10, loop, 2 }, { 100, 110, loop, 2 } };
+	struct tl_span overlap[] = { { 0, 10, loop, 2 }, { 5, 15, spike, 2 } };
+
+	CHECK_STR("slices: equal stacks in a row are one slice; shared callers stay open",
+		  slice(&sb, run, 6, 5),
+		  "O1@0 O2@0 C2@30 O3@30 O4@40 C4@50 C3@50 C1@60 ");
+	CHECK_STR("slices: a gap longer than join closes everything",
+		  slice(&sb, gap, 2, 5), "O1@0 O2@0 C2@10 C1@10 O1@100 O2@100 C2@110 C1@110 ");
+	CHECK_STR("slices: a gap up to join is bridged",
+		  slice(&sb, gap, 2, 90), "O1@0 O2@0 C2@110 C1@110 ");
+	CHECK_STR("slices: an overlapping span moves after the previous, its length kept",
+		  slice(&sb, overlap, 2, 5), "O1@0 O2@0 C2@10 O3@10 C3@20 C1@20 ");
+	CHECK_STR("slices: nothing in, nothing out", slice(&sb, run, 0, 5), "");
+	sb_free(&sb);
+}
+
+static void test_bound(void)
+{
+	static const struct frame_sym *none[1];
+	struct profile *p = profile_new(100);
+	struct sample s = { .pid = 7, .tid = 8, .vmstate = -1, .frames = none, .count = 1 };
+	struct timeline_event *ev;
+
+	profile_add(p, &s);
+	CHECK("timeline: none unless kept", !p->timeline);
+	profile_keep_timeline(p, 1000, 1000000, 3);
+	for (int i = 0; i < 5; i++) {
+		s.time_ns = 5000000 - (uint64_t)i * 1000000;
+		s.tid = 8 + (uint32_t)(i & 1);
+		profile_add(p, &s);
+	}
+	CHECK("timeline: bounded, the rest dropped and counted",
+	      p->timeline->n == 3 && p->stats.timeline_dropped == 2);
+	CHECK("timeline: the classes still hold every sample",
+	      p->nsamples == 2 && p->samples[0].count == 4 && p->samples[1].count == 2);
+	ev = timeline_sorted(p);
+	CHECK("timeline: sorted by thread, then time",
+	      ev && p->samples[ev[0].sample].tid == 8 && ev[0].time_ns == 3000000 &&
+	      ev[1].time_ns == 5000000 && p->samples[ev[2].sample].tid == 9);
+	free(ev);
+	CHECK("timeline: a thread's name is wanted first", timeline_wants_name(p->timeline, 7, 8, 5));
+	timeline_set_thread_name(p, 7, 8, "worker", 5);
+	timeline_set_thread_name(p, 7, 8, "?", 6);
+	CHECK_STR("timeline: thread names; a gone thread keeps its name",
+		  timeline_thread_name(p->timeline, 7, 8), "worker");
+	CHECK("timeline: ... then once a second",
+	      !timeline_wants_name(p->timeline, 7, 8, 1000000005) &&
+	      timeline_wants_name(p->timeline, 7, 8, 1000000007));
+	CHECK("timeline: unnamed thread", !timeline_thread_name(p->timeline, 7, 9));
+	CHECK("timeline: its bytes are accounted", timeline_bytes(p->timeline) >=
+	      3 * sizeof(struct timeline_event));
+	profile_free(p);
+}
+
+int main(void)
+{
+	test_slices();
+	test_bound();
+	UNIT_EXIT();
+}
