@@ -39,6 +39,7 @@ static void test_slices(void)
 	};
 	struct tl_span gap[] = { { 0, 10, loop, 2 }, { 100, 110, loop, 2 } };
 	struct tl_span overlap[] = { { 0, 10, loop, 2 }, { 5, 15, spike, 2 } };
+	struct tl_span inside[] = { { 0, 10, loop, 2 }, { 2, 8, spike, 2 } };
 
 	CHECK_STR("slices: equal stacks in a row are one slice; shared callers stay open",
 		  slice(&sb, run, 6, 5),
@@ -47,8 +48,10 @@ static void test_slices(void)
 		  slice(&sb, gap, 2, 5), "O1@0 O2@0 C2@10 C1@10 O1@100 O2@100 C2@110 C1@110 ");
 	CHECK_STR("slices: a gap up to join is bridged",
 		  slice(&sb, gap, 2, 90), "O1@0 O2@0 C2@110 C1@110 ");
-	CHECK_STR("slices: an overlapping span moves after the previous, its length kept",
-		  slice(&sb, overlap, 2, 5), "O1@0 O2@0 C2@10 O3@10 C3@20 C1@20 ");
+	CHECK_STR("slices: an overlapping span starts where the previous ends, its end kept",
+		  slice(&sb, overlap, 2, 5), "O1@0 O2@0 C2@10 O3@10 C3@15 C1@15 ");
+	CHECK_STR("slices: a span inside the previous one keeps 1 ns",
+		  slice(&sb, inside, 2, 5), "O1@0 O2@0 C2@10 O3@10 C3@11 C1@11 ");
 	CHECK_STR("slices: nothing in, nothing out", slice(&sb, run, 0, 5), "");
 	sb_free(&sb);
 }

@@ -16,7 +16,6 @@ uint64_t tl_slice(const struct tl_span *spans, size_t n, uint64_t join_ns,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_span *s = &spans[i];
-		uint64_t len = s->end > s->start ? s->end - s->start : 1;
 		uint64_t start = s->start;
 		uint32_t common = 0;
 
@@ -35,7 +34,7 @@ uint64_t tl_slice(const struct tl_span *spans, size_t n, uint64_t join_ns,
 		for (uint32_t d = common; d < s->nframes; d++)
 			sink->open(sink->ctx, s->frames[d], start);
 		open = s;
-		end = start + len;
+		end = s->end > start ? s->end : start + 1;
 	}
 	close_down_to(sink, open, 0, end);
 	return end;
