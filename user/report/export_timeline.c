@@ -223,7 +223,12 @@ static void chrome_names(struct strbuf *sb, const struct profile *p, const struc
 	}
 }
 
-int export_chrome(FILE *out, const struct profile *p, const struct export_opts *opts)
+/* Writes the file body() puts into a buffer from the built timeline. */
+typedef void (*tl_body)(struct strbuf *sb, const struct profile *p, const struct tl_build *b,
+			const struct export_opts *o);
+
+static int export_with(FILE *out, const struct profile *p, const struct export_opts *opts,
+		       tl_body body)
 {
 	struct export_opts o;
 	struct strbuf sb = STRBUF_INIT;
@@ -232,25 +237,36 @@ int export_chrome(FILE *out, const struct profile *p, const struct export_opts *
 
 	if (export_opts_norm(&o, opts))
 		return -1;
-	if (tl_build(&b, p, &o))
-		goto out;
-	sb_puts(&sb, "{\"traceEvents\":[\n");
-	chrome_names(&sb, p, &b);
-	for (size_t i = 0; i < b.nthreads; i++) {
-		struct chrome_out c = { &sb, &b, &b.threads[i] };
-		struct tl_sink sink = { &c, chrome_open, chrome_close };
-
-		tl_slice(b.threads[i].spans, b.threads[i].n, b.join_ns, &sink);
+	if (!tl_build(&b, p, &o)) {
+		body(&sb, p, &b, &o);
+		fwrite(sb_str(&sb), 1, sb.len, out);
+		err = export_finish(out);
 	}
-	sb_puts(&sb, "],\n\"displayTimeUnit\":\"ms\",\"otherData\":");
-	put_origin(&sb, p);
-	sb_puts(&sb, "}\n");
-	fwrite(sb_str(&sb), 1, sb.len, out);
-	err = export_finish(out);
-out:
 	tl_free(&b, p);
 	sb_free(&sb);
 	return err;
+}
+
+static void chrome_body(struct strbuf *sb, const struct profile *p, const struct tl_build *b,
+			const struct export_opts *o)
+{
+	(void)o;
+	sb_puts(sb, "{\"traceEvents\":[\n");
+	chrome_names(sb, p, b);
+	for (size_t i = 0; i < b->nthreads; i++) {
+		struct chrome_out c = { sb, b, &b->threads[i] };
+		struct tl_sink sink = { &c, chrome_open, chrome_close };
+
+		tl_slice(b->threads[i].spans, b->threads[i].n, b->join_ns, &sink);
+	}
+	sb_puts(sb, "],\n\"displayTimeUnit\":\"ms\",\"otherData\":");
+	put_origin(sb, p);
+	sb_puts(sb, "}\n");
+}
+
+int export_chrome(FILE *out, const struct profile *p, const struct export_opts *opts)
+{
+	return export_with(out, p, opts, chrome_body);
 }
 
 /* ---- speedscope evented profiles ----------------------------------------- */
@@ -299,34 +315,25 @@ static void evented_profile(struct strbuf *sb, const struct profile *p,
 	sb_free(&name);
 }
 
-int export_speedscope_evented(FILE *out, const struct profile *p, const struct export_opts *opts)
+static void evented_body(struct strbuf *sb, const struct profile *p, const struct tl_build *b,
+			 const struct export_opts *o)
 {
-	struct export_opts o;
-	struct strbuf sb = STRBUF_INIT;
-	struct tl_build b;
-	int err = -1;
-
-	if (export_opts_norm(&o, opts))
-		return -1;
-	if (tl_build(&b, p, &o))
-		goto out;
-	speedscope_head(&sb, &o, b.frames);
-	for (size_t i = 0; i < b.nthreads; i++) {
+	speedscope_head(sb, o, b->frames);
+	for (size_t i = 0; i < b->nthreads; i++) {
 		if (i)
-			sb_putc(&sb, ',');
-		evented_profile(&sb, p, &b, &b.threads[i]);
+			sb_putc(sb, ',');
+		evented_profile(sb, p, b, &b->threads[i]);
 	}
 	/* An empty timeline still opens: one thread with no events. */
-	if (!b.nthreads)
-		sb_puts(&sb, "\n{\"type\":\"evented\",\"name\":\"no samples\",\"unit\":\"microseconds\","
+	if (!b->nthreads)
+		sb_puts(sb, "\n{\"type\":\"evented\",\"name\":\"no samples\",\"unit\":\"microseconds\","
 			"\"startValue\":0,\"endValue\":0,\"events\":[]}");
-	sb_puts(&sb, "],\n\"luabpfprof\":");
-	put_origin(&sb, p);
-	sb_puts(&sb, "}\n");
-	fwrite(sb_str(&sb), 1, sb.len, out);
-	err = export_finish(out);
-out:
-	tl_free(&b, p);
-	sb_free(&sb);
-	return err;
+	sb_puts(sb, "],\n\"luabpfprof\":");
+	put_origin(sb, p);
+	sb_puts(sb, "}\n");
+}
+
+int export_speedscope_evented(FILE *out, const struct profile *p, const struct export_opts *opts)
+{
+	return export_with(out, p, opts, evented_body);
 }

@@ -1,12 +1,15 @@
-/* Unit tests for slicing a thread's timeline (report/timeline_slices.c)
- * and for the bounded timeline the profile keeps (model/timeline.c). */
+/* Unit tests for slicing a thread's timeline (report/timeline_slices.c),
+ * the bounded timeline the profile keeps (model/timeline.c) and the two
+ * timeline exporters (report/export_timeline.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/strbuf.h"
 #include "base/unit.h"
 #include "model/profile.h"
 #include "model/timeline.h"
+#include "report/export.h"
 #include "report/timeline_slices.h"
 
 static void on_open(void *ctx, uint32_t frame, uint64_t t)
@@ -94,9 +97,63 @@ static void test_bound(void)
 	profile_free(p);
 }
 
+/* Both exporters on a two-thread timeline: one slice per run of equal
+ * stacks, times in microseconds since the origin, names per thread. */
+static void test_export(void)
+{
+	struct profile *p = profile_new(100);	/* 10 ms period */
+	struct frame_sym fa = { .kind = FRAME_LUA, .name = "a", .chunk = "@/x/t.lua",
+				.firstline = 3, .line = 4 };
+	const struct frame_sym *fr[1] = { profile_frame(p, &fa) };
+	struct sample s = { .pid = 7, .tid = 7, .vmstate = -1, .frames = fr, .nframes = 1,
+			    .count = 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	profile_set_comm(p, 7, "game");
+	f = open_memstream(&buf, &len);
+	CHECK("export: no timeline is an empty, valid trace", !export_chrome(f, p, NULL));
+	fclose(f);
+	CHECK("export: ... with the origin event", buf && strstr(buf, "\"traceEvents\":[\n{") &&
+	      strstr(buf, "\"origin_ns\":0"));
+	free(buf);
+	profile_keep_timeline(p, 1000000000, 1000000, 16);
+	for (int i = 1; i <= 3; i++) {
+		s.time_ns = 1000000000 + (uint64_t)i * 10000000;
+		profile_add(p, &s);
+	}
+	s.tid = 8;
+	profile_add(p, &s);
+	timeline_set_thread_name(p, 7, 8, "worker", s.time_ns);
+	f = open_memstream(&buf, &len);
+	CHECK("export: chrome", !export_chrome(f, p, NULL));
+	fclose(f);
+	CHECK("export: chrome: three samples in a row are one slice, 0 to 30 ms",
+	      buf && strstr(buf, "{\"ph\":\"B\",\"pid\":7,\"tid\":7,\"ts\":0.000,"
+			    "\"cat\":\"lua\",\"name\":\"t.lua:a\"},\n"
+			    "{\"ph\":\"E\",\"pid\":7,\"tid\":7,\"ts\":30000.000,"));
+	CHECK("export: chrome: thread names, else the comm",
+	      buf && strstr(buf, "\"tid\":8,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}") &&
+	      strstr(buf, "\"tid\":7,\"name\":\"thread_name\",\"args\":{\"name\":\"game\"}"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	CHECK("export: evented", !export_speedscope_evented(f, p, NULL));
+	fclose(f);
+	CHECK("export: evented: a profile per thread, O and C over the shared frames",
+	      buf && strstr(buf, "{\"type\":\"evented\",\"name\":\"game (pid 7, tid 7)\","
+			    "\"unit\":\"microseconds\",\"startValue\":0,\"events\":["
+			    "{\"type\":\"O\",\"frame\":0,\"at\":0.000},"
+			    "{\"type\":\"C\",\"frame\":0,\"at\":30000.000}],\"endValue\":30000.000}") &&
+	      strstr(buf, "\"worker (pid 7, tid 8)\""));
+	free(buf);
+	profile_free(p);
+}
+
 int main(void)
 {
 	test_slices();
 	test_bound();
+	test_export();
 	UNIT_EXIT();
 }
