@@ -97,6 +97,24 @@ static void test_bound(void)
 	profile_free(p);
 }
 
+/* What export wrote for p, malloc'd; NULL when it failed. */
+static char *render(int (*export)(FILE *, const struct profile *, const struct export_opts *),
+		    const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = f ? export(f, p, NULL) : -1;
+
+	if (f)
+		fclose(f);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* Both exporters on a two-thread timeline: one slice per run of equal
  * stacks, times in microseconds since the origin, names per thread. */
 static void test_export(void)
@@ -107,15 +125,11 @@ static void test_export(void)
 	const struct frame_sym *fr[1] = { profile_frame(p, &fa) };
 	struct sample s = { .pid = 7, .tid = 7, .vmstate = -1, .frames = fr, .nframes = 1,
 			    .count = 1 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	profile_set_comm(p, 7, "game");
-	f = open_memstream(&buf, &len);
-	CHECK("export: no timeline is an empty, valid trace", !export_chrome(f, p, NULL));
-	fclose(f);
-	CHECK("export: ... with the origin event", buf && strstr(buf, "\"traceEvents\":[\n{") &&
+	buf = render(export_chrome, p);
+	CHECK("export: no timeline is an empty trace, with the origin event", buf && strstr(buf, "\"traceEvents\":[\n{") &&
 	      strstr(buf, "\"origin_ns\":0"));
 	free(buf);
 	profile_keep_timeline(p, 1000000000, 1000000, 16);
@@ -126,9 +140,7 @@ static void test_export(void)
 	s.tid = 8;
 	profile_add(p, &s);
 	timeline_set_thread_name(p, 7, 8, "worker", s.time_ns);
-	f = open_memstream(&buf, &len);
-	CHECK("export: chrome", !export_chrome(f, p, NULL));
-	fclose(f);
+	buf = render(export_chrome, p);
 	CHECK("export: chrome: three samples in a row are one slice, 0 to 30 ms",
 	      buf && strstr(buf, "{\"ph\":\"B\",\"pid\":7,\"tid\":7,\"ts\":0.000,"
 			    "\"cat\":\"lua\",\"name\":\"t.lua:a\"},\n"
@@ -137,9 +149,7 @@ static void test_export(void)
 	      buf && strstr(buf, "\"tid\":8,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}") &&
 	      strstr(buf, "\"tid\":7,\"name\":\"thread_name\",\"args\":{\"name\":\"game\"}"));
 	free(buf);
-	f = open_memstream(&buf, &len);
-	CHECK("export: evented", !export_speedscope_evented(f, p, NULL));
-	fclose(f);
+	buf = render(export_speedscope_evented, p);
 	CHECK("export: evented: a profile per thread, O and C over the shared frames",
 	      buf && strstr(buf, "{\"type\":\"evented\",\"name\":\"game (pid 7, tid 7)\","
 			    "\"unit\":\"microseconds\",\"startValue\":0,\"events\":["
