@@ -193,6 +193,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 
 	if (profile_unit_ns(p))
 		print_time_split(p, per_thread);
+	if (p->timeline) {
+		timeline_summary(p->timeline, &sb);
+		fprintf(stderr, "%s\n", sb_str(&sb));
+		sb_truncate(&sb, 0);
+	}
 	/* Before the summary, which stays the last line. */
 	if (log_is_verbose) {
 		profile_stats_walk(&p->stats, &sb);

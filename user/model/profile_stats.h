@@ -16,8 +16,7 @@
  * than counted per profile. */
 #define PROFILE_USER_STATS(_) \
 	_(stack_lost,  0, 0, "stack lost",     0)	/* count entries whose stack was gone */ \
-	_(sym_unknown, 2, 0, "unknown frames", 1)	/* frames that failed symbolization */ \
-	_(timeline_dropped, 2, 0, "timeline events dropped", 0)	/* past the timeline's bound (model/timeline.h) */
+	_(sym_unknown, 2, 0, "unknown frames", 1)	/* frames that failed symbolization */
 
 struct profile_stats {
 #define PSTAT_KFIELD(name, field, group, lost, label) uint64_t field;

@@ -25,7 +25,7 @@ void timeline_add(struct profile *p, uint32_t sample, uint64_t time_ns, uint64_t
 	if (!tl)
 		return;
 	if (tl->n >= tl->max_events) {
-		p->stats.timeline_dropped++;
+		tl->dropped++;
 		return;
 	}
 	if (tl->n == tl->cap) {
@@ -120,6 +120,15 @@ size_t timeline_bytes(const struct timeline *tl)
 {
 	return tl ? sizeof(*tl) + tl->cap * sizeof(*tl->ev) +
 		    tl->threads_cap * sizeof(*tl->threads) : 0;
+}
+
+void timeline_summary(const struct timeline *tl, struct strbuf *out)
+{
+	sb_printf(out, "luabpfprof: timeline: %zu events of %zu thread%s (%.1f MiB), "
+		  "%llu dropped past the bound of %zu", tl->n, tl->nthreads,
+		  tl->nthreads == 1 ? "" : "s",
+		  (double)timeline_bytes(tl) / 1048576.0, (unsigned long long)tl->dropped,
+		  tl->max_events);
 }
 
 void timeline_free(struct timeline *tl)

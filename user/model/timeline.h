@@ -4,8 +4,8 @@
  * it (profile_keep_timeline); the aggregate views never read it.
  *
  * Events are bounded: past max_events each new one is dropped and counted
- * (stats.timeline_dropped, shown on the summary line), so a long run costs
- * at most max_events * sizeof(struct timeline_event) bytes. */
+ * (dropped; cli/main.c shows it after the summary line), so a long run
+ * costs at most max_events * sizeof(struct timeline_event) bytes. */
 #ifndef LBP_TIMELINE_H
 #define LBP_TIMELINE_H
 
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
 #include "model/profile.h"
 
 /* One sample, or off-CPU block, in time.  Its pid, tid, stack and flags
@@ -33,6 +34,7 @@ struct timeline {
 	uint64_t origin_ns;	/* CLOCK_MONOTONIC when the profile started */
 	uint64_t slot_ns;	/* the kernel's time slot: times are this precise */
 	size_t max_events;
+	uint64_t dropped;	/* events past max_events */
 	struct timeline_event *ev;
 	size_t n, cap;
 	struct timeline_thread *threads;
@@ -73,6 +75,10 @@ struct timeline_event *timeline_sorted(const struct profile *p);
 
 /* Bytes the timeline holds. */
 size_t timeline_bytes(const struct timeline *tl);
+
+/* "luabpfprof: timeline: N events of T threads (M MiB), D dropped past
+ * the bound of B", without the newline. */
+void timeline_summary(const struct timeline *tl, struct strbuf *out);
 
 void timeline_free(struct timeline *tl);
 

@@ -165,7 +165,7 @@ static void put_origin(struct strbuf *sb, const struct profile *p)
 		  (unsigned long long)(tl ? tl->origin_ns : 0),
 		  (unsigned long long)(tl ? tl->slot_ns : 0), profile_event_name(p->event), p->hz,
 		  (unsigned long long)p->start_ns, tl ? tl->n : 0, tl ? tl->max_events : 0,
-		  (unsigned long long)p->stats.timeline_dropped);
+		  (unsigned long long)(tl ? tl->dropped : 0));
 }
 
 /* ---- Chrome trace events ------------------------------------------------- */

@@ -65,6 +65,7 @@ static void test_bound(void)
 	struct profile *p = profile_new(100);
 	struct sample s = { .pid = 7, .tid = 8, .vmstate = -1, .frames = none, .count = 1 };
 	struct timeline_event *ev;
+	struct strbuf sb = STRBUF_INIT;
 
 	profile_add(p, &s);
 	CHECK("timeline: none unless kept", !p->timeline);
@@ -75,7 +76,7 @@ static void test_bound(void)
 		profile_add(p, &s);
 	}
 	CHECK("timeline: bounded, the rest dropped and counted",
-	      p->timeline->n == 3 && p->stats.timeline_dropped == 2);
+	      p->timeline->n == 3 && p->timeline->dropped == 2);
 	CHECK("timeline: the classes still hold every sample",
 	      p->nsamples == 2 && p->samples[0].count == 4 && p->samples[1].count == 2);
 	ev = timeline_sorted(p);
@@ -94,6 +95,10 @@ static void test_bound(void)
 	CHECK("timeline: unnamed thread", !timeline_thread_name(p->timeline, 7, 9));
 	CHECK("timeline: its bytes are accounted", timeline_bytes(p->timeline) >=
 	      3 * sizeof(struct timeline_event));
+	timeline_summary(p->timeline, &sb);
+	CHECK_STR("timeline: the summary shows the drops", sb_str(&sb),
+		  "luabpfprof: timeline: 3 events of 1 thread (0.0 MiB), 2 dropped past the bound of 3");
+	sb_free(&sb);
 	profile_free(p);
 }
 
