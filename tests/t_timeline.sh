@@ -13,9 +13,9 @@ export SPIKE_MS_spikeA=120 SPIKE_MS_spikeB=80
 
 # NAME OUT N FRAMES FRAME_MS SPIKE_MS WAIT_MS: the wait lets both profilers
 # attach before the first frame.
-start_bg "$LUAJIT" "$WL/spike.lua" spikeA "$TMP/a.txt" 5 30 10 $SPIKE_MS_spikeA 1500
+start_bg "$LUAJIT" "$WL/spike.lua" spikeA "$TMP/a.txt" 5 30 10 $SPIKE_MS_spikeA 3000
 a=$BGPID
-start_bg "$LUAJIT" "$WL/spike.lua" spikeB "$TMP/b.txt" 4 28 10 $SPIKE_MS_spikeB 1500
+start_bg "$LUAJIT" "$WL/spike.lua" spikeB "$TMP/b.txt" 4 28 10 $SPIKE_MS_spikeB 3000
 b=$BGPID
 wait_lua "$a" && wait_lua "$b"
 "$PROF" -p "$a" -p "$b" -F $HZ -d 30 -o "$TMP/t.trace.json" 2>"$TMP/chrome.err" &
