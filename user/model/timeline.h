@@ -19,7 +19,7 @@
 /* One sample, or off-CPU block, in time.  Its pid, tid, stack and flags
  * are those of its sample class, p->samples[sample]. */
 struct timeline_event {
-	uint64_t time_ns;	/* CLOCK_MONOTONIC, the start of its time slot */
+	uint64_t time_ns;	/* CLOCK_MONOTONIC, the middle of its time slot */
 	uint64_t weight;	/* as the class's count: samples, or nanoseconds */
 	uint32_t sample;	/* index into p->samples */
 };

@@ -40,7 +40,7 @@ static uint64_t period_ns(const struct profile *p)
 }
 
 /* The time an event stands for.  A cpu-clock sample ends the period it
- * weighs (its time slot's start stands for its instant); an off-CPU block
+ * weighs (its time slot's middle stands for its instant); an off-CPU block
  * starts when the thread left the CPU and lasts its weight; an allocation
  * sample is an instant, one slot wide. */
 static void span_of(const struct profile *p, const struct timeline_event *e,

@@ -237,7 +237,8 @@ static void stamp(struct drain_state *ds, const struct sample_key *key, struct s
 
 	if (!key->time_slot || !ds->d->o.time_slot_ns || !ds->prof->timeline)
 		return;
-	s->time_ns = key->time_slot * ds->d->o.time_slot_ns;
+	/* The middle of its slot: off by half a slot at most, and unbiased. */
+	s->time_ns = key->time_slot * ds->d->o.time_slot_ns + ds->d->o.time_slot_ns / 2;
 	if (!timeline_wants_name(ds->prof->timeline, key->pid, key->tid, s->time_ns))
 		return;
 	proc_read_thread_comm((pid_t)key->pid, (pid_t)key->tid, name, sizeof(name));
