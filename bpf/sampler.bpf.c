@@ -18,6 +18,9 @@ const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 /* A VM activation's C frame must lie this close above the sampled stack
  * pointer to belong to this thread (threads' stacks are megabytes apart). */
 const volatile __u64 cframe_max_dist = 1 << 20;
+/* Timeline formats: the width of the time slots keys are split into; 0
+ * aggregates over the whole drain interval. */
+const volatile __u64 time_slot_ns = 0;
 
 #define VMSTATE_INTERP	(-1)
 
@@ -395,6 +398,8 @@ static __always_inline void key_init(struct scratch *sc, __u64 id, __u32 flags)
 	sc->key.pid = id >> 32;
 	sc->key.tid = (__u32)id;
 	sc->key.flags = flags;
+	if (time_slot_ns)
+		sc->key.time_slot = bpf_ktime_get_ns() / time_slot_ns;
 }
 
 /* Walks the current thread (id: pid_tgid) at the registers in sc->regs

@@ -196,6 +196,10 @@ struct sample_key {
 	__u32 flags;		/* SAMPLE_* */
 	__u64 zone;		/* GCstr of the jit.zone top, 0 for none */
 	__u64 stack_id;		/* key into the stacks map, 0 for none */
+	/* Timeline formats only (time_slot_ns set): bpf_ktime_get_ns() /
+	 * time_slot_ns when the sample was taken (off-CPU: when the thread
+	 * left the CPU), so that each keeps its time; else 0. */
+	__u64 time_slot;
 };
 
 /* Value of the parked map, keyed by tid: a traced thread that is off the

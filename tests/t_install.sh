@@ -87,7 +87,7 @@ check "bash: --jp F<TAB> adds a letter ($got)" [ "$got" = "FA FG Fa Ff Fl Fp Fr 
 got=$(complete_bash --push-api = "")
 check "bash: --push-api=<TAB> ($got)" [ "$got" = "ingest otlp parca push " ]
 got=$(complete_bash -f sp)
-check "bash: -f sp<TAB> ($got)" [ "$got" = "speedscope " ]
+check "bash: -f sp<TAB> ($got)" [ "$got" = "speedscope speedscope-evented " ]
 got=$(complete_bash --ret)
 check "bash: --ret<TAB> ($got)" [ "$got" = "--retain-count --retain-size " ]
 got=$(complete_bash -p "")

@@ -42,6 +42,13 @@ static const struct choice_text format_texts[] = {
 	{ "otlp", "an OpenTelemetry profiles request (ExportProfilesServiceRequest, protobuf): "
 	  "one resource per process, one profile per sample type, a shared dictionary. "
 	  "Implied by .otlp; --push-api otlp sends the same to a collector." },
+	{ "chrome", "a timeline: the Trace Event format that Perfetto (ui.perfetto.dev), "
+	  "chrome://tracing and speedscope open, one track per thread, each sample in "
+	  "time (to 1 ms), equal stacks in a row merged into one slice. Times are "
+	  "microseconds since the run's start, whose CLOCK_MONOTONIC time is in the file. "
+	  "Implied by .trace.json." },
+	{ "speedscope-evented", "the same timeline as speedscope's evented profiles, one "
+	  "per thread. Implied by .evented.speedscope.json." },
 };
 
 /* -- Escaping -------------------------------------------------------------- */

@@ -197,7 +197,7 @@ int heap_cmd_run(const struct options *o, volatile sig_atomic_t *stop)
 	char err[256];
 	int rc = 0;
 
-	if (o->fmt == FMT_SPEEDSCOPE) {
+	if (o->fmt == FMT_SPEEDSCOPE || out_format_timeline(o->fmt)) {
 		log_error("--heap writes text, folded, svg or pprof, not %s", out_format_name(o->fmt));
 		return 2;
 	}

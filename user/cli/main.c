@@ -22,9 +22,11 @@
 #include "cli/check_cmd.h"
 #include "cli/dump_cmd.h"
 #include "cli/heap_cmd.h"
+#include "cli/launch.h"
 #include "cli/top_cmd.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
+#include "model/timeline.h"
 #include "report/export.h"
 #include "report/otlp.h"
 #include "report/jpmode.h"
@@ -42,7 +44,6 @@
  * lasts long enough to wonder whether it is stuck. */
 #define LOG_PROGRESS_AFTER_S	10.0
 #define LOG_PROGRESS_NS		5000000000ull
-#define COMMAND_GRACE_NS	3000000000ull	/* SIGTERM to SIGKILL */
 #define EXIT_USAGE	2
 
 /* The signal that asked the run to end (SIGINT, SIGTERM, SIGHUP), 0 until
@@ -96,77 +97,6 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* A command held at a pipe until the parent is ready to sample it; a
- * second, close-on-exec pipe carries errno back if exec fails. */
-struct launched {
-	pid_t pid;
-	int go_fd;
-	int err_fd;
-};
-
-/* quiet: the command's stdio is /dev/null (top owns the terminal). */
-static int launch(char **command, bool quiet, struct launched *l)
-{
-	int go[2], err[2] = { -1, -1 };
-	pid_t parent = getpid();
-
-	if (pipe2(go, O_CLOEXEC))
-		return -1;
-	if (pipe2(err, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	l->pid = fork();
-	if (l->pid == 0) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(err[0]);
-		/* Killed with luabpfprof, even by SIGKILL: never orphaned.
-		 * A parent gone before prctl took effect is seen by getppid. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(127);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		if (quiet && top_cmd_child_stdio())
-			_exit(127);
-		execvp(command[0], command);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) != sizeof(e))
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	if (l->pid < 0) {
-		close(go[1]);
-		close(err[0]);
-		return -1;
-	}
-	l->go_fd = go[1];
-	l->err_fd = err[0];
-	return 0;
-}
-
-/* Releases the command; returns 0 once it runs, else its exec errno. */
-static int release(struct launched *l)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(l->go_fd, "g", 1) != 1)
-		e = EPIPE;
-	close(l->go_fd);
-	l->go_fd = -1;
-	n = read(l->err_fd, &e, sizeof(e));
-	close(l->err_fd);
-	l->err_fd = -1;
-	return n == sizeof(e) ? e : 0;
-}
-
 /* Off-CPU and wall profiles: where the time went, for the whole profile
  * or each thread. */
 static void print_time_split(const struct profile *p, bool per_thread)
@@ -197,6 +127,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 
 	if (profile_unit_ns(p))
 		print_time_split(p, per_thread);
+	if (p->timeline) {
+		timeline_summary(p->timeline, &sb);
+		fprintf(stderr, "%s\n", sb_str(&sb));
+		sb_truncate(&sb, 0);
+	}
 	/* Before the summary, which stays the last line. */
 	if (log_is_verbose) {
 		profile_stats_walk(&p->stats, &sb);
@@ -255,6 +190,10 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		return export_otlp(out, p, &eo);
 	case FMT_SPEEDSCOPE:
 		return export_speedscope(out, p, &eo);
+	case FMT_CHROME:
+		return export_chrome(out, p, &eo);
+	case FMT_SPEEDSCOPE_EVENTED:
+		return export_speedscope_evented(out, p, &eo);
 	case FMT_TEXT:
 		break;
 	}
@@ -271,44 +210,6 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 	to.per_process = o->per_process;
 	to.focus = o->focus;
 	return view_tree_write(out, p, &to);
-}
-
-/* Ends the command if it still runs: SIGTERM, then SIGKILL after a grace
- * period for one that ignores it.  Returns its wait status when it ended
- * by itself (to pass on), else -1. */
-static int end_command(struct launched *l, struct session *s)
-{
-	int status = s ? session_child_status(s) : -1;
-	uint64_t deadline;
-
-	if (l->pid <= 0 || status >= 0)
-		return status;
-	if (waitpid(l->pid, &status, WNOHANG) == l->pid)
-		return status;
-	kill(l->pid, SIGTERM);
-	deadline = clock_ns(CLOCK_MONOTONIC) + COMMAND_GRACE_NS;
-	while (clock_ns(CLOCK_MONOTONIC) < deadline) {
-		struct timespec ts = { 0, 20000000 };
-
-		if (waitpid(l->pid, &status, WNOHANG) == l->pid)
-			return -1;
-		nanosleep(&ts, NULL);
-	}
-	log_warn("PID %d ignored SIGTERM for %llu s: killed", (int)l->pid,
-		 COMMAND_GRACE_NS / 1000000000ull);
-	kill(l->pid, SIGKILL);
-	waitpid(l->pid, NULL, 0);
-	return -1;
-}
-
-/* The exit status a run with -- COMMAND ends with: the command's own. */
-static int command_exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 0;
 }
 
 /* ==== The one-shot report: a session consumer ==== */
@@ -435,6 +336,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.duration_s = o->duration,
 		.every_s = o->top ? o->top_delay : o->continuous ? o->every : 0,
 		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
+		.time_slot_ns = out_format_timeline(o->fmt) ? TIMELINE_SLOT_NS : 0,
 	};
 }
 
@@ -487,26 +389,6 @@ static int check_capabilities(void)
 	return 0;
 }
 
-/* Launches -- COMMAND as a target, released once its samples count.
- * Returns 0, or the exit status to end with. */
-static int start_command(struct session *s, char **command, bool quiet, struct launched *cmd)
-{
-	char err[256];
-	int e;
-
-	if (launch(command, quiet, cmd) || session_add_command(s, cmd->pid, err, sizeof(err))) {
-		log_error("cannot launch %s: %s", command[0], cmd->pid < 0 ? strerror(errno) : err);
-		return 1;
-	}
-	e = release(cmd);
-	if (e) {
-		log_error("cannot run %s: %s", command[0], strerror(e));
-		return 127;
-	}
-	session_command_started(s);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -516,7 +398,7 @@ int main(int argc, char **argv)
 	struct output out = { 0 };
 	enum out_format fmt;
 	char err[256];
-	struct launched cmd = { -1, -1, -1 };
+	struct launched cmd = LAUNCHED_NONE;
 	int rc = 1, status;
 
 	switch (options_parse(argc, argv, &o)) {
@@ -554,7 +436,7 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
-	if (o.command && (rc = start_command(sess, o.command, o.top, &cmd)) != 0)
+	if (o.command && (rc = launch_start(sess, o.command, o.top, &cmd)) != 0)
 		goto cleanup;
 	rc = 1;
 	if (o.top) {
@@ -581,14 +463,10 @@ int main(int argc, char **argv)
 		jitwatch_free(os.jw);
 	}
 cleanup:
-	if (cmd.go_fd >= 0)
-		close(cmd.go_fd);
-	if (cmd.err_fd >= 0)
-		close(cmd.err_fd);
 	/* A command that ended by itself passes its status on. */
-	status = end_command(&cmd, sess);
+	status = launch_end(&cmd, sess);
 	if (rc == 0 && status >= 0)
-		rc = command_exit_code(status);
+		rc = launch_exit_code(status);
 	output_abort(&out);
 	session_close(sess);
 	return rc;

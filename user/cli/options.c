@@ -210,8 +210,8 @@ static int set_format(struct options *o, const struct opt_row *r, const char *ar
 {
 	(void)r;
 	if (out_format_parse(arg, &o->fmt)) {
-		snprintf(err, len, "unknown format '%s': use text, folded, svg, pprof, speedscope or otlp",
-			 arg);
+		snprintf(err, len, "unknown format '%s': use text, folded, svg, pprof, speedscope, otlp, "
+			 "chrome or speedscope-evented", arg);
 		return -1;
 	}
 	o->format = arg;
@@ -295,8 +295,10 @@ const struct opt_row options_rows[] = {
 	{ "output", "-o/--output", 'o', REQ, "FILE", options_set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
-	  "text, folded, svg, pprof, speedscope or otlp\n(default: from -o's extension, else text)", .at = OWN,
-	  .choices = "text folded svg pprof speedscope otlp" },
+	  "text, folded, svg, pprof, speedscope or otlp; timelines (each sample in time,\n"
+	  "per thread): chrome (Perfetto, chrome://tracing) or speedscope-evented\n"
+	  "(default: from -o's extension, else text)", .at = OWN,
+	  .choices = "text folded svg pprof speedscope otlp chrome speedscope-evented" },
 	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
 	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
 	{ N("jp"), 0, REQ, "MODE", set_jp,

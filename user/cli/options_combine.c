@@ -61,6 +61,11 @@ int options_check_combination(const struct options *o, const bool *given)
 		log_error("--fail-if-interpreted and --jit-hot need --jit");
 		return -1;
 	}
+	if (out_format_timeline(o->fmt) && o->continuous) {
+		log_error("-f %s is one timeline of the whole run: it cannot go with --continuous",
+			  out_format_name(o->fmt));
+		return -1;
+	}
 	if (o->jit && o->continuous) {
 		log_error("--jit makes one report at the end: it cannot go with --continuous");
 		return -1;

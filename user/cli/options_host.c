@@ -51,7 +51,8 @@ static void settle_format(struct options *o)
 	ext = unknown_extension(o->output);
 	if (ext)
 		log_warn("-o %s: no format is known by the extension '%s'; writing text "
-			 "(give -f folded, svg, pprof, speedscope or otlp, or -f text to silence this)",
+			 "(give -f folded, svg, pprof, speedscope, otlp, chrome or "
+			 "speedscope-evented, or -f text to silence this)",
 			 o->output, ext);
 }
 

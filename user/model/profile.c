@@ -8,6 +8,7 @@
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/xalloc.h"
+#include "model/timeline.h"
 
 /* Interned strings: each distinct string once, compared by pointer after. */
 struct str_pool {
@@ -67,6 +68,7 @@ void profile_free(struct profile *p)
 	hashidx_free(&p->index->idx);
 	free(p->index);
 	free(p->procs);
+	timeline_free(p->timeline);
 	free(p);
 }
 
@@ -238,7 +240,11 @@ int profile_add(struct profile *p, const struct sample *in)
 		s.events = s.count;
 	s.zone = profile_str(p, in->zone);
 	s.trace_start = profile_str(p, in->trace_start);
+	s.time_ns = 0;
 	e = hashidx_find(&ix->idx, &sample_ops, p, sample_hash(&s), &s, &hint);
+	if (in->time_ns)
+		timeline_add(p, e != HASHIDX_NONE ? e : (uint32_t)p->nsamples, in->time_ns,
+			     s.count);
 	if (e != HASHIDX_NONE) {
 		p->samples[e].count += s.count;
 		p->samples[e].events += s.events;

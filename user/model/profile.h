@@ -75,6 +75,9 @@ struct sample {
 	/* How many events it stands for: samples, or switches off the CPU.
 	 * Equal to count in a CPU profile. */
 	uint64_t events;
+	/* profile_add only: CLOCK_MONOTONIC when it was taken, recorded in
+	 * the profile's timeline if it keeps one; 0: no time. */
+	uint64_t time_ns;
 };
 
 /* What a profile measures.  CPU profiles count samples; off-CPU and wall weigh
@@ -124,6 +127,7 @@ struct profile {
 	struct frame_table *frames;	/* interned frames */
 	struct str_pool *strings;	/* interned strings */
 	struct sample_index *index;	/* sample class -> samples[] */
+	struct timeline *timeline;	/* model/timeline.h; NULL unless kept */
 };
 
 struct profile *profile_new(unsigned hz);
@@ -149,7 +153,8 @@ static inline bool profile_unit_ns(const struct profile *p)
 const char *profile_event_name(enum profile_event e);
 
 /* Adds the sample's count to its class; equal classes are merged.  The
- * frames must come from profile_frame() of the same profile. */
+ * frames must come from profile_frame() of the same profile.  A sample
+ * with a time_ns goes on the profile's timeline too, if it keeps one. */
 int profile_add(struct profile *p, const struct sample *s);
 
 /* How a report is cut into sections.  By default the processes of one

@@ -11,14 +11,26 @@
 #include "model/profile.h"
 #include "base/strbuf.h"
 
-enum out_format { FMT_TEXT, FMT_FOLDED, FMT_SVG, FMT_PPROF, FMT_SPEEDSCOPE, FMT_OTLP };
+enum out_format {
+	FMT_TEXT, FMT_FOLDED, FMT_SVG, FMT_PPROF, FMT_SPEEDSCOPE, FMT_OTLP,
+	/* Timelines: each sample keeps its time (model/timeline.h). */
+	FMT_CHROME, FMT_SPEEDSCOPE_EVENTED,
+};
 
-/* "text", "folded", "svg", "pprof", "speedscope", "otlp" (and the aliases
- * "collapsed", "flamegraph", "speedscope.json"); -1 if unknown. */
+/* Whether fmt shows samples in time, so the run must keep their times. */
+static inline bool out_format_timeline(enum out_format fmt)
+{
+	return fmt == FMT_CHROME || fmt == FMT_SPEEDSCOPE_EVENTED;
+}
+
+/* "text", "folded", "svg", "pprof", "speedscope", "otlp", "chrome",
+ * "speedscope-evented" (and the aliases "collapsed", "flamegraph",
+ * "speedscope.json", "trace", "perfetto"); -1 if unknown. */
 int out_format_parse(const char *name, enum out_format *fmt);
 
 /* The format a file name implies: .svg, .pb.gz/.pprof, .folded/.collapsed,
- * .speedscope.json, .otlp; FMT_TEXT for anything else, NULL and "-". */
+ * .speedscope.json, .otlp, .trace.json (chrome), .evented.speedscope.json;
+ * FMT_TEXT for anything else, NULL and "-". */
 enum out_format out_format_from_path(const char *path);
 
 const char *out_format_name(enum out_format fmt);
@@ -50,6 +62,10 @@ int export_folded(FILE *out, const struct profile *p, const struct export_opts *
 int export_svg(FILE *out, const struct profile *p, const struct export_opts *o);
 int export_speedscope(FILE *out, const struct profile *p, const struct export_opts *o);
 int export_pprof(FILE *out, const struct profile *p, const struct export_opts *o);
+/* The timeline (export_timeline.c): Chrome trace events, one track per
+ * thread, and speedscope's evented profiles, one per thread. */
+int export_chrome(FILE *out, const struct profile *p, const struct export_opts *o);
+int export_speedscope_evented(FILE *out, const struct profile *p, const struct export_opts *o);
 
 /* Appends the gzip-compressed pprof profile to gz. */
 int pprof_encode(const struct profile *p, const struct export_opts *o, struct strbuf *gz);

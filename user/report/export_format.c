@@ -17,6 +17,10 @@ static const struct {
 	{ "speedscope", FMT_SPEEDSCOPE },
 	{ "speedscope.json", FMT_SPEEDSCOPE },
 	{ "otlp", FMT_OTLP },
+	{ "chrome", FMT_CHROME },
+	{ "trace", FMT_CHROME },		/* the Trace Event format's own word */
+	{ "perfetto", FMT_CHROME },		/* what opens it */
+	{ "speedscope-evented", FMT_SPEEDSCOPE_EVENTED },
 };
 
 /* Longest suffixes first, so ".speedscope.json" wins over nothing. */
@@ -24,7 +28,9 @@ static const struct {
 	const char *suffix;
 	enum out_format fmt;
 } format_suffixes[] = {
+	{ ".evented.speedscope.json", FMT_SPEEDSCOPE_EVENTED },
 	{ ".speedscope.json", FMT_SPEEDSCOPE },
+	{ ".trace.json", FMT_CHROME },
 	{ ".collapsed", FMT_FOLDED },
 	{ ".folded", FMT_FOLDED },
 	{ ".pprof", FMT_PPROF },
@@ -70,6 +76,8 @@ const char *out_format_name(enum out_format fmt)
 	case FMT_PPROF: return "pprof";
 	case FMT_SPEEDSCOPE: return "speedscope";
 	case FMT_OTLP: return "otlp";
+	case FMT_CHROME: return "chrome";
+	case FMT_SPEEDSCOPE_EVENTED: return "speedscope-evented";
 	}
 	return "?";
 }

@@ -7,32 +7,8 @@
 
 #include "base/json.h"
 #include "report/export_stack.h"
-#include "model/frame_fmt.h"
+#include "report/speedscope_frames.h"
 
-#define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
-
-/* A frame's identity is what speedscope shows: name, file and line. */
-struct frame_key {
-	struct strbuf name, file;
-	int line;		/* -1: none */
-};
-
-static void frame_key_of(struct frame_key *k, const struct xframe *xf,
-			 const struct profile *p, const struct sample *s,
-			 const struct export_opts *o)
-{
-	const struct frame_sym *f = xf->sym;
-
-	sb_reset(&k->name);
-	sb_reset(&k->file);
-	k->line = -1;
-	xframe_put(&k->name, xf, p, s, o);
-	if (xf->kind != XF_FRAME || f->kind != FRAME_LUA)
-		return;
-	export_chunk_file(&k->file, f);
-	if (f->firstline >= 0)
-		k->line = o->scope == 'l' && f->line >= 0 ? f->line : f->firstline;
-}
 
 /* One per program (or per process with per_process): its merged stacks
  * (each a root-first index list). */
@@ -150,70 +126,35 @@ static void put_profile(struct strbuf *sb, const struct profile *p,
 int export_speedscope(FILE *out, const struct profile *p, const struct export_opts *opts)
 {
 	struct export_opts o;
-	struct keytab frames = KEYTAB_INIT;	/* frame key -> shared frame index */
-	struct strbuf json = STRBUF_INIT, frames_json = STRBUF_INIT, key = STRBUF_INIT;
-	struct frame_key fk = { STRBUF_INIT, STRBUF_INIT, -1 };
+	struct ss_frames *frames = NULL;
+	struct strbuf json = STRBUF_INIT;
 	struct process_samples *procs = NULL;
 	size_t nprocs = 0;
-	struct xstack st = { 0 };
-	uint32_t *stack = NULL;
-	size_t stack_cap = 0;
 	int err = -1;
 
 	if (export_opts_norm(&o, opts))
 		return -1;
+	if (!(frames = ss_frames_new()))
+		goto cleanup;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct sample *s = &p->samples[i];
 		struct process_samples *ps;
-		uint32_t idx;
+		const uint32_t *stack;
+		uint32_t n, idx;
 
 		if (!s->count)
 			continue;
 		ps = process_of(&procs, &nprocs, p, s->pid, o.per_process);
-		if (!ps)
+		if (!ps || !(stack = ss_frames_stack(frames, p, s, &o, &n)))
 			goto cleanup;
-		xstack_build(&st, s, &o, 0);
-		if (st.n >= stack_cap) {
-			uint32_t *n = realloc(stack, (st.n + 1) * sizeof(*stack));
-
-			if (!n)
-				goto cleanup;
-			stack = n;
-			stack_cap = st.n + 1;
-		}
-		for (uint32_t k = 0; k < st.n; k++) {
-			bool added;
-
-			frame_key_of(&fk, &st.f[k], p, s, &o);
-			sb_reset(&key);
-			sb_putn(&key, sb_str(&fk.name), fk.name.len + 1);
-			sb_putn(&key, sb_str(&fk.file), fk.file.len + 1);
-			sb_printf(&key, "%d", fk.line);
-			stack[k] = keytab_intern(&frames, key.buf, key.len, &added);
-			if (!added)
-				continue;
-			sb_puts(&frames_json, stack[k] ? ",\n{\"name\":" : "\n{\"name\":");
-			json_put_string(&frames_json, sb_str(&fk.name), fk.name.len);
-			if (fk.file.len) {
-				sb_puts(&frames_json, ",\"file\":");
-				json_put_string(&frames_json, sb_str(&fk.file), fk.file.len);
-			}
-			if (fk.line >= 0)
-				sb_printf(&frames_json, ",\"line\":%d", fk.line);
-			sb_putc(&frames_json, '}');
-		}
-		idx = keytab_intern(&ps->stacks, stack, st.n * sizeof(*stack), NULL);
+		idx = keytab_intern(&ps->stacks, stack, n * sizeof(*stack), NULL);
 		if (add_weight(ps, idx, s->count))
 			goto cleanup;
 	}
 	if (nprocs)
 		qsort(procs, nprocs, sizeof(*procs), cmp_pid);
 
-	sb_puts(&json, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"luabpfprof\",\"name\":");
-	json_put_cstr(&json, o.title ? o.title : "luabpfprof");
-	sb_puts(&json, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
-	sb_putn(&json, sb_str(&frames_json), frames_json.len);
-	sb_puts(&json, "]},\n\"profiles\":[");
+	speedscope_head(&json, &o, frames);
 	for (size_t i = 0; i < nprocs; i++)
 		put_profile(&json, p, &procs[i], i == 0);
 	/* An empty profile still opens: one process with no samples. */
@@ -230,13 +171,7 @@ cleanup:
 		free(procs[i].pids);
 	}
 	free(procs);
-	free(stack);
-	xstack_free(&st);
-	keytab_free(&frames);
+	ss_frames_free(frames);
 	sb_free(&json);
-	sb_free(&frames_json);
-	sb_free(&key);
-	sb_free(&fk.name);
-	sb_free(&fk.file);
 	return err;
 }

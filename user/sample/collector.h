@@ -33,6 +33,9 @@ struct collector_opts {
 	/* --native: each cpu-clock sample comes with a copy of its user
 	 * stack (collector_drain_native) instead of being counted. */
 	bool native;
+	/* Timeline formats: each key keeps the time slot of this width its
+	 * sample fell in (sample_key.time_slot); 0: none. */
+	uint64_t time_slot_ns;
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */

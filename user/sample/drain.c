@@ -10,7 +10,9 @@
 #include "base/hashidx.h"
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "model/timeline.h"
 #include "sample/collector.h"
+#include "sample/procfs.h"
 #include "sample/targets.h"
 #include "symbolize/native_stack.h"
 #include "symbolize/symbolize.h"
@@ -228,6 +230,21 @@ static void add_labels(struct target *t, const struct sample_key *key, uint64_t 
 		s->trace_start = trace;
 }
 
+/* Timeline formats: the sample's time, and its thread's name now and then. */
+static void stamp(struct drain_state *ds, const struct sample_key *key, struct sample *s)
+{
+	char name[32];
+
+	if (!key->time_slot || !ds->d->o.time_slot_ns || !ds->prof->timeline)
+		return;
+	/* The middle of its slot: off by half a slot at most, and unbiased. */
+	s->time_ns = key->time_slot * ds->d->o.time_slot_ns + ds->d->o.time_slot_ns / 2;
+	if (!timeline_wants_name(ds->prof->timeline, key->pid, key->tid, s->time_ns))
+		return;
+	proc_read_thread_comm((pid_t)key->pid, (pid_t)key->tid, name, sizeof(name));
+	timeline_set_thread_name(ds->prof, key->pid, key->tid, name, s->time_ns);
+}
+
 void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		  const struct stack_trace *st)
 {
@@ -242,6 +259,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 	if (!t)
 		return;
 	weigh(p, key, count, &s);
+	stamp(ds, key, &s);
 	if (key->flags & SAMPLE_HOST) {
 		/* No frames, but never a NULL array: profile.c compares frame
 		 * arrays with memcmp, and NULL is undefined there even for 0
@@ -355,6 +373,7 @@ static void drain_native(void *ctx, const struct native_sample *ns, const struct
 		      !(st->flags & (STACK_TRUNCATED | STACK_BAD_FRAME | STACK_READ_FAULT |
 				     STACK_NO_BASE));
 	weigh(ds->prof, key, 1, &s);
+	stamp(ds, key, &s);
 	s.frames = ds->nout;
 	s.nframes = native_merge(native_mods(ds->d, (pid_t)key->pid), ds->prof, &in, ds->nout,
 				 NATIVE_MAX_FRAMES, &end);

@@ -26,6 +26,9 @@ struct drain_opts {
 	bool keep_root;		/* keep the host's C entry frame at the bottom */
 	bool no_stitch;		/* a coroutine's own frames only, not its resumers' */
 	bool native;		/* --native: samples come with their native stacks */
+	/* Timeline formats: the kernel's time slot (collector_opts); each
+	 * sample then goes on the profile's timeline at its slot's time. */
+	uint64_t time_slot_ns;
 };
 
 struct drain *drain_new(const struct drain_opts *o);

@@ -47,19 +47,33 @@ int proc_read_stat(pid_t pid, char *state, unsigned *flags)
 	return 0;
 }
 
-void proc_read_comm(pid_t pid, char *comm, size_t len)
+static void read_comm_file(const char *path, char *comm, size_t len)
 {
-	char path[64];
 	FILE *f;
 
 	snprintf(comm, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return;
 	if (fgets(comm, (int)len, f))
 		comm[strcspn(comm, "\n")] = '\0';
 	fclose(f);
+}
+
+void proc_read_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	read_comm_file(path, comm, len);
+}
+
+void proc_read_thread_comm(pid_t pid, pid_t tid, char *comm, size_t len)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	read_comm_file(path, comm, len);
 }
 
 /* Whether any LuaJIT file is mapped: then a missing VM is worth waiting for. */

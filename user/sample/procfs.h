@@ -15,6 +15,9 @@ int proc_read_stat(pid_t pid, char *state, unsigned *flags);
 /* /proc/PID/comm, or "?". */
 void proc_read_comm(pid_t pid, char *comm, size_t len);
 
+/* /proc/PID/task/TID/comm (the thread's name), or "?". */
+void proc_read_thread_comm(pid_t pid, pid_t tid, char *comm, size_t len);
+
 /* Whether any file with "luajit" in its path is mapped: then a missing
  * VM is worth waiting for.  (sysscan classifies by file instead.) */
 bool proc_maps_luajit(pid_t pid);

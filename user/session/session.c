@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/profile.h"
+#include "model/timeline.h"
 #include "sample/collector.h"
 #include "sample/drain.h"
 #include "sample/sysscan.h"
@@ -136,6 +137,9 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
 	s->prof->alloc_every = c->alloc_every;
 	targets_set_label_from(s->ts, c->label_from);
+	if (c->time_slot_ns)
+		profile_keep_timeline(s->prof, clock_ns(CLOCK_MONOTONIC), c->time_slot_ns,
+				      TIMELINE_MAX_EVENTS);
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
 		if (targets_add(s->ts, c->pids[i], true, err, errlen))

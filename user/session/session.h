@@ -37,6 +37,9 @@ struct session_config {
 	bool keep_root;			/* keep the host's C entry frame at the bottom */
 	bool no_stitch;			/* a coroutine's own frames, not its resumers' */
 	bool native;			/* --native: each sample's native stack too */
+	/* Timeline formats: the profile keeps each sample's time, to this
+	 * precision (model/timeline.h); 0: it does not. */
+	uint64_t time_slot_ns;
 	const pid_t *pids;		/* -p: each must run LuaJIT */
 	int npids;
 	bool all;			/* -a: every LuaJIT process on the host */

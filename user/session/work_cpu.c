@@ -28,12 +28,13 @@ static int cpu_open(struct work *w, const struct session_config *c, struct targe
 		.offcpu = c->event == PROFILE_OFFCPU || c->event == PROFILE_WALL,
 		.no_cpu_clock = c->event == PROFILE_OFFCPU, .min_block_ns = c->min_block_ns,
 		.alloc_every = c->alloc_every, .native = c->native,
+		.time_slot_ns = c->time_slot_ns,
 	};
 	struct cpu_work *cw = calloc(1, sizeof(*cw));
 
 	struct drain_opts dopts = {
 		.lua_only = c->lua_only, .keep_root = c->keep_root, .no_stitch = c->no_stitch,
-		.native = c->native,
+		.native = c->native, .time_slot_ns = c->time_slot_ns,
 	};
 
 	if (!cw || !(cw->drain = drain_new(&dopts))) {
