@@ -13,6 +13,15 @@
 /* Blocks shorter than this are counted (CNT_SHORT_BLOCK), not weighed. */
 const volatile __u64 min_block_ns = 10000;
 
+/* --off-cpu-rate: a traced thread's switch out is kept when a random
+ * 32-bit draw is below this (rate * 2^32); from 2^32 up every switch is
+ * kept and nothing is drawn.  The decision is taken at the switch out,
+ * before anything is read: a block is kept or not whatever its length,
+ * so the kept blocks' time weighed by 1/rate (user/sample/drain.c) is an
+ * unbiased estimate of the whole, and an unkept block costs no walk, no
+ * parked entry and no switch-in work. */
+const volatile __u64 offcpu_keep = 1ull << 32;
+
 /* Task states of a thread that will not come back (include/linux/sched.h). */
 #define LBP_EXIT_DEAD	0x0010
 #define LBP_EXIT_ZOMBIE	0x0020
@@ -44,18 +53,17 @@ static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
 }
 
 /* The current thread (prev) leaves the CPU: walk and park it. */
-static __always_inline void switch_out(__u64 id, bool runnable, __u64 now)
+static __always_inline void switch_out(struct counter_block *cb, __u64 id, bool runnable,
+				       __u64 now)
 {
-	struct counter_block *cb;
 	struct scratch *sc;
 	struct parked pk;
 	__u32 zero = 0, tid = (__u32)id;
 
-	cb = bpf_map_lookup_elem(&counters, &zero);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
 		return;
-	bump(cb, CNT_SWITCH_OUT);
+	bump(cb, CNT_SWITCH_KEPT);
 	sc->kregs_valid = 1;
 	task_user_regs(&sc->kregs);
 	uregs_from(&sc->regs, &sc->kregs);
@@ -89,8 +97,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = 0;
 	__u32 tgid = id >> 32, ntid = next->pid;
+	struct counter_block *cb;
 	unsigned int prev_state;
 	struct parked *pk;
+	__u32 zero = 0;
 
 	/* current is still prev here (kernel/sched/core.c: __schedule). */
 	pk = ntid ? bpf_map_lookup_elem(&parked, &ntid) : NULL;
@@ -103,8 +113,15 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	prev_state = leaving_state(prev);
 	if (prev_state & (LBP_EXIT_DEAD | LBP_EXIT_ZOMBIE | LBP_TASK_DEAD))
 		return 0;
+	/* Drawn as soon as the thread is known to be traced (drawing
+	 * first would cost every other process's switches a draw): an
+	 * unkept switch costs one lookup and one counter more. */
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	bump(cb, CNT_SWITCH_OUT);
+	if (offcpu_keep < (1ull << 32) && bpf_get_prandom_u32() >= offcpu_keep)
+		return 0;
 	/* Preempted, or left runnable: on the run queue, waiting for a CPU. */
-	switch_out(id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
+	switch_out(cb, id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
 	return 0;
 }
 

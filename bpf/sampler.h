@@ -236,6 +236,7 @@ struct parked {
 	_(WALK_CACHED,    walk_cached,    3, 0, "cached reads")	/* walker reads saved by its caches */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
+	_(SWITCH_KEPT,    switch_kept,    0, 0, "kept")	/* ... and --off-cpu-rate kept it */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
 	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */ \
 	_(PARK_STALE,     park_stale,     0, 0, "switch-in unseen")	/* a parked block replaced, never weighed */

@@ -186,6 +186,20 @@ static void print_time_split(const struct profile *p, bool per_thread)
 	sb_free(&sb);
 }
 
+/* -e alloc in windows: how much of the time the probe saw, and so how
+ * far the totals are an estimate. */
+static const char *alloc_duty_note(const struct profile *p)
+{
+	static char note[128];
+
+	if (!(p->alloc_duty > 0) || p->alloc_duty >= 1)
+		return "";
+	snprintf(note, sizeof(note), " while the probe was attached, %.1f%% of the time: "
+		 "bytes estimated from that share (--alloc-exact probes all of it)",
+		 100 * p->alloc_duty);
+	return note;
+}
+
 static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -202,9 +216,10 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 	fprintf(stderr, "%s\n", sb_str(&sb));
 	if (p->alloc_every)
 		fprintf(stderr, "luabpfprof: -e alloc: %.1f MiB allocated, sampled (%llu samples, "
-			"one per %llu KiB)\n",
-			(double)p->total * (double)p->alloc_every / 1048576.0,
-			(unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10);
+			"one per %llu KiB)%s\n",
+			(double)p->total * (double)profile_alloc_bytes(p) / 1048576.0,
+			(unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10,
+			alloc_duty_note(p));
 	sb_free(&sb);
 }
 
@@ -421,6 +436,8 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 {
 	*c = (struct session_config){
 		.hz = o->hz, .event = o->event, .min_block_ns = o->min_block_ns,
+		.offcpu_rate = o->offcpu_rate,
+		.alloc_duty = o->event == PROFILE_ALLOC && !o->alloc_exact ? o->alloc_duty : 1,
 		.max_stacks = o->max_stacks, .max_counts = o->max_counts,
 		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
 		.native = o->native,
@@ -539,6 +556,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	session_config_from(&o, &stop_signal, &scfg);
+	options_warn_alloc_exact(&o);
 	sess = session_open(&scfg, err, sizeof(err));
 	if (!sess) {
 		log_error("%s", err);

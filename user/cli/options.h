@@ -52,6 +52,10 @@ struct options {
 	double jit_hot;		/* --jit-hot: share of samples that makes code hot */
 	double fail_interp;	/* --fail-if-interpreted: < 0 off */
 	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
+	double alloc_duty;	/* -e alloc: share of time the probe is attached */
+	bool alloc_exact;	/* --alloc-exact: attached all the time */
+	bool alloc_exact_prod;	/* --alloc-exact-in-production: even with --continuous */
+	double offcpu_rate;	/* off-CPU: share of switches out walked, (0, 1] */
 
 	/* System-wide and continuous profiling. */
 	bool check_kernel;	/* --check-kernel: load each mode's programs, report, exit */
@@ -83,6 +87,10 @@ enum options_result { OPTIONS_OK, OPTIONS_EXIT_OK, OPTIONS_ERROR };
  * a rate above the kernel's limit) and notes (-p naming a thread) are one
  * line each on stderr. */
 enum options_result options_parse(int argc, char **argv, struct options *o);
+
+/* --alloc-exact: one warning saying how much slower the target will run
+ * (options_event.c); nothing otherwise. */
+void options_warn_alloc_exact(const struct options *o);
 
 /* The same, reading the host's facts (thread groups, the kernel's sample
  * rate limit) under proc_root instead of /proc: for tests. */

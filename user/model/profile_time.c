@@ -42,6 +42,11 @@ void profile_time_summary(const struct profile *p, const struct time_split *t,
 		  (double)t->blocked_ns / 1e9, (double)t->waiting_ns / 1e9,
 		  (unsigned long long)t->switches);
 	/* The kernel's counters are per profile, not per thread. */
+	if (t->all && p->offcpu_rate > 0 && p->offcpu_rate < 1)
+		sb_printf(out, " (estimated: --off-cpu-rate %g kept %llu of %llu seen, "
+			  "each weighed %.0fx)", p->offcpu_rate,
+			  (unsigned long long)p->stats.switch_kept,
+			  (unsigned long long)p->stats.switch_out, 1 / p->offcpu_rate);
 	if (t->all)
 		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full, "
 			  "%llu lost: switch-in unseen)",

@@ -26,10 +26,14 @@ struct collector_opts {
 	bool offcpu;
 	bool no_cpu_clock;
 	uint64_t min_block_ns;	/* shorter blocks are only counted */
+	double offcpu_rate;	/* share of switches out walked; 0 or 1: all */
 	/* -e alloc: bytes allocated per sample; 0 for cpu-clock sampling.
 	 * Nothing is attached per CPU then: collector_attach_alloc attaches
 	 * the allocator uprobe of each target. */
 	uint64_t alloc_every;
+	/* The probes are attached only when collector_alloc_gate says so
+	 * (alloc_gate.h's windows), not from the start. */
+	bool alloc_gated;
 	/* --native: each cpu-clock sample comes with a copy of its user
 	 * stack (collector_drain_native) instead of being counted. */
 	bool native;
@@ -57,6 +61,10 @@ bool collector_samples_alloc(const struct collector *c);
  * path, for pid only; attaching the same site of the same pid again does
  * nothing.  -1 with errno on failure. */
 int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off);
+
+/* Attaches (on) or detaches every known allocator probe; returns the
+ * CLOCK_MONOTONIC time halfway through, when the change counts as made. */
+uint64_t collector_alloc_gate(struct collector *c, bool on);
 
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,

@@ -37,6 +37,16 @@ static const char *role_of(const char *prog)
 	return "the sampler";
 }
 
+/* --off-cpu-rate as the BPF program's threshold (bpf/offcpu.bpf.h): a
+ * switch is kept when a uniform 32-bit draw is below it; 2^32 keeps all
+ * without a draw. */
+uint64_t collector_offcpu_keep(double rate)
+{
+	if (!(rate > 0) || rate >= 1)
+		return 1ull << 32;
+	return (uint64_t)(rate * 4294967296.0 + 0.5);
+}
+
 bool collector_wants_cpu_clock(const struct collector_opts *o)
 {
 	return !o->no_cpu_clock && !o->alloc_every;
@@ -75,6 +85,7 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	bpf_map__set_max_entries(skel->maps.counts, o->max_counts);
 	skel->rodata->walk_max_frames = o->max_frames;
 	skel->rodata->min_block_ns = o->min_block_ns;
+	skel->rodata->offcpu_keep = collector_offcpu_keep(o->offcpu_rate);
 	skel->rodata->alloc_every = o->alloc_every;
 	skel->rodata->native_stack = o->native;
 	bpf_map__set_max_entries(skel->maps.native_ring, o->native ? NATIVE_RING_BYTES : 4096);

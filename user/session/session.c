@@ -135,6 +135,8 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	s->prof->event = c->event;
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
 	s->prof->alloc_every = c->alloc_every;
+	s->prof->alloc_duty = c->alloc_duty;
+	s->prof->offcpu_rate = c->offcpu_rate;
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
 		if (targets_add(s->ts, c->pids[i], true, err, errlen))
@@ -188,11 +190,7 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
 	drain_all(s);
 	p = s->prof;
 	if (!last) {
-		fresh = profile_new(p->hz);
-		if (fresh) {
-			fresh->event = p->event;
-			fresh->alloc_every = p->alloc_every;
-		}
+		fresh = profile_new_like(p);
 		if (!fresh) {
 			log_error("out of memory: interval %llu merged into the next",
 				  (unsigned long long)s->profiles + 1);
@@ -219,12 +217,10 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
  * consumer set up) is dropped, with the counters so far as the baseline. */
 static int restart(struct session *s)
 {
-	struct profile *fresh = profile_new(s->prof->hz);
+	struct profile *fresh = profile_new_like(s->prof);
 
 	if (!fresh)
 		return -1;
-	fresh->event = s->prof->event;
-	fresh->alloc_every = s->prof->alloc_every;
 	drain_all(s);
 	s->prev = s->prof->stats;
 	profile_free(s->prof);
