@@ -176,6 +176,14 @@ struct proto_news {
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 #define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
 #define SAMPLE_RUNNABLE	(1u << 3)	/* with SAMPLE_OFFCPU: preempted, waiting for a CPU */
+/* With SAMPLE_OFFCPU: kept with probability 2^-k by the automatic rate
+ * (bpf/offcpu.bpf.h), so it stands for 2^k switches and their time. */
+#define SAMPLE_SHIFT_AT	24
+#define SAMPLE_SHIFT(k)	((__u32)(k) << SAMPLE_SHIFT_AT)
+#define SAMPLE_SHIFT_OF(flags)	(((flags) >> SAMPLE_SHIFT_AT) & 0x1f)
+/* The automatic rate's window per CPU, and the most it halves it. */
+#define OFFCPU_PACE_NS	100000000ull
+#define OFFCPU_MAX_SHIFT	16
 
 /* The counts map's value of an off-CPU key: the number of switches in the
  * top bits, their total nanoseconds below, so one atomic add keeps both.

@@ -294,7 +294,8 @@ const struct opt_row options_rows[] = {
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
 	{ N("off-cpu-rate"), 0, REQ, "P", options_set_off_cpu_rate,
 	  "off-cpu/wall: walk a switch out with probability P,\n"
-	  "its time weighed by 1/P (default " LBP_OFFCPU_RATE_TEXT "; 1/20, 1 for all)",
+	  "its time weighed by 1/P (0.1, 1/20; 1: all).  auto\n"
+	  "(default): all up to 1000/s per CPU, then 1 in 2^k",
 	  .at = OWN },
 	{ "output", "-o/--output", 'o', REQ, "FILE", options_set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },

@@ -55,7 +55,7 @@ struct options {
 	double alloc_duty;	/* -e alloc: share of time the probe is attached */
 	bool alloc_exact;	/* --alloc-exact: attached all the time */
 	bool alloc_exact_prod;	/* --alloc-exact-in-production: even with --continuous */
-	double offcpu_rate;	/* off-CPU: share of switches out walked, (0, 1] */
+	double offcpu_rate;	/* off-CPU: share of switches out walked, (0, 1]; 0: auto */
 
 	/* System-wide and continuous profiling. */
 	bool check_kernel;	/* --check-kernel: load each mode's programs, report, exit */

@@ -55,8 +55,8 @@ int options_set_header_value(struct options *o, const struct opt_row *r, const c
 
 /* options_event.c: what the events cost.  The defaults were chosen from
  * bench/RESULTS.md (figures 9 and 10). */
-#define LBP_OFFCPU_RATE		0.1
-#define LBP_OFFCPU_RATE_TEXT	"0.1"
+#define LBP_OFFCPU_RATE		0	/* auto */
+#define LBP_OFFCPU_RATE_TEXT	"auto"
 #define LBP_ALLOC_DUTY		0.03
 #define LBP_ALLOC_DUTY_TEXT	"3%"
 int options_set_off_cpu_rate(struct options *o, const struct opt_row *r, const char *arg,

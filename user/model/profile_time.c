@@ -1,6 +1,7 @@
 /* Where the time went in an off-CPU or wall profile (profile_time.h). */
 #include "model/profile_time.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void profile_time_split(const struct profile *p, uint32_t pid, uint32_t tid,
@@ -27,9 +28,18 @@ void profile_time_split(const struct profile *p, uint32_t pid, uint32_t tid,
 	}
 }
 
+static const char *rate_name(double rate, char *buf, size_t len)
+{
+	if (!(rate > 0))
+		return "auto";
+	snprintf(buf, len, "%g", rate);
+	return buf;
+}
+
 void profile_time_summary(const struct profile *p, const struct time_split *t,
 			  struct strbuf *out)
 {
+	char rate[32];
 	double on = (double)(t->lua_ns + t->host_ns) / 1e9;
 	double off = (double)(t->blocked_ns + t->waiting_ns) / 1e9;
 
@@ -42,11 +52,13 @@ void profile_time_summary(const struct profile *p, const struct time_split *t,
 		  (double)t->blocked_ns / 1e9, (double)t->waiting_ns / 1e9,
 		  (unsigned long long)t->switches);
 	/* The kernel's counters are per profile, not per thread. */
-	if (t->all && p->offcpu_rate > 0 && p->offcpu_rate < 1)
-		sb_printf(out, " (estimated: --off-cpu-rate %g kept %llu of %llu seen, "
-			  "each weighed %.0fx)", p->offcpu_rate,
+	if (t->all && p->offcpu_rate < 1)
+		sb_printf(out, " (--off-cpu-rate %s: %llu of %llu seen walked%s)",
+			  rate_name(p->offcpu_rate, rate, sizeof(rate)),
 			  (unsigned long long)p->stats.switch_kept,
-			  (unsigned long long)p->stats.switch_out, 1 / p->offcpu_rate);
+			  (unsigned long long)p->stats.switch_out,
+			  p->stats.switch_kept < p->stats.switch_out ?
+			  ", each weighed by 1/its rate: an estimate" : "");
 	if (t->all)
 		sb_printf(out, " (%llu under --min-block, %llu lost: parked map full, "
 			  "%llu lost: switch-in unseen)",

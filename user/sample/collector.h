@@ -15,6 +15,11 @@
 
 struct collector;
 
+/* The automatic off-CPU rate's budget: switches walked per second and CPU
+ * before it samples (bench/RESULTS.md, figure 9: 1.8 us each, 0.2% of a
+ * CPU at most). */
+#define OFFCPU_AUTO_PER_SEC	1000ull
+
 struct collector_opts {
 	unsigned hz;
 	uint32_t max_stacks;	/* entries of the stacks map */
@@ -26,7 +31,9 @@ struct collector_opts {
 	bool offcpu;
 	bool no_cpu_clock;
 	uint64_t min_block_ns;	/* shorter blocks are only counted */
-	double offcpu_rate;	/* share of switches out walked; 0 or 1: all */
+	/* The share of switches out walked, 1: all; 0: the automatic rate,
+	 * all of them up to OFFCPU_AUTO_PER_SEC per CPU, then 1 in 2^k. */
+	double offcpu_rate;
 	/* -e alloc: bytes allocated per sample; 0 for cpu-clock sampling.
 	 * Nothing is attached per CPU then: collector_attach_alloc attaches
 	 * the allocator uprobe of each target. */
