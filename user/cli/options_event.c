@@ -29,7 +29,7 @@ int options_set_off_cpu_rate(struct options *o, const struct opt_row *r, const c
 		if (!*arg || *end || arg[0] < '0' || arg[0] > '9')
 			v = -1;
 	}
-	if (v != 0 && !(v >= 1e-6 && v <= 1)) {
+	if (strcmp(arg, "auto") && !(v >= 1e-6 && v <= 1)) {
 		snprintf(err, len, "invalid %s '%s': expected auto, a probability from 0.000001 "
 			 "to 1 (0.1) or one in N (1/10)", r->display, arg);
 		return -1;
