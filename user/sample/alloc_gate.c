@@ -23,11 +23,8 @@ static uint64_t mean_gap(const struct alloc_gate *g)
 	return (uint64_t)((double)ALLOC_GATE_WINDOW_NS * (1 - g->duty) / g->duty);
 }
 
-void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t now,
-		     uint64_t work)
+void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t now)
 {
-	g->work_start = g->work_since = work;
-	g->on_work = 0;
 	g->duty = duty > 0 && duty < 1 ? duty : 0.5;
 	g->rng = seed | 1;
 	g->on = false;
@@ -37,26 +34,19 @@ void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t 
 	g->due_ns = now + next_random(g) % (mean_gap(g) + 1);
 }
 
-void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at, uint64_t work)
+void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at)
 {
 	if (g->on && !on && at > g->on_since)
 		g->on_ns += at - g->on_since;
-	if (g->on && !on && work > g->work_since)
-		g->on_work += work - g->work_since;
-	if (on && !g->on) {
+	if (on && !g->on)
 		g->on_since = at;
-		g->work_since = work;
-	}
 	g->on = on;
 	g->due_ns = at + around(g, on ? ALLOC_GATE_WINDOW_NS : mean_gap(g));
 }
 
-double alloc_gate_duty(const struct alloc_gate *g, uint64_t now, uint64_t work)
+double alloc_gate_duty(const struct alloc_gate *g, uint64_t now)
 {
 	uint64_t on = g->on_ns + (g->on && now > g->on_since ? now - g->on_since : 0);
-	uint64_t on_work = g->on_work + (g->on && work > g->work_since ? work - g->work_since : 0);
 
-	if (work > g->work_start)
-		return (double)on_work / (double)(work - g->work_start);
 	return now > g->start_ns ? (double)on / (double)(now - g->start_ns) : 0;
 }

@@ -4,10 +4,7 @@
  * share `duty` of the time: window lengths uniform in [W/2, 3W/2] and gaps
  * uniform around the mean that gives the duty, so that no workload rhythm
  * stays in phase with them.  What the windows saw is scaled up by the
- * share of the targets' work they covered (alloc_gate_duty): their user
- * CPU time, not the wall clock's, since the probe's traps slow the target
- * down while it is attached (they are kernel time, so the user time a
- * round of work takes stays the same). */
+ * share of time they were measured to cover (alloc_gate_duty). */
 #ifndef LBP_ALLOC_GATE_H
 #define LBP_ALLOC_GATE_H
 
@@ -24,21 +21,16 @@ struct alloc_gate {
 	uint64_t start_ns;	/* the measurement's start */
 	uint64_t on_ns;		/* attached time of the closed windows */
 	uint64_t on_since;	/* the open window's start */
-	/* The same in the targets' work (user CPU ticks, growing). */
-	uint64_t work_start, on_work, work_since;
 };
 
 /* Closed, the first window after a random part of one mean gap. */
-void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t now,
-		     uint64_t work);
+void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t now);
 
 /* The gate changed state (on) at `at`, the middle of the attach or
- * detach, when the targets' work stood at `work`: the next change is
- * scheduled. */
-void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at, uint64_t work);
+ * detach: the next change is scheduled. */
+void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at);
 
-/* The measured share of the targets' work since init the probe saw; of
- * the time when they did no measurable work. */
-double alloc_gate_duty(const struct alloc_gate *g, uint64_t now, uint64_t work);
+/* The measured share of the time since init the probe was attached. */
+double alloc_gate_duty(const struct alloc_gate *g, uint64_t now);
 
 #endif

@@ -73,11 +73,6 @@ int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uin
  * CLOCK_MONOTONIC time halfway through, when the change counts as made. */
 uint64_t collector_alloc_gate(struct collector *c, bool on);
 
-/* The user CPU time (clock ticks) the processes with allocator probes
- * spent since the first was known: what alloc_gate measures its windows
- * in.  Processes that exit keep what they had. */
-uint64_t collector_alloc_work(struct collector *c);
-
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,
 			 const struct stack_trace *st);

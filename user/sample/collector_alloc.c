@@ -11,7 +11,6 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "sample/collector_int.h"
-#include "sample/procfs.h"
 #include "sampler.skel.h"
 
 bool collector_samples_alloc(const struct collector *c)
@@ -46,23 +45,6 @@ uint64_t collector_alloc_gate(struct collector *c, bool on)
 	return before + (clock_ns(CLOCK_MONOTONIC) - before) / 2;
 }
 
-uint64_t collector_alloc_work(struct collector *c)
-{
-	for (int i = 0; i < c->nalinks; i++) {
-		struct alloc_link *al = &c->alinks[i];
-		bool first = true;
-		uint64_t t;
-
-		for (int j = 0; j < i && first; j++)
-			first = c->alinks[j].pid != al->pid;
-		if (first && !proc_user_ticks(al->pid, &t) && t > al->ticks) {
-			c->alloc_work += t - al->ticks;
-			al->ticks = t;
-		}
-	}
-	return c->alloc_work;
-}
-
 int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off)
 {
 	struct alloc_link *al;
@@ -89,9 +71,6 @@ int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uin
 	al->off = off;
 	snprintf(al->path, sizeof(al->path), "%s", path);
 	al->link = link;
-	/* Counted from now: what it did before is not in any window. */
-	al->ticks = 0;
-	proc_user_ticks(pid, &al->ticks);
 	log_verbose("PID %d: sampling allocations at %s+0x%llx", (int)pid, path,
 		    (unsigned long long)off);
 	return 0;

@@ -45,7 +45,6 @@ struct collector {
 	/* Duty cycle: the probes are attached only while alloc_on
 	 * (collector_alloc_gate); sites are kept with link NULL otherwise. */
 	bool alloc_gated, alloc_on;
-	uint64_t alloc_work;	/* collector_alloc_work */
 	struct ring_buffer *news;	/* prototype announcements */
 	news_fn news_cb;		/* during collector_read_news */
 	void *news_ctx;
@@ -78,7 +77,6 @@ struct alloc_link {
 	uint64_t off;
 	char path[320];
 	struct bpf_link *link;
-	uint64_t ticks;		/* the process's user ticks when last read */
 };
 
 /* Detaches pid's allocator probes (the process is gone or dropped). */

@@ -18,44 +18,23 @@
 #define PF_KTHREAD	0x00200000u	/* /proc/PID/stat flags: a kernel thread */
 
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
-/* /proc/PID/stat into buf[1024], from just after comm; NULL when gone. */
-static const char *stat_fields(pid_t pid, char *buf)
+int proc_read_stat(pid_t pid, char *state, unsigned *flags)
 {
-	char path[64];
+	char path[64], buf[1024], *p;
 	FILE *f;
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return NULL;
-	n = fread(buf, 1, 1023, f);
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	/* comm may contain spaces and parentheses: parse after the last ')'. */
-	buf = strrchr(buf, ')');
-	return buf ? buf + 1 : NULL;
-}
-
-int proc_read_stat(pid_t pid, char *state, unsigned *flags)
-{
-	char buf[1024];
-	const char *p = stat_fields(pid, buf);
-
-	if (!p || sscanf(p, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2)
 		return -1;
-	return 0;
-}
-
-int proc_user_ticks(pid_t pid, uint64_t *ticks)
-{
-	char buf[1024];
-	const char *p = stat_fields(pid, buf);
-	unsigned long long t;
-
-	if (!p || sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu", &t) != 1)
-		return -1;
-	*ticks = t;
 	return 0;
 }
 

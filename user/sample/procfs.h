@@ -4,14 +4,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 /* State letter and flags from /proc/PID/stat; -1 when gone. */
 int proc_read_stat(pid_t pid, char *state, unsigned *flags);
-
-/* The process's user-mode CPU time in clock ticks (utime); -1 when gone. */
-int proc_user_ticks(pid_t pid, uint64_t *ticks);
 
 /* /proc/PID/comm, or "?". */
 void proc_read_comm(pid_t pid, char *comm, size_t len);

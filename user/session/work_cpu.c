@@ -57,7 +57,7 @@ static void serve_gate(struct cpu_work *cw)
 	if (clock_ns(CLOCK_MONOTONIC) < cw->gate.due_ns)
 		return;
 	at = collector_alloc_gate(cw->col, !cw->gate.on);
-	alloc_gate_changed(&cw->gate, !cw->gate.on, at, collector_alloc_work(cw->col));
+	alloc_gate_changed(&cw->gate, !cw->gate.on, at);
 	arm_gate_timer(cw);
 }
 
@@ -68,7 +68,7 @@ static int open_gate(struct cpu_work *cw, double duty, char *err, size_t errlen)
 	int news = collector_news_fd(cw->col);
 
 	cw->gated = true;
-	alloc_gate_init(&cw->gate, duty, hash_u64(now, (uint64_t)getpid()), now, 0);
+	alloc_gate_init(&cw->gate, duty, hash_u64(now, (uint64_t)getpid()), now);
 	cw->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	cw->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (cw->timer_fd < 0 || cw->wait_fd < 0 ||
@@ -121,8 +121,7 @@ static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
 	drain_news(cw->drain, ts, cw->col);
 	drain_run(cw->drain, ts, cw->col, into);
 	if (cw->gated)
-		into->alloc_duty = alloc_gate_duty(&cw->gate, clock_ns(CLOCK_MONOTONIC),
-						   collector_alloc_work(cw->col));
+		into->alloc_duty = alloc_gate_duty(&cw->gate, clock_ns(CLOCK_MONOTONIC));
 }
 
 static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
