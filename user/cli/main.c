@@ -186,20 +186,6 @@ static void print_time_split(const struct profile *p, bool per_thread)
 	sb_free(&sb);
 }
 
-/* -e alloc in windows: how much of the time the probe saw, and so how
- * far the totals are an estimate. */
-static const char *alloc_duty_note(const struct profile *p)
-{
-	static char note[128];
-
-	if (!(p->alloc_duty > 0) || p->alloc_duty >= 1)
-		return "";
-	snprintf(note, sizeof(note), " while the probe was attached, %.1f%% of the time: "
-		 "bytes estimated from that share (--alloc-exact probes all of it)",
-		 100 * p->alloc_duty);
-	return note;
-}
-
 static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -214,12 +200,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 	}
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
-	if (p->alloc_every)
-		fprintf(stderr, "luabpfprof: -e alloc: %.1f MiB allocated, sampled (%llu samples, "
-			"one per %llu KiB)%s\n",
-			(double)p->total * (double)profile_alloc_bytes(p) / 1048576.0,
-			(unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10,
-			alloc_duty_note(p));
+	if (p->alloc_every) {
+		sb_truncate(&sb, 0);
+		profile_alloc_summary(p, &sb);
+		fprintf(stderr, "%s\n", sb_str(&sb));
+	}
 	sb_free(&sb);
 }
 

@@ -66,3 +66,14 @@ void profile_time_summary(const struct profile *p, const struct time_split *t,
 			  (unsigned long long)p->stats.park_full,
 			  (unsigned long long)p->stats.park_stale);
 }
+
+void profile_alloc_summary(const struct profile *p, struct strbuf *out)
+{
+	sb_printf(out, "luabpfprof: -e alloc: %.1f MiB allocated, sampled (%llu samples, "
+		  "one per %llu KiB)", (double)p->total * (double)profile_alloc_bytes(p) / 1048576.0,
+		  (unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10);
+	if (p->alloc_duty > 0 && p->alloc_duty < 1)
+		sb_printf(out, " while the probe was attached, %.1f%% of the time: bytes "
+			  "estimated from that share (--alloc-exact probes all of it)",
+			  100 * p->alloc_duty);
+}

@@ -27,26 +27,35 @@ void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t 
 {
 	g->duty = duty > 0 && duty < 1 ? duty : 0.5;
 	g->rng = seed | 1;
-	g->on = false;
-	g->start_ns = now;
-	g->on_ns = 0;
-	g->on_since = now;
+	g->on = g->live = false;
+	g->last_ns = now;
+	g->live_ns = g->on_ns = 0;
 	g->due_ns = now + next_random(g) % (mean_gap(g) + 1);
 }
 
-void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at)
+void alloc_gate_observe(struct alloc_gate *g, uint64_t now, bool live)
 {
-	if (g->on && !on && at > g->on_since)
-		g->on_ns += at - g->on_since;
-	if (on && !g->on)
-		g->on_since = at;
+	if (now <= g->last_ns) {
+		g->live = live;
+		return;
+	}
+	if (g->live) {
+		g->live_ns += now - g->last_ns;
+		if (g->on)
+			g->on_ns += now - g->last_ns;
+	}
+	g->last_ns = now;
+	g->live = live;
+}
+
+void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at, bool live)
+{
+	alloc_gate_observe(g, at, live);
 	g->on = on;
 	g->due_ns = at + around(g, on ? ALLOC_GATE_WINDOW_NS : mean_gap(g));
 }
 
-double alloc_gate_duty(const struct alloc_gate *g, uint64_t now)
+double alloc_gate_duty(const struct alloc_gate *g)
 {
-	uint64_t on = g->on_ns + (g->on && now > g->on_since ? now - g->on_since : 0);
-
-	return now > g->start_ns ? (double)on / (double)(now - g->start_ns) : 0;
+	return g->live_ns ? (double)g->on_ns / (double)g->live_ns : 0;
 }

@@ -18,19 +18,26 @@ struct alloc_gate {
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	bool on;		/* attached now */
 	uint64_t due_ns;	/* when to change next (CLOCK_MONOTONIC) */
-	uint64_t start_ns;	/* the measurement's start */
-	uint64_t on_ns;		/* attached time of the closed windows */
-	uint64_t on_since;	/* the open window's start */
+	/* Time is counted only while some target has an allocator to probe
+	 * (live): before the first and after the last, nothing allocates. */
+	bool live;
+	uint64_t last_ns;	/* the last observation */
+	uint64_t live_ns;	/* live time so far */
+	uint64_t on_ns;		/* ... of which attached */
 };
 
 /* Closed, the first window after a random part of one mean gap. */
 void alloc_gate_init(struct alloc_gate *g, double duty, uint64_t seed, uint64_t now);
 
-/* The gate changed state (on) at `at`, the middle of the attach or
- * detach: the next change is scheduled. */
-void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at);
+/* Time passed up to now in the gate's state; from now on the targets
+ * are live or not. */
+void alloc_gate_observe(struct alloc_gate *g, uint64_t now, bool live);
 
-/* The measured share of the time since init the probe was attached. */
-double alloc_gate_duty(const struct alloc_gate *g, uint64_t now);
+/* The gate changed state (on) at `at` (collector_alloc_gate): the time
+ * up to it is counted, the next change scheduled. */
+void alloc_gate_changed(struct alloc_gate *g, bool on, uint64_t at, bool live);
+
+/* The measured share of the live time the probe was attached. */
+double alloc_gate_duty(const struct alloc_gate *g);
 
 #endif

@@ -70,8 +70,12 @@ bool collector_samples_alloc(const struct collector *c);
 int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off);
 
 /* Attaches (on) or detaches every known allocator probe; returns the
- * CLOCK_MONOTONIC time halfway through, when the change counts as made. */
+ * CLOCK_MONOTONIC time the change counts as made: when the attach is
+ * done, when the detach starts. */
 uint64_t collector_alloc_gate(struct collector *c, bool on);
+
+/* How many allocators of live targets are known (attached or not). */
+int collector_alloc_sites(const struct collector *c);
 
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,

@@ -57,7 +57,7 @@ static void serve_gate(struct cpu_work *cw)
 	if (clock_ns(CLOCK_MONOTONIC) < cw->gate.due_ns)
 		return;
 	at = collector_alloc_gate(cw->col, !cw->gate.on);
-	alloc_gate_changed(&cw->gate, !cw->gate.on, at);
+	alloc_gate_changed(&cw->gate, !cw->gate.on, at, collector_alloc_sites(cw->col) > 0);
 	arm_gate_timer(cw);
 }
 
@@ -120,8 +120,11 @@ static void cpu_drain(struct work *w, struct targets *ts, struct profile *into)
 
 	drain_news(cw->drain, ts, cw->col);
 	drain_run(cw->drain, ts, cw->col, into);
-	if (cw->gated)
-		into->alloc_duty = alloc_gate_duty(&cw->gate, clock_ns(CLOCK_MONOTONIC));
+	if (cw->gated) {
+		alloc_gate_observe(&cw->gate, clock_ns(CLOCK_MONOTONIC),
+				   collector_alloc_sites(cw->col) > 0);
+		into->alloc_duty = alloc_gate_duty(&cw->gate);
+	}
 }
 
 static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
