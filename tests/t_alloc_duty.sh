@@ -2,25 +2,26 @@
 # -e alloc's duty cycle (user/sample/alloc_gate.c): by default the
 # allocator probe is attached only for random windows adding up to 3% of
 # the time, and what they saw is scaled up by the share of time they were
-# measured to cover.  alloc_paced.lua allocates at a steady pace (every
-# 10 ms, big() 26-slot tables and small() 1-slot ones, about 3:1 in bytes)
-# and measures its bytes in-process, as a server allocates per request:
-#   - with --alloc-duty 20 over 10 s, big's share of the bytes is within 5
-#     points of the in-process split (which the always-on probe matches,
+# measured to cover.  alloc.lua with a pace (PER 100) allocates steadily
+# (every 10 ms, big() 26-slot tables and small() 1-slot ones, about 3:1 in
+# bytes) and measures its bytes in-process, as a server allocates per
+# request:
+#   - with --alloc-duty 20 over ~10 s (38 MiB), big's share of the bytes is
+#     within 5 points of the in-process split (which the always-on probe matches,
 #     t_alloc.sh) and the scaled total within 20% of the in-process bytes;
 #   - by default the summary says how much of the time was probed (3% asked,
-#     a few windows in 6 s) and that the bytes are an estimate;
+#     a few windows in ~6 s, 23 MiB) and that the bytes are an estimate;
 #   - --alloc-exact warns how much slower the target will run before it
 #     attaches, and refuses --continuous without --alloc-exact-in-production;
 #   - bad --alloc-duty values and combinations are one line, exit 2.
 source "$(dirname "$0")/lib.sh"
 
-# paced NAME SECONDS PROFILER-OPTIONS...: alloc_paced.lua under -e alloc,
+# paced NAME MIB PROFILER-OPTIONS...: alloc.lua at a pace under -e alloc,
 # attached before its first measured allocation; NAME.target has its truth,
 # NAME.err the profiler's stderr, NAME.folded the profile.
 paced() {
-	local b=$TMP/$1 secs=$2 tgt; shift 2
-	start_bg "$LUAJIT" "$WL/alloc_paced.lua" "$secs" 100 "$b.go" > "$b.target"
+	local b=$TMP/$1 mib=$2 tgt; shift 2
+	start_bg "$LUAJIT" "$WL/alloc.lua" "$mib" "$b.go" 100 > "$b.target"
 	tgt=$BGPID
 	if ! wait_for "$b.target" '^ready' 30; then
 		fail "$(basename "$b"): start" "the workload printed no ready line"
@@ -39,11 +40,11 @@ paced() {
 }
 
 # truth_of 1|2 NAME: the in-process bytes of big (1) or small (2).
-truth_of() { sed -nE "s/^truth big=([0-9]+) small=([0-9]+)/\\$1/p" "$TMP/$2.target"; }
+truth_of() { sed -nE "s/^truth big=([0-9]+) small=([0-9]+).*/\\$1/p" "$TMP/$2.target"; }
 
-if paced duty 10 --alloc-duty 20 --alloc-every 8K; then
-	read -r big small < <(awk '/alloc_paced\.lua:big( |;)/ { b += $NF }
-		/alloc_paced\.lua:small( |;)/ { s += $NF } END { print b + 0, s + 0 }' "$TMP/duty.folded")
+if paced duty 38 --alloc-duty 20 --alloc-every 8K; then
+	read -r big small < <(awk '/alloc\.lua:big( |;)/ { b += $NF }
+		/alloc\.lua:small( |;)/ { s += $NF } END { print b + 0, s + 0 }' "$TMP/duty.folded")
 	tb=$(truth_of 1 duty); ts=$(truth_of 2 duty)
 	got=$(awk -v b="$big" -v s="$small" 'BEGIN { printf "%d", (b + s ? 100 * b / (b + s) + 0.5 : -1) }')
 	want=$(awk -v b="$tb" -v s="$ts" 'BEGIN { printf "%d", 100 * b / (b + s) + 0.5 }')
@@ -57,7 +58,7 @@ if paced duty 10 --alloc-duty 20 --alloc-every 8K; then
 		awk -v e="${est:--1}" -v b="$tb" -v s="$ts" 'BEGIN { t = (b + s) / 1048576; exit !(e >= 0.8 * t && e <= 1.2 * t) }'
 fi
 
-if paced default 6; then
+if paced default 23; then
 	duty=$(sed -nE 's/.* attached, ([0-9.]+)% of the time: bytes estimated.*/\1/p' "$TMP/default.err")
 	check "default: the summary says the probe was attached ${duty:-?}% of the time (3% asked)" \
 		awk -v d="${duty:--1}" 'BEGIN { exit !(d > 0.3 && d < 12) }'
