@@ -430,7 +430,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.no_stitch = o->no_stitch || (o->fmt == FMT_TEXT && !o->tree && !o->continuous),
 		.pids = o->pids, .npids = o->npids, .all = o->all,
 		.duration_s = o->duration, .every_s = o->continuous ? o->every : 0,
-		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
+		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? options_alloc_every(o) : 0,
 	};
 }
 

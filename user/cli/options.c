@@ -303,7 +303,7 @@ const struct opt_row options_rows[] = {
 	  "text, folded, svg, pprof, speedscope or otlp\n(default: from -o's extension, else text)", .at = OWN,
 	  .choices = "text folded svg pprof speedscope otlp" },
 	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
-	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
+	  "-e alloc: one sample per SIZE bytes allocated\n(default 16K; 512K with --alloc-exact)", .at = OWN },
 	{ N("alloc-duty"), 0, REQ, "PCT", options_set_alloc_duty,
 	  "-e alloc: attach the allocator probe for random windows\n"
 	  "adding up to PCT of the time, bytes scaled up to match\n"
@@ -445,7 +445,7 @@ static void set_defaults(struct options *o)
 	o->max_counts = 16384;
 	o->max_frames = 256;
 	o->every = 10;
-	o->alloc_every = 512 << 10;
+	o->alloc_every = 0;	/* options_alloc_every */
 	o->alloc_duty = LBP_ALLOC_DUTY;
 	o->offcpu_rate = LBP_OFFCPU_RATE;
 	o->retain_count = 100;

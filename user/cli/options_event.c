@@ -85,3 +85,10 @@ void options_warn_alloc_exact(const struct options *o)
 		 "about 9x slower building tables and up to 22x on allocation-only code "
 		 "(the default -e alloc is attached %.0f%% of the time)", o->alloc_duty * 100);
 }
+
+unsigned long long options_alloc_every(const struct options *o)
+{
+	if (o->alloc_every)
+		return o->alloc_every;
+	return o->alloc_exact ? 512 << 10 : 16 << 10;
+}
