@@ -11,7 +11,8 @@
 #    switches), and per switch of a traced thread (the walk and the
 #    bookkeeping), both with the walker's default depth of this workload.
 #   [OFFCPU_OPTS="--off-cpu-rate 1"] bench/offcpu.sh [REPS] [WINDOW_SECONDS]
-# OFFCPU_OPTS: profiler options (default: none, the automatic rate).
+# OFFCPU_OPTS: profiler options (default: none, the automatic rate);
+# OFFCPU_FIG: the section's number (default 7).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
@@ -131,7 +132,7 @@ exec 8>&-
 
 cat <<EOT
 
-## 7. Off-CPU mode (-e off-cpu): context-switch cost
+## ${OFFCPU_FIG:-7}. Off-CPU mode (-e off-cpu${OFFCPU_OPTS:+ $OFFCPU_OPTS}): context-switch cost
 
 \`bench/offcpu.sh\`, $REPS repetitions of ${WIN} s windows: median (min … max). The target is two
 LuaJIT processes passing a byte back and forth over two FIFOs
