@@ -6,7 +6,7 @@
 #   BENCH_T=0.5      wall seconds of each throughput window of figure 1
 #                    (nginx: wrk runs of this, rounded to whole seconds)
 #   BENCH_REPS=5     alternating repetitions of every configuration
-#   BENCH_FIGS="1 2 3 6 7 8 9 10 11 12"  figures to run (4 comes with 1, 5 with 3)
+#   BENCH_FIGS="1 2 3 6 7 8 9 10 11 12 13"  figures to run (4 comes with 1, 5 with 3)
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
@@ -24,7 +24,7 @@ PROF_SRC=${BENCH_PROF:-$TOP/luabpfprof}
 BW=$TOP/bench/workloads
 T=${BENCH_T:-0.5}
 REPS=${BENCH_REPS:-5}
-FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9 10 11 12"}
+FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9 10 11 12 13"}
 WLS=${BENCH_WORKLOADS:-"w631 numeric tables nginx"}
 OUT=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 WORK=$(mktemp -d /tmp/lbp-bench.XXXXXX)
@@ -651,6 +651,11 @@ fi
 if fig_wanted 12; then
 	log "figure 12: -e alloc's windows"
 	PROF=$PROF "$TOP/bench/alloc_duty.sh" 4 15 >> "$OUT"
+fi
+# Figure 13: both defaults on nginx + Lua under wrk.
+if fig_wanted 13; then
+	log "figure 13: -e off-cpu and -e alloc on nginx under wrk"
+	PROF=$PROF "$TOP/bench/nginx_events.sh" 5 5 >> "$OUT"
 fi
 rm -f "$PROF"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"
