@@ -10,7 +10,9 @@
 #    (luabpfprof on an idle LuaJIT process while the untraced ping-pong
 #    switches), and per switch of a traced thread (the walk and the
 #    bookkeeping), both with the walker's default depth of this workload.
-#   bench/offcpu.sh [REPS] [WINDOW_SECONDS]
+#   [OFFCPU_OPTS="--off-cpu-rate 1"] bench/offcpu.sh [REPS] [WINDOW_SECONDS]
+# OFFCPU_OPTS: profiler options (default: none, the automatic rate);
+# OFFCPU_FIG: the section's number (default 7).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
@@ -60,7 +62,8 @@ attach() {
 	local i
 	# On the other CPU, as figure 1 runs the profilers' user-space work:
 	# only the BPF program's cost lands on the target's CPU.
-	taskset -c "$OCPU" "$PROF" -e off-cpu -p "$1" -f folded -o "$WORK/lbp.folded" 2>>"$WORK/lbp.err" &
+	# shellcheck disable=SC2086
+	taskset -c "$OCPU" "$PROF" -e off-cpu ${OFFCPU_OPTS:-} -p "$1" -f folded -o "$WORK/lbp.folded" 2>>"$WORK/lbp.err" &
 	LBP=$!
 	pids+=("$LBP")
 	for ((i = 0; i < 1000; i++)); do
@@ -129,7 +132,7 @@ exec 8>&-
 
 cat <<EOT
 
-## 7. Off-CPU mode (-e off-cpu): context-switch cost
+## ${OFFCPU_FIG:-7}. Off-CPU mode (-e off-cpu${OFFCPU_OPTS:+ $OFFCPU_OPTS}): context-switch cost
 
 \`bench/offcpu.sh\`, $REPS repetitions of ${WIN} s windows: median (min … max). The target is two
 LuaJIT processes passing a byte back and forth over two FIFOs

@@ -6,7 +6,7 @@
 #   BENCH_T=0.5      wall seconds of each throughput window of figure 1
 #                    (nginx: wrk runs of this, rounded to whole seconds)
 #   BENCH_REPS=5     alternating repetitions of every configuration
-#   BENCH_FIGS="1 2 3 6 7 8 9 10"  figures to run (4 comes with 1, 5 with 3)
+#   BENCH_FIGS="1 2 3 6 7 8 9 10 11 12 13"  figures to run (4 comes with 1, 5 with 3)
 #   BENCH_WORKLOADS="w631 numeric tables nginx"  figure 1's workloads
 #   BENCH_OUT=bench/RESULTS.md   where the report goes
 #   BENCH_KEEP=1     keep the work directory (raw data, profiles)
@@ -24,7 +24,7 @@ PROF_SRC=${BENCH_PROF:-$TOP/luabpfprof}
 BW=$TOP/bench/workloads
 T=${BENCH_T:-0.5}
 REPS=${BENCH_REPS:-5}
-FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9 10"}
+FIGS=${BENCH_FIGS:-"1 2 3 6 7 8 9 10 11 12 13"}
 WLS=${BENCH_WORKLOADS:-"w631 numeric tables nginx"}
 OUT=${BENCH_OUT:-$TOP/bench/RESULTS.md}
 WORK=$(mktemp -d /tmp/lbp-bench.XXXXXX)
@@ -625,7 +625,7 @@ fi
 # Figure 7: the off-CPU mode's cost on a context-switch-heavy target.
 if fig_wanted 7; then
 	log "figure 7: -e off-cpu on a ping-pong"
-	PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+	OFFCPU_OPTS="--off-cpu-rate 1" PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
 fi
 # Figure 8: the target's slowdown under -e alloc.
 if fig_wanted 8; then
@@ -641,6 +641,21 @@ fi
 if fig_wanted 10; then
 	log "figure 10: --native against perf --call-graph dwarf"
 	PROF=$PROF "$TOP/bench/native.sh" "$REPS" 2 >> "$OUT"
+fi
+# Figure 11: -e off-cpu at its default rate (figure 7 walks every switch).
+if fig_wanted 11; then
+	log "figure 11: -e off-cpu at its default rate on a ping-pong"
+	OFFCPU_FIG=11 PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+fi
+# Figure 12: -e alloc at its default duty cycle, and its shares.
+if fig_wanted 12; then
+	log "figure 12: -e alloc's windows"
+	PROF=$PROF "$TOP/bench/alloc_duty.sh" 4 15 >> "$OUT"
+fi
+# Figure 13: both defaults on nginx + Lua under wrk.
+if fig_wanted 13; then
+	log "figure 13: -e off-cpu and -e alloc on nginx under wrk"
+	PROF=$PROF "$TOP/bench/nginx_events.sh" 5 5 >> "$OUT"
 fi
 rm -f "$PROF"
 [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$WORK"

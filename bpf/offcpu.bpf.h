@@ -13,6 +13,69 @@
 /* Blocks shorter than this are counted (CNT_SHORT_BLOCK), not weighed. */
 const volatile __u64 min_block_ns = 10000;
 
+/* --off-cpu-rate P: a traced thread's switch out is kept when a random
+ * 32-bit draw is below offcpu_keep (P * 2^32); from 2^32 up every switch
+ * is kept and nothing is drawn.  The decision is taken at the switch out,
+ * before the stack is walked or anything parked: a block is kept or not
+ * whatever its length, so the kept blocks' time weighed by 1/P (in user
+ * space, user/sample/drain.c) estimates the whole without bias, and an
+ * unkept block costs no walk, no parked entry and no switch-in work. */
+const volatile __u64 offcpu_keep = 1ull << 32;
+
+/* --off-cpu-rate auto (offcpu_budget != 0): each CPU keeps every switch
+ * until it sees more than offcpu_budget traced switches out in a window
+ * of OFFCPU_PACE_NS; the next window then keeps 1 in 2^k, the least k
+ * that brings the last window's count under the budget.  k is fixed
+ * before the switch it applies to (from the past window), so the kept
+ * switch weighed by 2^k (SAMPLE_SHIFT in its key) is still unbiased: a
+ * thread that blocks a few hundred times a second is measured exactly, a
+ * ping-pong at 10^5 switches a second costs a draw for most of them. */
+const volatile __u32 offcpu_budget = 0;
+
+struct offcpu_pace {
+	__u64 window_ns;	/* the current window's start */
+	__u32 seen;		/* traced switches out in it so far */
+	__u32 shift;		/* this window keeps 1 in 2^shift */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_pace);
+} offcpu_pace SEC(".maps");
+
+/* The automatic rate's k for a switch out at `now` on this CPU. */
+static __always_inline __u32 pace_shift(__u64 now)
+{
+	struct offcpu_pace *pc;
+	__u32 zero = 0, k;
+
+	pc = bpf_map_lookup_elem(&offcpu_pace, &zero);
+	if (!pc)
+		return 0;
+	if (now - pc->window_ns >= OFFCPU_PACE_NS) {
+		for (k = 0; k < OFFCPU_MAX_SHIFT && (pc->seen >> k) > offcpu_budget; k++)
+			;
+		pc->shift = k;
+		pc->seen = 0;
+		pc->window_ns = now;
+	}
+	pc->seen++;
+	return pc->shift;
+}
+
+/* Whether to walk this switch out; *shift gets the automatic rate's k. */
+static __always_inline bool keep_switch(__u64 now, __u32 *shift)
+{
+	*shift = 0;
+	if (offcpu_budget) {
+		*shift = pace_shift(now);
+		return !*shift || !(bpf_get_prandom_u32() & ((1u << *shift) - 1));
+	}
+	return offcpu_keep >= (1ull << 32) || bpf_get_prandom_u32() < offcpu_keep;
+}
+
 /* Task states of a thread that will not come back (include/linux/sched.h). */
 #define LBP_EXIT_DEAD	0x0010
 #define LBP_EXIT_ZOMBIE	0x0020
@@ -44,22 +107,21 @@ static __always_inline void switch_in(struct parked *pk, __u32 tid, __u64 now)
 }
 
 /* The current thread (prev) leaves the CPU: walk and park it. */
-static __always_inline void switch_out(__u64 id, bool runnable, __u64 now)
+static __always_inline void switch_out(struct counter_block *cb, __u64 id, __u32 flags,
+				       __u64 now)
 {
-	struct counter_block *cb;
 	struct scratch *sc;
 	struct parked pk;
 	__u32 zero = 0, tid = (__u32)id;
 
-	cb = bpf_map_lookup_elem(&counters, &zero);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sc)
 		return;
-	bump(cb, CNT_SWITCH_OUT);
+	bump(cb, CNT_SWITCH_KEPT);
 	sc->kregs_valid = 1;
 	task_user_regs(&sc->kregs);
 	uregs_from(&sc->regs, &sc->kregs);
-	key_init(sc, id, SAMPLE_OFFCPU | (runnable ? SAMPLE_RUNNABLE : 0));
+	key_init(sc, id, flags);
 	if (walk_now(id >> 32))
 		return;
 	pk.key = sc->key;
@@ -89,8 +151,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = 0;
 	__u32 tgid = id >> 32, ntid = next->pid;
+	struct counter_block *cb;
 	unsigned int prev_state;
 	struct parked *pk;
+	__u32 zero = 0, shift;
 
 	/* current is still prev here (kernel/sched/core.c: __schedule). */
 	pk = ntid ? bpf_map_lookup_elem(&parked, &ntid) : NULL;
@@ -103,8 +167,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	prev_state = leaving_state(prev);
 	if (prev_state & (LBP_EXIT_DEAD | LBP_EXIT_ZOMBIE | LBP_TASK_DEAD))
 		return 0;
+	/* Drawn as soon as the thread is known to be traced (drawing
+	 * first would cost every other process's switches a draw): an
+	 * unkept switch costs one lookup and one counter more. */
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	bump(cb, CNT_SWITCH_OUT);
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (!keep_switch(now, &shift))
+		return 0;
 	/* Preempted, or left runnable: on the run queue, waiting for a CPU. */
-	switch_out(id, preempt || prev_state == 0, now ? now : bpf_ktime_get_ns());
+	switch_out(cb, id, SAMPLE_OFFCPU | SAMPLE_SHIFT(shift) |
+		   (preempt || prev_state == 0 ? SAMPLE_RUNNABLE : 0), now);
 	return 0;
 }
 

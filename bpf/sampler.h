@@ -176,6 +176,14 @@ struct proto_news {
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 #define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
 #define SAMPLE_RUNNABLE	(1u << 3)	/* with SAMPLE_OFFCPU: preempted, waiting for a CPU */
+/* With SAMPLE_OFFCPU: kept with probability 2^-k by the automatic rate
+ * (bpf/offcpu.bpf.h), so it stands for 2^k switches and their time. */
+#define SAMPLE_SHIFT_AT	24
+#define SAMPLE_SHIFT(k)	((__u32)(k) << SAMPLE_SHIFT_AT)
+#define SAMPLE_SHIFT_OF(flags)	(((flags) >> SAMPLE_SHIFT_AT) & 0x1f)
+/* The automatic rate's window per CPU, and the most it halves it. */
+#define OFFCPU_PACE_NS	100000000ull
+#define OFFCPU_MAX_SHIFT	16
 
 /* The counts map's value of an off-CPU key: the number of switches in the
  * top bits, their total nanoseconds below, so one atomic add keeps both.
@@ -240,6 +248,7 @@ struct parked {
 	_(WALK_CACHED,    walk_cached,    3, 0, "cached reads")	/* walker reads saved by its caches */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
+	_(SWITCH_KEPT,    switch_kept,    0, 0, "kept")	/* ... and --off-cpu-rate kept it */ \
 	_(SHORT_BLOCK,    short_block,    0, 0, "under --min-block")	/* back sooner: only counted */ \
 	_(PARK_FULL,      park_full,      0, 0, "parked map full")	/* a switch-out lost: not remembered */ \
 	_(PARK_STALE,     park_stale,     0, 0, "switch-in unseen")	/* a parked block replaced, never weighed */

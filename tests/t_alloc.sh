@@ -10,7 +10,8 @@
 #   - enough samples were taken to mean something, and the summary says
 #     how many bytes they stand for;
 # pprof says alloc_space/bytes; bad --alloc-every / -e values are one
-# line and exit 2.
+# line and exit 2.  The always-on probe (--alloc-exact): the default's
+# windows are t_alloc_duty.sh's.
 source "$(dirname "$0")/lib.sh"
 
 EVERY=16K
@@ -35,7 +36,7 @@ profile() {
 		fail "$name: start" "the workload printed no ready line"
 		return 1
 	fi
-	start_bg "$PROF" -v -e alloc --alloc-every "$EVERY" -f "$fmt" -o "$out.$fmt" \
+	start_bg "$PROF" -v -e alloc --alloc-exact --alloc-every "$EVERY" -f "$fmt" -o "$out.$fmt" \
 		-p "$tgt" 2> "$out.err"
 	PROFPID=$BGPID
 	if ! wait_for "$out.err" 'sampling allocations at' 30; then

@@ -67,7 +67,7 @@ python3 "$CHECK" summary "$SHARED" "$TMP/named.bin" >"$TMP/named.sum" 2>&1
 check "-f otlp writes the same format under any name" \
 	grep -q '^profile .*type=cpu/nanoseconds' "$TMP/named.sum"
 
-"$PROF" -p "$MIX" -e alloc -d 3 -o "$TMP/alloc.otlp" 2>"$TMP/alloc.err"
+"$PROF" -p "$MIX" -e alloc --alloc-exact -d 3 -o "$TMP/alloc.otlp" 2>"$TMP/alloc.err"
 python3 "$CHECK" summary "$SHARED" "$TMP/alloc.otlp" >"$TMP/alloc.sum" 2>&1
 check "-e alloc: one alloc_space/bytes profile" grep -q '^profile .*type=alloc_space/bytes' "$TMP/alloc.sum"
 check "-e alloc: build allocates" grep -q '^frame otlp_mix.lua:build ' "$TMP/alloc.sum"

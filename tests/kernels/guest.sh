@@ -168,7 +168,10 @@ tgt=$BGPID
 if ! wait_for "$b.target" '^ready' 60; then
 	kfail "-e alloc: start" "the workload printed no ready line"
 else
-	start_bg "$PROF" -v -e alloc --alloc-every 16K -f folded -o "$b.folded" -p "$tgt" 2>"$b.err"
+	# The always-on probe: the default attaches it for windows of a few
+	# percent of the time (user space only, the same BPF program), too
+	# few bytes of an 8 MiB run for a share.
+	start_bg "$PROF" -v -e alloc --alloc-exact --alloc-every 16K -f folded -o "$b.folded" -p "$tgt" 2>"$b.err"
 	prof=$BGPID
 	if wait_for "$b.err" 'sampling allocations at' 120; then
 		touch "$b.go"

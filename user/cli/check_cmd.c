@@ -70,6 +70,7 @@ int check_cmd_run(const struct options *o)
 		co.max_counts = o->max_counts;
 		co.max_frames = o->max_frames;
 		co.min_block_ns = o->min_block_ns;
+		co.offcpu_rate = o->offcpu_rate;
 		rc = modes[i].vmwatch ? vmwatch_check(print_stats, &cc, err, sizeof(err)) :
 					collector_check(&co, print_stats, &cc, err, sizeof(err));
 		if (rc) {

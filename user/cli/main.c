@@ -140,11 +140,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 	}
 	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
-	if (p->alloc_every)
-		fprintf(stderr, "luabpfprof: -e alloc: %.1f MiB allocated, sampled (%llu samples, "
-			"one per %llu KiB)\n",
-			(double)p->total * (double)p->alloc_every / 1048576.0,
-			(unsigned long long)p->total, (unsigned long long)p->alloc_every >> 10);
+	if (p->alloc_every) {
+		sb_truncate(&sb, 0);
+		profile_alloc_summary(p, &sb);
+		fprintf(stderr, "%s\n", sb_str(&sb));
+	}
 	sb_free(&sb);
 }
 
@@ -327,6 +327,8 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 {
 	*c = (struct session_config){
 		.hz = o->hz, .event = o->event, .min_block_ns = o->min_block_ns,
+		.offcpu_rate = o->offcpu_rate,
+		.alloc_duty = o->event == PROFILE_ALLOC && !o->alloc_exact ? o->alloc_duty : 1,
 		.max_stacks = o->max_stacks, .max_counts = o->max_counts,
 		.max_frames = o->max_frames, .lua_only = o->lua_only, .keep_root = o->keep_root,
 		.native = o->native,
@@ -335,7 +337,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.pids = o->pids, .npids = o->npids, .all = o->all, .label_from = o->label_from,
 		.duration_s = o->duration,
 		.every_s = o->top ? o->top_delay : o->continuous ? o->every : 0,
-		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? o->alloc_every : 0,
+		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? options_alloc_every(o) : 0,
 		.time_slot_ns = out_format_timeline(o->fmt) ? TIMELINE_SLOT_NS : 0,
 	};
 }
@@ -431,6 +433,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	session_config_from(&o, &stop_signal, &scfg);
+	options_warn_alloc_exact(&o);
 	sess = session_open(&scfg, err, sizeof(err));
 	if (!sess) {
 		log_error("%s", err);

@@ -292,6 +292,11 @@ const struct opt_row options_rows[] = {
 	{ N("min-block"), 0, REQ, "T", set_min_block,
 	  "off-cpu/wall: switches out shorter than T are only\n"
 	  "counted (default 10us; 500ns, 20us, 2ms)", .at = OWN },
+	{ N("off-cpu-rate"), 0, REQ, "P", options_set_off_cpu_rate,
+	  "off-cpu/wall: walk a switch out with probability P,\n"
+	  "its time weighed by 1/P (0.1, 1/20; 1: all).  auto\n"
+	  "(default): all up to 1000/s per CPU, then 1 in 2^k",
+	  .at = OWN },
 	{ "output", "-o/--output", 'o', REQ, "FILE", options_set_string,
 	  "write the report to FILE (default stdout)", .at = AT(output) },
 	{ "format", "-f/--format", 'f', REQ, "FMT", set_format,
@@ -300,7 +305,16 @@ const struct opt_row options_rows[] = {
 	  "(default: from -o's extension, else text)", .at = OWN,
 	  .choices = "text folded svg pprof speedscope otlp chrome speedscope-evented" },
 	{ N("alloc-every"), 0, REQ, "SIZE", set_alloc_every,
-	  "-e alloc: one sample per SIZE bytes allocated\n(default 512K)", .at = OWN },
+	  "-e alloc: one sample per SIZE bytes allocated\n(default 16K; 512K with --alloc-exact)", .at = OWN },
+	{ N("alloc-duty"), 0, REQ, "PCT", options_set_alloc_duty,
+	  "-e alloc: attach the allocator probe for random windows\n"
+	  "adding up to PCT of the time, bytes scaled up to match\n"
+	  "(default " LBP_ALLOC_DUTY_TEXT ")", .at = OWN },
+	{ N("alloc-exact"), 0, NONE, NULL, set_flag,
+	  "-e alloc: probe every allocation all the time\n(the target runs 9-22x slower)",
+	  .at = AT(alloc_exact) },
+	{ N("alloc-exact-in-production"), 0, NONE, NULL, set_flag,
+	  "allow --alloc-exact with --continuous", .at = AT(alloc_exact_prod) },
 	{ N("jp"), 0, REQ, "MODE", set_jp,
 	  "luajit -jp view letters: f F l p N -N s v z r m<N> a A G i<ms>\n"
 	  "(default: f, depth 1, m3)", .at = OWN, .flags = OPTF_LETTERS,
@@ -443,7 +457,9 @@ static void set_defaults(struct options *o)
 	o->max_counts = 16384;
 	o->max_frames = 256;
 	o->every = 10;
-	o->alloc_every = 512 << 10;
+	o->alloc_every = 0;	/* options_alloc_every */
+	o->alloc_duty = LBP_ALLOC_DUTY;
+	o->offcpu_rate = LBP_OFFCPU_RATE;
 	o->retain_count = 100;
 	o->push_api = "ingest";
 	o->push_api_id = PUSH_API_INGEST;

@@ -51,7 +51,11 @@ struct options {
 	bool jit;		/* --jit: the JIT health report */
 	double jit_hot;		/* --jit-hot: share of samples that makes code hot */
 	double fail_interp;	/* --fail-if-interpreted: < 0 off */
-	unsigned long long alloc_every;	/* -e alloc: bytes per sample */
+	unsigned long long alloc_every;	/* -e alloc: bytes per sample, 0: options_alloc_every */
+	double alloc_duty;	/* -e alloc: share of time the probe is attached */
+	bool alloc_exact;	/* --alloc-exact: attached all the time */
+	bool alloc_exact_prod;	/* --alloc-exact-in-production: even with --continuous */
+	double offcpu_rate;	/* off-CPU: share of switches out walked, (0, 1]; 0: auto */
 
 	/* luabpfprof top: a live table instead of a report. */
 	bool top;
@@ -91,6 +95,14 @@ enum options_result { OPTIONS_OK, OPTIONS_EXIT_OK, OPTIONS_ERROR };
  * a rate above the kernel's limit) and notes (-p naming a thread) are one
  * line each on stderr. */
 enum options_result options_parse(int argc, char **argv, struct options *o);
+
+/* --alloc-exact: one warning saying how much slower the target will run
+ * (options_event.c); nothing otherwise. */
+void options_warn_alloc_exact(const struct options *o);
+
+/* -e alloc's bytes per sample: --alloc-every, else 16 KiB in windows (they
+ * see a few percent of the bytes) and 512 KiB for --alloc-exact. */
+unsigned long long options_alloc_every(const struct options *o);
 
 /* The same, reading the host's facts (thread groups, the kernel's sample
  * rate limit) under proc_root instead of /proc: for tests. */

@@ -27,9 +27,23 @@ int options_check_combination(const struct options *o, const bool *given)
 			log_error("--%s needs --continuous", options_rows[i].name);
 		return -1;
 	}
-	for (int i = 0; i < options_nrows && o->event != PROFILE_ALLOC; i++) {
-		if (given[i] && !strcmp(options_rows[i].name, "alloc-every")) {
-			log_error("--alloc-every needs -e alloc");
+	for (int i = 0; i < options_nrows; i++) {
+		const char *name = options_rows[i].name;
+
+		if (!given[i])
+			continue;
+		if (o->event != PROFILE_ALLOC &&
+		    (!strcmp(name, "alloc-every") || !strcmp(name, "alloc-duty"))) {
+			log_error("--%s needs -e alloc", name);
+			return -1;
+		}
+		if (!strcmp(name, "alloc-duty") && o->alloc_exact) {
+			log_error("--alloc-duty samples windows of time, --alloc-exact all of it: give one");
+			return -1;
+		}
+		if (!strcmp(name, "off-cpu-rate") && o->event != PROFILE_OFFCPU &&
+		    o->event != PROFILE_WALL) {
+			log_error("--off-cpu-rate needs -e off-cpu, -e wall or -e cpu,off-cpu");
 			return -1;
 		}
 	}
@@ -41,6 +55,8 @@ int options_check_combination(const struct options *o, const bool *given)
 		log_error("dump reads the coroutines of -p PID once: give it -p and no --heap, -e or --continuous");
 		return -1;
 	}
+	if (options_check_alloc_exact(o))
+		return -1;
 	if (o->heap && o->event != PROFILE_CPU) {
 		log_error("--heap is a census of its own: give it without -e");
 		return -1;

@@ -55,6 +55,19 @@ int options_set_label(struct options *o, const struct opt_row *r, const char *ar
 int options_set_header_value(struct options *o, const struct opt_row *r, const char *arg,
 			     char *err, size_t errlen);
 
+/* options_event.c: what the events cost.  The defaults were chosen from
+ * bench/RESULTS.md (figures 9 and 10). */
+#define LBP_OFFCPU_RATE		0	/* auto */
+#define LBP_OFFCPU_RATE_TEXT	"auto"
+#define LBP_ALLOC_DUTY		0.03
+#define LBP_ALLOC_DUTY_TEXT	"3%"
+int options_set_off_cpu_rate(struct options *o, const struct opt_row *r, const char *arg,
+			     char *err, size_t errlen);
+int options_set_alloc_duty(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t errlen);
+/* --alloc-exact's combinations: 0, or -1 with one line logged. */
+int options_check_alloc_exact(const struct options *o);
+
 extern const struct opt_row options_rows[];
 extern const int options_nrows;
 

@@ -1,4 +1,5 @@
-/* Unit tests for -e/--event and --min-block. */
+/* Unit tests for -e/--event, --min-block, --off-cpu-rate and -e alloc's
+ * duty cycle. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,5 +70,29 @@ int main(void)
 	CHECK("min-block: negative refused", parse("--min-block", "-5", NULL) == OPTIONS_ERROR);
 	CHECK("min-block: overflow refused",
 	      parse("--min-block", "99999999999999999999999", NULL) == OPTIONS_ERROR);
+		CHECK("off-cpu-rate: auto by default", parse("-e", "off-cpu", NULL) == OPTIONS_OK &&
+	      opts.offcpu_rate == 0);
+	CHECK("off-cpu-rate: 0.25", parse("-eoff-cpu", "--off-cpu-rate", "0.25") == OPTIONS_OK &&
+	      opts.offcpu_rate == 0.25);
+	CHECK("off-cpu-rate: 1/20", parse("-ewall", "--off-cpu-rate", "1/20") == OPTIONS_OK &&
+	      opts.offcpu_rate == 0.05);
+	CHECK("off-cpu-rate: 1 walks all", parse("-eoff-cpu", "--off-cpu-rate", "1") == OPTIONS_OK &&
+	      opts.offcpu_rate == 1);
+	CHECK("off-cpu-rate: auto", parse("-eoff-cpu", "--off-cpu-rate", "auto") == OPTIONS_OK &&
+	      opts.offcpu_rate == 0);
+	CHECK("off-cpu-rate: 0 refused", parse("-eoff-cpu", "--off-cpu-rate", "0") == OPTIONS_ERROR);
+	CHECK("off-cpu-rate: 1/0 refused", parse("-eoff-cpu", "--off-cpu-rate", "1/0") == OPTIONS_ERROR);
+	CHECK("off-cpu-rate: with -e cpu refused",
+	      parse("--off-cpu-rate", "0.5", NULL) == OPTIONS_ERROR);
+	CHECK("alloc: 3% of the time, 16 KiB a sample by default",
+	      parse("-e", "alloc", NULL) == OPTIONS_OK && opts.alloc_duty == 0.03 &&
+	      !opts.alloc_exact && options_alloc_every(&opts) == 16384);
+	CHECK("alloc: --alloc-exact, 512 KiB a sample",
+	      parse("-ealloc", "--alloc-exact", NULL) == OPTIONS_OK && opts.alloc_exact &&
+	      options_alloc_every(&opts) == 512 << 10);
+	CHECK("alloc: --alloc-every wins", parse("-ealloc", "--alloc-exact", "--alloc-every=64K") ==
+	      OPTIONS_OK && options_alloc_every(&opts) == 64 << 10);
+	CHECK("alloc: --alloc-duty 10%", parse("-ealloc", "--alloc-duty", "10%") == OPTIONS_OK &&
+	      opts.alloc_duty > 0.0999 && opts.alloc_duty < 0.1001);
 	UNIT_EXIT();
 }

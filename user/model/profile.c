@@ -48,6 +48,24 @@ struct profile *profile_new(unsigned hz)
 	return p;
 }
 
+struct profile *profile_new_like(const struct profile *like)
+{
+	struct profile *p = profile_new(like->hz);
+
+	p->event = like->event;
+	p->alloc_every = like->alloc_every;
+	p->alloc_duty = like->alloc_duty;
+	p->offcpu_rate = like->offcpu_rate;
+	return p;
+}
+
+uint64_t profile_alloc_bytes(const struct profile *p)
+{
+	if (!(p->alloc_duty > 0) || p->alloc_duty >= 1)
+		return p->alloc_every;
+	return (uint64_t)((double)p->alloc_every / p->alloc_duty + 0.5);
+}
+
 void profile_free(struct profile *p)
 {
 	if (!p)

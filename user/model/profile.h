@@ -119,6 +119,13 @@ struct profile {
 	unsigned hz;		/* sampling frequency */
 	enum profile_event event;	/* PROFILE_CPU unless set after profile_new */
 	uint64_t alloc_every;	/* -e alloc: bytes a sample stands for; 0: CPU time */
+	/* -e alloc: the share of the time the allocator probe was attached
+	 * (0 or 1: all of it); a sample stands for alloc_every / alloc_duty
+	 * bytes (profile_alloc_bytes). */
+	double alloc_duty;
+	/* Off-CPU: the share of switches out walked (0 or 1: all); their
+	 * times and counts are already weighed by its inverse. */
+	double offcpu_rate;
 	uint64_t start_ns;	/* CLOCK_REALTIME at the start */
 	uint64_t duration_ns;
 	struct profile_stats stats;
@@ -131,6 +138,10 @@ struct profile {
 };
 
 struct profile *profile_new(unsigned hz);
+/* An empty profile of the same kind: rate, event and their weighting. */
+struct profile *profile_new_like(const struct profile *like);
+/* -e alloc: the bytes one sample stands for, scaled by the probe's duty. */
+uint64_t profile_alloc_bytes(const struct profile *p);
 void profile_free(struct profile *p);
 
 /* Interns a string; the result lives as long as the profile. */

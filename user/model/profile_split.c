@@ -55,13 +55,12 @@ static struct profile *split_copy(const struct profile *p, const struct split *s
 	/* Old frame id -> the copy interned in the new profile. */
 	const struct frame_sym **map = calloc(profile_nframes(p) + 1, sizeof(*map));
 	const struct frame_sym **frames = NULL;
-	struct profile *out = profile_new(p->hz);
+	struct profile *out = profile_new_like(p);
 	size_t cap = 0;
 
 	if (!map || !out)
 		goto fail;
 	out->event = sp->by_event ? sp->event : p->event;
-	out->alloc_every = p->alloc_every;
 	out->start_ns = p->start_ns;
 	out->duration_ns = p->duration_ns;
 	if (sp->by_pid) {

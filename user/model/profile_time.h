@@ -30,4 +30,8 @@ void profile_time_split(const struct profile *p, uint32_t pid, uint32_t tid,
 void profile_time_summary(const struct profile *p, const struct time_split *t,
 			  struct strbuf *out);
 
+/* -e alloc's summary line: the bytes the samples stand for, and when the
+ * probe was attached for windows, the share of the time they covered. */
+void profile_alloc_summary(const struct profile *p, struct strbuf *out);
+
 #endif

@@ -223,7 +223,7 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 	sb_reset(text);
 	if (p->alloc_every)
 		sb_printf(text, "luabpfprof: allocations, one sample per %llu bytes, %llu samples, "
-			  "frame names '%c'", (unsigned long long)p->alloc_every,
+			  "frame names '%c'", (unsigned long long)profile_alloc_bytes(p),
 			  (unsigned long long)p->total, b->f.name_scope);
 	else if (profile_unit_ns(p))
 		sb_printf(text, "luabpfprof: %s, %u Hz, %.3f s, frame names '%c'",

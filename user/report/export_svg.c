@@ -484,9 +484,9 @@ static void put_document(struct strbuf *sb, struct flame *fl)
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.1f MiB "
 			  "allocated (%llu samples of %llu KiB)"
 			  "; click a frame to zoom, Ctrl-F to search</text>\n", SVG_IMAGE_WIDTH / 2,
-			  (double)fl->total * (double)fl->p->alloc_every / 1048576.0,
+			  (double)fl->total * (double)profile_alloc_bytes(fl->p) / 1048576.0,
 			  (unsigned long long)fl->total,
-			  (unsigned long long)fl->p->alloc_every >> 10);
+			  (unsigned long long)profile_alloc_bytes(fl->p) >> 10);
 	else if (profile_unit_ns(fl->p))
 		sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%.3f s of %s time"
 			  "; click a frame to zoom, Ctrl-F to search</text>\n", SVG_IMAGE_WIDTH / 2,

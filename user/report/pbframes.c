@@ -175,7 +175,7 @@ void pbframes_labels(struct pbframes *f, const struct sample *s, const struct pb
 
 uint64_t pbframes_period(const struct profile *p)
 {
-	return p->alloc_every ? p->alloc_every : p->hz ? 1000000000ull / p->hz : 0;
+	return p->alloc_every ? profile_alloc_bytes(p) : p->hz ? 1000000000ull / p->hz : 0;
 }
 
 const char *pbframes_time_type(const struct profile *p)

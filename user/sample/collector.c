@@ -109,6 +109,7 @@ struct collector *collector_open(const struct collector_opts *o, char *err, size
 	c->min_block_ns = o->min_block_ns;
 	c->offcpu = o->offcpu;
 	c->alloc_every = o->alloc_every;
+	c->alloc_gated = o->alloc_gated;
 	c->cpu_clock = collector_wants_cpu_clock(o);
 	c->hz = o->hz;
 	if (o->offcpu) {

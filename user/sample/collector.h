@@ -15,6 +15,11 @@
 
 struct collector;
 
+/* The automatic off-CPU rate's budget: switches walked per second and CPU
+ * before it samples (bench/RESULTS.md, figure 9: 1.8 us each, 0.2% of a
+ * CPU at most). */
+#define OFFCPU_AUTO_PER_SEC	1000ull
+
 struct collector_opts {
 	unsigned hz;
 	uint32_t max_stacks;	/* entries of the stacks map */
@@ -26,10 +31,16 @@ struct collector_opts {
 	bool offcpu;
 	bool no_cpu_clock;
 	uint64_t min_block_ns;	/* shorter blocks are only counted */
+	/* The share of switches out walked, 1: all; 0: the automatic rate,
+	 * all of them up to OFFCPU_AUTO_PER_SEC per CPU, then 1 in 2^k. */
+	double offcpu_rate;
 	/* -e alloc: bytes allocated per sample; 0 for cpu-clock sampling.
 	 * Nothing is attached per CPU then: collector_attach_alloc attaches
 	 * the allocator uprobe of each target. */
 	uint64_t alloc_every;
+	/* The probes are attached only when collector_alloc_gate says so
+	 * (alloc_gate.h's windows), not from the start. */
+	bool alloc_gated;
 	/* --native: each cpu-clock sample comes with a copy of its user
 	 * stack (collector_drain_native) instead of being counted. */
 	bool native;
@@ -60,6 +71,14 @@ bool collector_samples_alloc(const struct collector *c);
  * path, for pid only; attaching the same site of the same pid again does
  * nothing.  -1 with errno on failure. */
 int collector_attach_alloc(struct collector *c, pid_t pid, const char *path, uint64_t off);
+
+/* Attaches (on) or detaches every known allocator probe; returns the
+ * CLOCK_MONOTONIC time the change counts as made: when the attach is
+ * done, when the detach starts. */
+uint64_t collector_alloc_gate(struct collector *c, bool on);
+
+/* How many allocators of live targets are known (attached or not). */
+int collector_alloc_sites(const struct collector *c);
 
 /* Called per drained count; st is NULL when the stack is not available. */
 typedef void (*drain_fn)(void *ctx, const struct sample_key *key, uint64_t count,

@@ -42,6 +42,9 @@ struct collector {
 	uint64_t alloc_every;
 	struct alloc_link *alinks;
 	int nalinks, calinks;
+	/* Duty cycle: the probes are attached only while alloc_on
+	 * (collector_alloc_gate); sites are kept with link NULL otherwise. */
+	bool alloc_gated, alloc_on;
 	struct ring_buffer *news;	/* prototype announcements */
 	news_fn news_cb;		/* during collector_read_news */
 	void *news_ctx;
@@ -56,6 +59,7 @@ struct collector {
 struct sampler_bpf *collector_load(const struct collector_opts *o, verifier_fn fn, void *ctx,
 				   char *err, size_t errlen);
 bool collector_wants_cpu_clock(const struct collector_opts *o);
+uint64_t collector_offcpu_keep(double rate);
 
 /* The stack for id: from the kernel map, else from the graveyard. */
 const struct stack_trace *collector_stack_for(struct collector *c, uint64_t id);

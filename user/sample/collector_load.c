@@ -37,6 +37,22 @@ static const char *role_of(const char *prog)
 	return "the sampler";
 }
 
+/* A fixed --off-cpu-rate as the BPF program's threshold (bpf/offcpu.bpf.h):
+ * a switch is kept when a uniform 32-bit draw is below it; 2^32 keeps all
+ * without a draw (1, and 0: the automatic rate). */
+uint64_t collector_offcpu_keep(double rate)
+{
+	if (!(rate > 0) || rate >= 1)
+		return 1ull << 32;
+	return (uint64_t)(rate * 4294967296.0 + 0.5);
+}
+
+/* The automatic rate's budget per CPU and window, 0 for a fixed rate. */
+static uint32_t offcpu_budget(double rate)
+{
+	return rate > 0 ? 0 : (uint32_t)(OFFCPU_AUTO_PER_SEC * OFFCPU_PACE_NS / 1000000000ull);
+}
+
 bool collector_wants_cpu_clock(const struct collector_opts *o)
 {
 	return !o->no_cpu_clock && !o->alloc_every;
@@ -75,6 +91,8 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	bpf_map__set_max_entries(skel->maps.counts, o->max_counts);
 	skel->rodata->walk_max_frames = o->max_frames;
 	skel->rodata->min_block_ns = o->min_block_ns;
+	skel->rodata->offcpu_keep = collector_offcpu_keep(o->offcpu_rate);
+	skel->rodata->offcpu_budget = offcpu_budget(o->offcpu_rate);
 	skel->rodata->alloc_every = o->alloc_every;
 	skel->rodata->native_stack = o->native;
 	skel->rodata->time_slot_ns = o->time_slot_ns;

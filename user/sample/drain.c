@@ -181,13 +181,20 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 
 /* The sample's weight in the profile's unit and how many events it
  * stands for: a cpu-clock sample weighs its period in a wall profile, an
- * off-CPU count (OFFCPU_VALUE) its nanoseconds. */
+ * off-CPU count (OFFCPU_VALUE) its nanoseconds, and a kept switch stands
+ * for 1/rate switches (a fixed --off-cpu-rate) or 2^k (the automatic
+ * rate's SAMPLE_SHIFT, bpf/offcpu.bpf.h). */
 static void weigh(const struct profile *p, const struct sample_key *key, uint64_t value,
 		  struct sample *s)
 {
 	if (key->flags & SAMPLE_OFFCPU) {
-		s->events = OFFCPU_COUNT(value);
-		s->count = OFFCPU_NS(value);
+		double w = (double)(1u << SAMPLE_SHIFT_OF(key->flags));
+
+		if (p->offcpu_rate > 0 && p->offcpu_rate < 1)
+			w /= p->offcpu_rate;
+
+		s->events = (uint64_t)((double)OFFCPU_COUNT(value) * w + 0.5);
+		s->count = (uint64_t)((double)OFFCPU_NS(value) * w + 0.5);
 		s->flags |= PSAMPLE_OFFCPU;
 		if (key->flags & SAMPLE_RUNNABLE)
 			s->flags |= PSAMPLE_WAITING;

@@ -140,6 +140,8 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	if (c->time_slot_ns)
 		profile_keep_timeline(s->prof, clock_ns(CLOCK_MONOTONIC), c->time_slot_ns,
 				      TIMELINE_MAX_EVENTS);
+	s->prof->alloc_duty = c->alloc_duty;
+	s->prof->offcpu_rate = c->offcpu_rate;
 	targets_set_profile(s->ts, s->prof);
 	for (int i = 0; i < c->npids; i++)
 		if (targets_add(s->ts, c->pids[i], true, err, errlen))
@@ -193,11 +195,7 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
 	drain_all(s);
 	p = s->prof;
 	if (!last) {
-		fresh = profile_new(p->hz);
-		if (fresh) {
-			fresh->event = p->event;
-			fresh->alloc_every = p->alloc_every;
-		}
+		fresh = profile_new_like(p);
 		if (!fresh) {
 			log_error("out of memory: interval %llu merged into the next",
 				  (unsigned long long)s->profiles + 1);
@@ -224,12 +222,10 @@ static int cut(struct session *s, const struct session_consumer *c, uint64_t now
  * consumer set up) is dropped, with the counters so far as the baseline. */
 static int restart(struct session *s)
 {
-	struct profile *fresh = profile_new(s->prof->hz);
+	struct profile *fresh = profile_new_like(s->prof);
 
 	if (!fresh)
 		return -1;
-	fresh->event = s->prof->event;
-	fresh->alloc_every = s->prof->alloc_every;
 	drain_all(s);
 	s->prev = s->prof->stats;
 	profile_free(s->prof);

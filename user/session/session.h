@@ -32,6 +32,8 @@ struct session_config {
 	enum profile_event event;
 	uint64_t min_block_ns;		/* off-CPU: shorter blocks are only counted */
 	uint64_t alloc_every;		/* -e alloc: bytes per sample; 0: cpu-clock */
+	double offcpu_rate;		/* off-CPU: share of switches walked (0: all) */
+	double alloc_duty;		/* -e alloc: share of time probed (0 or 1: all) */
 	uint32_t max_stacks, max_counts, max_frames;	/* BPF map sizes, walk depth */
 	bool lua_only;			/* drop [host] samples */
 	bool keep_root;			/* keep the host's C entry frame at the bottom */
