@@ -20,6 +20,7 @@ const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 const volatile __u64 cframe_max_dist = 1 << 20;
 
 #define VMSTATE_INTERP	(-1)
+#define VMSTATE_C	(-2)	/* ~LJ_VMST_C: a C function the interpreter called */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -169,6 +170,12 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 
 #include "steps.bpf.h"
 
+/* Whether ip is code outside the VM's own file (known once discovered). */
+static __always_inline bool outside_vm(const struct vm_slot *vm, __u64 ip)
+{
+	return vm->obj_hi && (ip < vm->obj_lo || ip >= vm->obj_hi);
+}
+
 /* The base of the top frame to walk from (0: none found, the stack is
  * flagged STACK_NO_BASE), with the top frame's PC and pending link in wc:
  * g->jit_base while a trace runs, BASE/PC registers in the interpreter,
@@ -199,8 +206,13 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 				bump(cb, CNT_TRACE_PC);
 			if (tf >> 31)
 				bump(cb, CNT_TRACE_RETADDR);
+			if (tf >> 31 && outside_vm(vm, r->ip))
+				sc->tr.leaf_ip = r->ip;
 		}
 	}
+	/* C outside the VM called by the interpreter: an FFI call. */
+	if (vmstate == VMSTATE_C && outside_vm(vm, r->ip))
+		sc->tr.leaf_ip = r->ip;
 	if (!base && vmstate == VMSTATE_INTERP && r->ip >= vm->vm_lo && r->ip < vm->vm_hi) {
 		base = interp_base(vm, stack, wc->stack_end, r, &wc->pc);
 		if (base)
@@ -261,6 +273,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	__builtin_memset(wc, 0, WALK_CTX_CLEARED);
 
 	sc->tr.pending = 0;
+	sc->tr.leaf_ip = 0;
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
 	chosen = vm_choose(key->pid);

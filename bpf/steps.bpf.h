@@ -94,6 +94,18 @@ __noinline int walk_threads(void)
 	if (!sc)
 		return 0;
 	wc = &sc->walk;
+	/* C code Lua called (FFI, libm) first: the sampled IP, named in
+	 * user space. */
+	if (sc->tr.leaf_ip) {
+		struct lua_frame *f = &sc->st.frames[0];
+
+		f->id = (sc->tr.leaf_ip & FRAME_ID_MASK) | (FRAME_KIND_NATIVE << FRAME_KIND_SHIFT);
+		f->pc_off = 0;
+		f->fp = 0;
+		wc->hash = mix_hash(wc->hash, f->id);
+		wc->n = 1;
+		sc->tr.leaf_ip = 0;
+	}
 	/* A trace's inlined frames first, top first (trace.bpf.h). */
 	if (sc->tr.pending) {
 		__u64 root_pc = wc->pc;

@@ -49,6 +49,7 @@ struct tr_scratch {
 	__u32 gc64;
 	__u32 pending;			/* inlined frames the walk is to record first */
 	__u64 top_pc;			/* the top one's PC */
+	__u64 leaf_ip;			/* C code called from Lua: the walk's first frame */
 };
 
 /* The 64-bit payload of constant `ref` (the IRIns after it, src/lj_ir.h
@@ -192,6 +193,27 @@ static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
 	return 0;
 }
 
+/* Whether snapshot idx + 1 is the one taken just after a call whose
+ * return address is at machine code offset ra: LuaJIT snapshots the
+ * state after every call with side effects (FFI functions, lj_ir.c
+ * lj_ir_call), and that state's code begins right after the call, past
+ * the moves of its result.  The snapshot before the call holds the
+ * frames of whatever ran before it (another inlined function), the one
+ * after it the caller at the call (or, after a tail call, its caller at
+ * that call's line).  A helper with no snapshot of its own (lj_tab_new)
+ * keeps the snapshot before it. */
+#define POSTCALL_GAP	32	/* bytes of result moves between the two */
+static __always_inline __u32 snap_after_call(__u64 snap, __u16 nsnap, __u32 idx, __u32 ra,
+					     __u8 mcofs_at)
+{
+	__u16 next = 0;
+
+	if (idx + 1 >= nsnap ||
+	    bpf_probe_read_user(&next, 2, (void *)(snap + SNAP_SIZE * (__u64)(idx + 1) + mcofs_at)))
+		return 0;
+	return next >= ra && next - ra <= POSTCALL_GAP;
+}
+
 /* Index of the snapshot covering machine code offset ofs: the rightmost
  * one whose mcofs is <= ofs (src/lj_trace.c lj_trace_unwind). */
 static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __u16 nsnap,
@@ -274,7 +296,7 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	struct walk_ctx *c = ref->c;
 	const struct lj_offsets *off = &c->off;
 	__u64 traces, T = 0, mcode, snap, snapmap, pc;
-	__u32 sizetrace, szmcode, ofs, idx, nsnapmap;
+	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, post;
 	__u16 nsnap;
 
 	c->pc = 0;
@@ -305,6 +327,8 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	if (!off->snap_mcofs || off->snap_mcofs > SNAP_SIZE - 2 || off->snap_nent >= SNAP_SIZE)
 		return 0;
 	idx = snap_covering(ts, snap, nsnap, ofs, off->snap_mcofs);
+	post = *by_ra && snap_after_call(snap, nsnap, idx, ofs + 1, off->snap_mcofs);
+	idx += post;
 	ts->gc64 = off->gc64;
 	pc = snap_read(ts, snap, snapmap, nsnapmap, idx, nsnap, off->snap_nent);
 	if (!pc)
@@ -318,8 +342,9 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 		if (trace_scan_entry(i))
 			break;
 	/* A snapshot PC is the instruction to resume at; frame PCs point
-	 * just after the current instruction. */
-	c->pc = pc + 4;
+	 * just after the current instruction: the resume PC itself after a
+	 * call, which is the instruction before it. */
+	c->pc = post ? pc : pc + 4;
 	/* The inlined frames are recorded by the walk, first (walk_threads:
 	 * a call chain of its own, which keeps every chain's stack within
 	 * the verifier's 512 bytes); the root frame's PC is the PC of the

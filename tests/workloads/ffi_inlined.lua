@@ -1,0 +1,61 @@
+-- C called from compiled code (issue 26): phases alternate pure Lua work
+-- in burn() with C reached through a function the loop's trace inlines,
+-- work() (FFI strlen over 1 MiB, the CPU case) or nap() (FFI usleep, the
+-- blocking case).  Each phase is timed around the
+-- whole phase (no clock call inside one); the truth goes to stderr as
+-- "truth c PCT": the share of the measured time spent in the C phases.
+-- Usage: ffi_inlined.lua SECONDS cpu|sleep
+local ffi = require("ffi")
+ffi.cdef[[
+struct lbp_ts { long sec, nsec; };
+int clock_gettime(int clk, struct lbp_ts *ts);
+size_t strlen(const char *s);
+int usleep(unsigned usec);
+]]
+local C = ffi.C
+local secs = tonumber(arg[1]) or 5
+local mode = arg[2] or "cpu"
+-- CPU phases by the thread's CPU clock (a loaded machine's waits are in
+-- neither the truth nor the samples), blocking by CLOCK_MONOTONIC.
+local clock = mode == "cpu" and 3 or 1
+local ts = ffi.new("struct lbp_ts")
+local function now()
+	C.clock_gettime(clock, ts)
+	return tonumber(ts.sec) + tonumber(ts.nsec) * 1e-9
+end
+local big = string.rep("x", 1024 * 1024)
+
+local function burn(n)
+	local s = 0
+	for i = 1, n do s = s + (i * 7) % 13 end
+	return s
+end
+
+-- Inlined into the loops below; the C call is not a tail call, so the
+-- trace holds a snapshot inside the function, just after it.
+local function work(s)
+	local n = C.strlen(s)
+	return tonumber(n) + 1
+end
+local function nap(us)
+	local r = C.usleep(us)
+	return r + 1
+end
+
+local t_c, t_lua, acc = 0, 0, 0
+local t_end = now() + secs
+while true do
+	local a = now()
+	if a >= t_end then break end
+	if mode == "cpu" then
+		for _ = 1, 40 do acc = acc + work(big) end
+	else
+		for _ = 1, 4 do acc = acc + nap(3000) end
+	end
+	local b = now()
+	acc = acc + burn(mode == "cpu" and 150000 or 1500000)
+	local c = now()
+	t_c, t_lua = t_c + (b - a), t_lua + (c - b)
+end
+io.stderr:write(string.format("truth c %.1f\n", 100 * t_c / (t_c + t_lua)))
+io.stdout:write(acc > 0 and "" or "?")
