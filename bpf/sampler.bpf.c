@@ -21,6 +21,7 @@ const volatile __u64 cframe_max_dist = 1 << 20;
 
 #define VMSTATE_INTERP	(-1)
 #define VMSTATE_C	(-2)	/* ~LJ_VMST_C: a C function the interpreter called */
+#define VMSTATE_GC	(-3)	/* ~LJ_VMST_GC */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -196,11 +197,22 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 		 * still names an older frame). */
 		base = g_field(off, sc->g, off->g_jit_base, off->gc64 ? 8 : 4);
 		if (base) {
-			__u32 tf = vmstate >= 1 ? trace_frames_now(vmstate, r->ip, r->sp) : 0;
+			/* In the GC with jit_base set: a trace's GC step
+			 * (lj_gc_step_jit), its trace searched for. */
+			__s32 tr = vmstate >= 1 ? vmstate :
+				   vmstate == VMSTATE_GC ? trace_search(0, r->sp) : 0;
+			__u32 tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
+
+			/* Code vmstate's trace jumped to (a side trace's
+			 * link back into its root): the trace holding it. */
+			if (tf & (1u << 30)) {
+				tr = trace_search(r->ip, 0);
+				tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
+			}
 
 			bump(cb, CNT_BASE_JIT);
 			/* The frames the trace inlined, then the root's PC. */
-			if (tf & 0x7fffffff)
+			if (tf & 0x3fffffff)
 				bump(cb, CNT_TRACE_INLINE);
 			if (wc->pc)
 				bump(cb, CNT_TRACE_PC);

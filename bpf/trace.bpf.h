@@ -30,7 +30,8 @@
 #define T_BLOCK		96	/* GCtrace up to mcode */
 #define SMAP_MAX	512	/* snapshot entries read: nent <= 255, + links */
 #define TR_MAX_INLINE	16	/* inlined frames rebuilt per sample */
-#define RA_SCAN		32	/* machine stack words searched for a return address */
+#define RA_SCAN		64	/* machine stack words searched for a return address */
+#define TRACE_SEARCH	256	/* traces searched for the code the IP is in */
 
 struct tr_scratch {
 	__u8 t[T_BLOCK];
@@ -50,6 +51,12 @@ struct tr_scratch {
 	__u32 pending;			/* inlined frames the walk is to record first */
 	__u64 top_pc;			/* the top one's PC */
 	__u64 leaf_ip;			/* C code called from Lua: the walk's first frame */
+	/* The sampled IP in no code of the vmstate's trace, nor a return
+	 * address into it: the trace whose code holds it (trace_find_ip). */
+	__u64 traces, find_ip;
+	__u32 sizetrace, missed;
+	__s32 found;
+	__u32 best_ra;			/* index in ra[] of the nearest one found */
 };
 
 /* The 64-bit payload of constant `ref` (the IRIns after it, src/lj_ir.h
@@ -285,6 +292,47 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
 	return pc;
 }
 
+/* Step i of the search for the trace whose machine code holds
+ * ts->find_ip, or without one, the nearest return address in ts->ra (a
+ * GC step a trace called: vmstate says GC then): 1 when the search is
+ * over; ts->found is the trace found.
+ * vmstate names the trace last entered through its head: code it jumps
+ * to without one (a side trace's link back to its root, its exit stubs'
+ * targets) runs under that number. */
+__noinline int trace_find_ip(__u32 i);
+
+static __always_inline int find_ip_step(__u32 i, struct tr_scratch *ts, const struct lj_offsets *off)
+{
+	__u64 T = 0, mcode = 0;
+	__u32 sz = 0;
+
+	if (i >= ts->sizetrace)
+		return 1;
+	bpf_probe_read_user(&T, off->gc64 ? 8 : 4,
+			    (void *)(ts->traces + (__u64)i * (off->gc64 ? 8 : 4)));
+	if (!T)
+		return 0;
+	if (bpf_probe_read_user(&mcode, 8, (void *)(T + (off->tr_mcode & 0xff))) ||
+	    bpf_probe_read_user(&sz, 4, (void *)(T + (off->tr_szmcode & 0xff))))
+		return 0;
+	if (ts->find_ip) {
+		if (ts->find_ip >= mcode && ts->find_ip < mcode + sz) {
+			ts->found = (__s32)i;
+			return 1;
+		}
+		return 0;
+	}
+	/* No IP: the trace holding the nearest return address in ts->ra. */
+	for (__u32 w = 0; w < RA_SCAN && w < ts->best_ra; w++) {
+		if (ts->ra[w] > mcode && ts->ra[w] < mcode + sz) {
+			ts->best_ra = w;
+			ts->found = (__s32)i;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Finds the frames trace `traceno` inlined at the sampled instant, for the
  * walk to record first (ts->pending), and leaves in c->pc the PC of the
  * root frame (at jit_base).  Returns the number of inlined frames; c->pc
@@ -301,6 +349,7 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 
 	c->pc = 0;
 	*by_ra = 0;
+	ts->missed = 0;
 	/* J->trace (a C pointer) and J->sizetrace, from the sample's
 	 * global_State block: every layout has them there (test_layout). */
 	traces = g_field(off, gblk, off->g_trace, 8);
@@ -314,8 +363,10 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	mcode = field(ts->t, T_BLOCK, off->tr_mcode, 8);
 	szmcode = (__u32)field(ts->t, T_BLOCK, off->tr_szmcode, 4);
 	ofs = trace_mc_offset(ts, mcode, szmcode, ip, sp, by_ra);
-	if (!ofs && !(ip >= mcode && ip < mcode + szmcode))
+	if (!ofs && !(ip >= mcode && ip < mcode + szmcode)) {
+		ts->missed = 1;
 		return 0;
+	}
 	nsnap = (__u16)field(ts->t, T_BLOCK, off->tr_nsnap, 4);
 	snap = field(ts->t, T_BLOCK, off->tr_snap, 8);
 	snapmap = field(ts->t, T_BLOCK, off->tr_snapmap, 8);
