@@ -7,7 +7,9 @@
 #   (work, or where the loop's copy holds no snapshot inside it, the
 #   caller: never burn or now, which run before and after), --native too;
 # - blocking in FFI usleep from an inlined function: -e off-cpu and
-#   -e wall within 3 points, under nap.
+#   -e wall within 3 points, under nap;
+# - a compiled loop that allocates (jit_alloc.lua): no header line above 5%
+#   of `--jp l`.
 set -u
 source "$(dirname "$0")/lib.sh"
 trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
@@ -71,4 +73,26 @@ for v in luajit-deb luajit2-nogc64; do
 	truth=$(run "$TMP/native-$v" cpu cpu "$lj" --native)
 	check_run "ffi jit cpu --native $v" "$TMP/native-$v" "$truth" '^__strlen|^strlen' \
 		'^ffi_inlined\.lua:(work|0)$'
+done
+
+# A compiled loop that allocates (jit_alloc.lua): the trace's table
+# allocations and GC steps are charged to its lines, never to the
+# function's header line, which does not run in the loop.
+headers=$(grep -n '^local function' "$WL/jit_alloc.lua" | cut -d: -f1)
+for v in luajit-deb luajit-deb-nogc64 luajit2 luajit2-nogc64; do
+	lj=$TOP/.deps/$v/usr/bin/luajit
+	[ -x "$lj" ] || continue
+	out=$TMP/alloc-$v.txt
+	"$PROF" -F 499 --lua-only --jp l -o "$out" -- "$lj" "$WL/jit_alloc.lua" 2 >/dev/null 2>&1
+	worst=0 wline=
+	for h in $headers; do
+		got=$(awk -v k="jit_alloc.lua:$h" '$2 == k { sub(/%/, "", $1); print $1; exit }' "$out")
+		[ "${got:-0}" -gt "$worst" ] && { worst=$got; wline=$h; }
+	done
+	body=$(awk '$2 ~ /^jit_alloc\.lua:(1[0-4])$/ { sub(/%/, "", $1); s += $1 } END { print s + 0 }' "$out")
+	if [ "$worst" -le 5 ] && [ "$body" -ge 80 ]; then
+		pass "jit alloc loop $v: header lines at most ${worst}%, loop body ${body}%"
+	else
+		fail "jit alloc loop $v" "header line ${wline:-?} ${worst}% (max 5), body ${body}%: $(tr '\n' '|' <"$out")"
+	fi
 done

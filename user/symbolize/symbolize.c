@@ -197,23 +197,17 @@ static void name_function(struct symbolizer *s, struct frame_sym *f)
 uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct frame_sym *out,
 		  uint32_t n)
 {
-	const char *ff;
-
+	(void)s;
+	(void)frames;
 	if (n < 2 || out[0].kind != FRAME_NATIVE)
 		return n;
 	if (out[1].kind == FRAME_LUA || out[1].kind == FRAME_UNKNOWN)
 		return n;	/* called from compiled code */
-	ff = out[1].kind == FRAME_FF ? cfn_ffname(s->cfn, s->lay, (int)(frames[1].id & FRAME_ID_MASK))
-				     : NULL;
-	if (!ff || strcmp(ff, "ffi.meta.__call")) {
-		/* Inside a C function of the VM's tables (os.clock's clock):
-		 * that function is the frame, as before. */
-		memmove(out, out + 1, (n - 1) * sizeof(*out));
-		return n - 1;
-	}
-	/* An FFI call: the C function itself, not the call site's name
-	 * for it (a tail call's would be its caller's). */
-	memmove(out + 1, out + 2, (n - 2) * sizeof(*out));
+	/* Inside a C function of the VM's tables (os.clock's clock), or an
+	 * FFI call the interpreter made, whose frame is named by its call
+	 * site (C.usleep: the function, where the leaf is the system call's
+	 * wrapper it calls): that frame is the function, as before. */
+	memmove(out, out + 1, (n - 1) * sizeof(*out));
 	return n - 1;
 }
 
