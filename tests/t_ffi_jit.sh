@@ -18,7 +18,8 @@ SECS=3
 
 # shares FOLDED LEAF_RE [off-cpu]: "C-share caller-frames" of the stacks
 # whose top frame matches LEAF_RE (shares of the Lua samples, [host] left
-# out, and off-CPU, the time waiting for a CPU, which is not blocking);
+# out, and off-CPU, the time waiting for a CPU, which is not blocking, and
+# the VM's own blocks);
 # caller-frames lists each distinct Lua frame nearest under that leaf.
 shares() {
 	awk -v re="$2" -v off="${3:-}" '
@@ -26,6 +27,9 @@ shares() {
 		  if (f[2] == "[host]") next
 		  top = f[k]
 		  if (top == "[waiting for a CPU]") { if (off) next; k--; top = f[k] }
+		  # Off the CPU in the VM itself (the JIT compiler mapping its
+		  # code): blocking the workload does not time.
+		  if (off && top ~ /^\[(JIT Compiler|Garbage Collector)/) next
 		  tot += n
 		  if (top ~ re) {
 			c += n
