@@ -334,6 +334,10 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->frame = base ? base - 8 : 0;
 	if (!base)
 		wc->flags |= STACK_NO_BASE;
+	/* In C an FFI call of the interpreter called: that C function. */
+	sc->tr.callee = 0;
+	if (sc->tr.leaf_ip && vmstate == VMSTATE_C)
+		sc->tr.callee = ffi_callee(off->gc64, base);
 	wc->mainth = g_field(off, sc->g, off->g_mainthref, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	wc->cframe_top = wc->cframe;

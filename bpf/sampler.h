@@ -126,6 +126,9 @@ struct lua_frame {
  * link is a C frame's, or an FFI callback's continuation).  Addresses are
  * below 2^47, so the bit is never part of one; user space clears it. */
 #define FRAME_ENTRY		(1ull << 55)
+/* FRAME_KIND_NATIVE: id is the address of the C function an FFI call of
+ * the interpreter calls (its cdata), not the sampled IP. */
+#define FRAME_CALLEE		(1ull << 54)
 
 static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numline)
 {

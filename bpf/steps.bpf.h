@@ -140,7 +140,9 @@ __noinline int walk_threads(void)
 	if (sc->tr.leaf_ip) {
 		struct lua_frame *f = &sc->st.frames[0];
 
-		f->id = (sc->tr.leaf_ip & FRAME_ID_MASK) | (FRAME_KIND_NATIVE << FRAME_KIND_SHIFT);
+		f->id = sc->tr.callee ? sc->tr.callee | FRAME_CALLEE :
+					sc->tr.leaf_ip & FRAME_ID_MASK & ~FRAME_CALLEE;
+		f->id |= FRAME_KIND_NATIVE << FRAME_KIND_SHIFT;
 		f->pc_off = 0;
 		f->fp = 0;
 		wc->hash = mix_hash(wc->hash, f->id);

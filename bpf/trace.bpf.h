@@ -51,6 +51,7 @@ struct tr_scratch {
 	__u32 pending;			/* inlined frames the walk is to record first */
 	__u64 top_pc;			/* the top one's PC */
 	__u64 leaf_ip;			/* C code called from Lua: the walk's first frame */
+	__u64 callee;			/* or the C function an FFI call calls (FRAME_CALLEE) */
 	/* The sampled IP in no code of the vmstate's trace, nor a return
 	 * address into it: the trace whose code holds it (trace_find_ip). */
 	__u64 traces, find_ip;
@@ -198,6 +199,32 @@ static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
 		}
 	}
 	return 0;
+}
+
+/* The C function an FFI call of the interpreter is in: the frame's first
+ * slot holds the cdata called (ffi.meta.__call's self), whose payload is
+ * the function's address (src/lj_clib.c clib_index: CTSIZE_PTR bytes
+ * after the GCcdata header, 16 bytes GC64, 8 otherwise).  0 when the slot
+ * holds no cdata; user space uses it only under an FFI call's frame. */
+#define ITYPE_CDATA	0xfffffff5u	/* ~LJ_TCDATA */
+static __always_inline __u64 ffi_callee(__u32 gc64, __u64 base)
+{
+	__u64 slot = 0, cd, fn = 0;
+
+	if (!base || bpf_probe_read_user(&slot, 8, (void *)base))
+		return 0;
+	if (gc64) {
+		if (gc64_itype(slot) != ITYPE_CDATA)
+			return 0;
+		cd = slot & GC64_PTR_MASK;
+	} else {
+		if ((__u32)(slot >> 32) != ITYPE_CDATA)
+			return 0;
+		cd = slot & 0xffffffffull;
+	}
+	if (bpf_probe_read_user(&fn, 8, (void *)(cd + (gc64 ? 16 : 8))))
+		return 0;
+	return fn & FRAME_ID_MASK & ~FRAME_CALLEE;
 }
 
 /* Whether snapshot idx + 1 is the one taken just after a call whose

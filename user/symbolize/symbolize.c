@@ -197,16 +197,23 @@ static void name_function(struct symbolizer *s, struct frame_sym *f)
 uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct frame_sym *out,
 		  uint32_t n)
 {
-	(void)s;
-	(void)frames;
+	const char *ff;
+
 	if (n < 2 || out[0].kind != FRAME_NATIVE)
 		return n;
 	if (out[1].kind == FRAME_LUA || out[1].kind == FRAME_UNKNOWN)
 		return n;	/* called from compiled code */
-	/* Inside a C function of the VM's tables (os.clock's clock), or an
-	 * FFI call the interpreter made, whose frame is named by its call
-	 * site (C.usleep: the function, where the leaf is the system call's
-	 * wrapper it calls): that frame is the function, as before. */
+	ff = out[1].kind == FRAME_FF ? cfn_ffname(s->cfn, s->lay, (int)(frames[1].id & FRAME_ID_MASK))
+				     : NULL;
+	if ((frames[0].id & FRAME_CALLEE) && ff && !strcmp(ff, "ffi.meta.__call")) {
+		/* An FFI call of the interpreter: the C function its cdata
+		 * calls, not its call site's name for it (which, for a tail
+		 * call, is its caller's). */
+		memmove(out + 1, out + 2, (n - 2) * sizeof(*out));
+		return n - 1;
+	}
+	/* Inside a C function of the VM's tables (os.clock's clock): that
+	 * function is the frame, as before. */
 	memmove(out, out + 1, (n - 1) * sizeof(*out));
 	return n - 1;
 }
@@ -577,7 +584,7 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 			break;
 		case FRAME_KIND_NATIVE:	/* named by the caller (native_name) */
 			f->kind = FRAME_NATIVE;
-			f->cfunc = id;
+			f->cfunc = id & ~FRAME_CALLEE;
 			break;
 		default:
 			f->kind = FRAME_UNKNOWN;

@@ -43,8 +43,9 @@ void sym_next_epoch(struct symbolizer *s);
 void sym_freeze(struct symbolizer *s);
 
 /* After sym_stack: a leaf FRAME_NATIVE (C code outside the VM that Lua
- * called) stays above a Lua frame (C called from a trace) and goes inside
- * a C or fast function's frame (the interpreter's FFI calls included);
+ * called) stays above a Lua frame (C called from a trace), replaces the
+ * frame of an FFI call the interpreter made when it is the C function
+ * called (FRAME_CALLEE), and goes inside any other C function's frame;
  * returns the new count. */
 uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct frame_sym *out,
 		  uint32_t n);
