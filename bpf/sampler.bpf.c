@@ -286,6 +286,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 
 	sc->tr.pending = 0;
 	sc->tr.leaf_ip = 0;
+	sc->tr.callee = 0;
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
 	chosen = vm_choose(key->pid);
@@ -334,9 +335,10 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->frame = base ? base - 8 : 0;
 	if (!base)
 		wc->flags |= STACK_NO_BASE;
-	/* In C an FFI call of the interpreter called: that C function. */
+	/* In an FFI call of the interpreter (its set-up in the VM, or the C
+	 * function): the C function it calls. */
 	sc->tr.callee = 0;
-	if (sc->tr.leaf_ip && vmstate == VMSTATE_C)
+	if (vmstate == VMSTATE_C)
 		sc->tr.callee = ffi_callee(off->gc64, base);
 	wc->mainth = g_field(off, sc->g, off->g_mainthref, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;

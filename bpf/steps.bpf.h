@@ -137,7 +137,7 @@ __noinline int walk_threads(void)
 	wc = &sc->walk;
 	/* C code Lua called (FFI, libm) first: the sampled IP, named in
 	 * user space. */
-	if (sc->tr.leaf_ip) {
+	if (sc->tr.leaf_ip || sc->tr.callee) {
 		struct lua_frame *f = &sc->st.frames[0];
 
 		f->id = sc->tr.callee ? sc->tr.callee | FRAME_CALLEE :
@@ -148,6 +148,7 @@ __noinline int walk_threads(void)
 		wc->hash = mix_hash(wc->hash, f->id);
 		wc->n = 1;
 		sc->tr.leaf_ip = 0;
+		sc->tr.callee = 0;
 	}
 	/* A trace's inlined frames first, top first (trace.bpf.h). */
 	if (sc->tr.pending) {

@@ -4,7 +4,8 @@
 -- blocking case).  Each phase is timed around the
 -- whole phase (no clock call inside one); the truth goes to stderr as
 -- "truth c PCT": the share of the measured time spent in the C phases.
--- Usage: ffi_inlined.lua SECONDS cpu|sleep
+-- Usage: ffi_inlined.lua SECONDS cpu|tail|sleep (tail: strlen from scan's
+-- tail call)
 local ffi = require("ffi")
 ffi.cdef[[
 struct lbp_ts { long sec, nsec; };
@@ -17,7 +18,7 @@ local secs = tonumber(arg[1]) or 5
 local mode = arg[2] or "cpu"
 -- CPU phases by the thread's CPU clock (a loaded machine's waits are in
 -- neither the truth nor the samples), blocking by CLOCK_MONOTONIC.
-local clock = mode == "cpu" and 3 or 1
+local clock = mode == "sleep" and 1 or 3
 local ts = ffi.new("struct lbp_ts")
 local function now()
 	C.clock_gettime(clock, ts)
@@ -37,6 +38,10 @@ local function work(s)
 	local n = C.strlen(s)
 	return tonumber(n) + 1
 end
+-- A tail call to C: the C function's caller is scan's caller.
+local function scan(s)
+	return C.strlen(s)
+end
 local function nap(us)
 	local r = C.usleep(us)
 	return r + 1
@@ -49,11 +54,13 @@ while true do
 	if a >= t_end then break end
 	if mode == "cpu" then
 		for _ = 1, 40 do acc = acc + work(big) end
+	elseif mode == "tail" then
+		for _ = 1, 40 do acc = acc + tonumber(scan(big)) end
 	else
 		for _ = 1, 4 do acc = acc + nap(3000) end
 	end
 	local b = now()
-	acc = acc + burn(mode == "cpu" and 150000 or 1500000)
+	acc = acc + burn(mode == "sleep" and 1500000 or 150000)
 	local c = now()
 	t_c, t_lua = t_c + (b - a), t_lua + (c - b)
 end
