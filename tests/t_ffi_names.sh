@@ -19,10 +19,16 @@ for v in luajit-deb luajit2-nogc64; do
 		truth=$(sed -n 's/^truth c //p' "$out.err")
 		got=$(awk '$0 !~ /\[host\]/ { t += $NF; if ($0 ~ /;ffi_inlined\.lua:0;[_a-z0-9]*strlen[_a-z0-9]* [0-9]+$/) c += $NF }
 			END { printf "%.1f\n", t ? 100 * c / t : -1 }' "$out")
-		if grep -q ';scan[ ;]' "$out"; then
-			fail "ffi names $v JIT $jit: strlen is not named scan" "$(grep ';scan[ ;]' "$out" | head -3 | tr '\n' '|')"
+		# The interpreter's FFI call frame keeps its call site's name only
+		# where its cdata is not read: a GC step the call's result makes
+		# (vmstate GC), the call's entry before vmstate says C.
+		named=$(awk '$0 !~ /\[host\]/ { t += $NF; if ($0 ~ /;scan[ ;]/) c += $NF }
+			END { printf "%.1f\n", t ? 100 * c / t : -1 }' "$out")
+		if awk -v n="$named" 'BEGIN { exit !(n >= 0 && n <= 1) }'; then
+			pass "ffi names $v JIT $jit: strlen is not named scan (${named}% left, max 1)"
 		else
-			pass "ffi names $v JIT $jit: strlen is not named scan"
+			fail "ffi names $v JIT $jit: strlen is not named scan" \
+				"${named}%: $(grep ';scan[ ;]' "$out" | head -3 | tr '\n' '|')"
 		fi
 		within "ffi names $v JIT $jit: strlen on the main chunk" "$got" "$truth"
 	done
