@@ -23,6 +23,8 @@ const volatile __u64 cframe_max_dist = 1 << 20;
 const volatile __u64 time_slot_ns = 0;
 
 #define VMSTATE_INTERP	(-1)
+#define VMSTATE_C	(-2)	/* ~LJ_VMST_C: a C function the interpreter called */
+#define VMSTATE_GC	(-3)	/* ~LJ_VMST_GC */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -172,6 +174,12 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 
 #include "steps.bpf.h"
 
+/* Whether ip is code outside the VM's own file (known once discovered). */
+static __always_inline bool outside_vm(const struct vm_slot *vm, __u64 ip)
+{
+	return vm->obj_hi && (ip < vm->obj_lo || ip >= vm->obj_hi);
+}
+
 /* The base of the top frame to walk from (0: none found, the stack is
  * flagged STACK_NO_BASE), with the top frame's PC and pending link in wc:
  * g->jit_base while a trace runs, BASE/PC registers in the interpreter,
@@ -192,18 +200,34 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 		 * still names an older frame). */
 		base = g_field(off, sc->g, off->g_jit_base, off->gc64 ? 8 : 4);
 		if (base) {
-			__u32 tf = vmstate >= 1 ? trace_frames_now(vmstate, r->ip, r->sp) : 0;
+			/* In the GC with jit_base set: a trace's GC step
+			 * (lj_gc_step_jit), its trace searched for. */
+			__s32 tr = vmstate >= 1 ? vmstate :
+				   vmstate == VMSTATE_GC ? trace_search(0, r->sp) : 0;
+			__u32 tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
+
+			/* Code vmstate's trace jumped to (a side trace's
+			 * link back into its root): the trace holding it. */
+			if (tf & (1u << 30)) {
+				tr = trace_search(r->ip, 0);
+				tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
+			}
 
 			bump(cb, CNT_BASE_JIT);
 			/* The frames the trace inlined, then the root's PC. */
-			if (tf & 0x7fffffff)
+			if (tf & 0x3fffffff)
 				bump(cb, CNT_TRACE_INLINE);
 			if (wc->pc)
 				bump(cb, CNT_TRACE_PC);
 			if (tf >> 31)
 				bump(cb, CNT_TRACE_RETADDR);
+			if (tf >> 31 && outside_vm(vm, r->ip))
+				sc->tr.leaf_ip = r->ip;
 		}
 	}
+	/* C outside the VM called by the interpreter: an FFI call. */
+	if (vmstate == VMSTATE_C && outside_vm(vm, r->ip))
+		sc->tr.leaf_ip = r->ip;
 	if (!base && vmstate == VMSTATE_INTERP && r->ip >= vm->vm_lo && r->ip < vm->vm_hi) {
 		base = interp_base(vm, stack, wc->stack_end, r, &wc->pc);
 		if (base)
@@ -264,6 +288,8 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	__builtin_memset(wc, 0, WALK_CTX_CLEARED);
 
 	sc->tr.pending = 0;
+	sc->tr.leaf_ip = 0;
+	sc->tr.callee = 0;
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
 	chosen = vm_choose(key->pid);
@@ -312,6 +338,11 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	wc->frame = base ? base - 8 : 0;
 	if (!base)
 		wc->flags |= STACK_NO_BASE;
+	/* In an FFI call of the interpreter (its set-up in the VM, or the C
+	 * function): the C function it calls. */
+	sc->tr.callee = 0;
+	if (vmstate == VMSTATE_C)
+		sc->tr.callee = ffi_callee(off->gc64, base);
 	wc->mainth = g_field(off, sc->g, off->g_mainthref, off->gc64 ? 8 : 4);
 	wc->cframe = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	wc->cframe_top = wc->cframe;

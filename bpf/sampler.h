@@ -80,6 +80,7 @@ struct vm_slot {
 	__u64 g;		/* global_State address in the target */
 	__u64 zone_tab;		/* jit.zone's GCtab, 0 until the module is loaded */
 	__u64 vm_lo, vm_hi;	/* interpreter code range (lj_vm_asm_begin ...) */
+	__u64 obj_lo, obj_hi;	/* the executable mapping holding it (the VM's C code too) */
 	struct lj_offsets off;
 };
 
@@ -117,11 +118,17 @@ struct lua_frame {
 #define FRAME_KIND_LUA		0ull	/* id: GCproto address */
 #define FRAME_KIND_C		1ull	/* id: lua_CFunction address */
 #define FRAME_KIND_FF		2ull	/* id: fast-function id */
+/* id: the sampled user IP, in C code outside the VM that Lua called (an
+ * FFI function, libm): the top frame, named from the ELF symbols. */
+#define FRAME_KIND_NATIVE	3ull
 #define FRAME_ID_MASK		((1ull << FRAME_KIND_SHIFT) - 1)
 /* --native only: set in id on the frame a VM activation begins with (its
  * link is a C frame's, or an FFI callback's continuation).  Addresses are
  * below 2^47, so the bit is never part of one; user space clears it. */
 #define FRAME_ENTRY		(1ull << 55)
+/* FRAME_KIND_NATIVE: id is the address of the C function an FFI call of
+ * the interpreter calls (its cdata), not the sampled IP. */
+#define FRAME_CALLEE		(1ull << 54)
 
 static inline __u32 frame_fingerprint(__u32 str_sid, __s32 firstline, __s32 numline)
 {

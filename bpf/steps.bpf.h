@@ -57,10 +57,51 @@ __noinline int trace_record_inlined(__u32 k)
 	return record_inlined(k, &ref, &sc->tr);
 }
 
+__noinline int trace_find_ip(__u32 i)
+{
+	struct walk_ref ref;
+	struct scratch *sc = scratch_ref(&ref);
+
+	if (!sc)
+		return 1;
+	return find_ip_step(i, &sc->tr, &sc->walk.off);
+}
+
+/* The trace whose machine code holds ip, or with ip 0, the trace the
+ * nearest return address on the machine stack at sp leads into; 0 when
+ * none (trace.bpf.h trace_find_ip).  For the GC called from a trace and
+ * for code a trace jumped to without entering through its head. */
+__noinline __s32 trace_search(__u64 ip, __u64 sp)
+{
+	struct walk_ref ref;
+	struct scratch *sc = scratch_ref(&ref);
+	struct tr_scratch *ts;
+	const struct lj_offsets *off;
+
+	if (!sc)
+		return 0;
+	ts = &sc->tr;
+	off = &sc->walk.off;
+	ts->traces = g_field(off, sc->g, off->g_trace, 8);
+	ts->sizetrace = (__u32)g_field(off, sc->g, off->g_sizetrace, 4);
+	if (!off->g_trace || !ts->traces)
+		return 0;
+	if (!ip && (!sp || bpf_probe_read_user(ts->ra, sizeof(ts->ra), (void *)sp)))
+		return 0;
+	ts->find_ip = ip;
+	ts->found = 0;
+	ts->best_ra = RA_SCAN;
+	for (__u32 i = 1; i < TRACE_SEARCH; i++)
+		if (trace_find_ip(i))
+			break;
+	return ts->found;
+}
+
 /* trace_frames (trace.bpf.h) for the walk this CPU's scratch holds (its
  * offsets and VM set): the count of inlined frames found (walk_threads
  * records them), bit 31 set when the trace was found through a return
- * address. */
+ * address, bit 30 when ip is in none of its code nor a return address
+ * into it. */
 __noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
 {
 	struct walk_ref ref;
@@ -71,7 +112,7 @@ __noinline __u32 trace_frames_now(__s32 traceno, __u64 ip, __u64 sp)
 	if (!sc)
 		return 0;
 	n = trace_frames(&sc->tr, &ref, sc->g, traceno, ip, sp, &by_ra);
-	return (n & 0x7fffffff) | (by_ra ? 1u << 31 : 0);
+	return (n & 0x3fffffff) | (by_ra ? 1u << 31 : 0) | (sc->tr.missed ? 1u << 30 : 0);
 }
 
 /* Walks the running thread, then each thread that resumed it while its
@@ -94,6 +135,21 @@ __noinline int walk_threads(void)
 	if (!sc)
 		return 0;
 	wc = &sc->walk;
+	/* C code Lua called (FFI, libm) first: the sampled IP, named in
+	 * user space. */
+	if (sc->tr.leaf_ip || sc->tr.callee) {
+		struct lua_frame *f = &sc->st.frames[0];
+
+		f->id = sc->tr.callee ? sc->tr.callee | FRAME_CALLEE :
+					sc->tr.leaf_ip & FRAME_ID_MASK & ~FRAME_CALLEE;
+		f->id |= FRAME_KIND_NATIVE << FRAME_KIND_SHIFT;
+		f->pc_off = 0;
+		f->fp = 0;
+		wc->hash = mix_hash(wc->hash, f->id);
+		wc->n = 1;
+		sc->tr.leaf_ip = 0;
+		sc->tr.callee = 0;
+	}
 	/* A trace's inlined frames first, top first (trace.bpf.h). */
 	if (sc->tr.pending) {
 		__u64 root_pc = wc->pc;

@@ -30,7 +30,8 @@
 #define T_BLOCK		96	/* GCtrace up to mcode */
 #define SMAP_MAX	512	/* snapshot entries read: nent <= 255, + links */
 #define TR_MAX_INLINE	16	/* inlined frames rebuilt per sample */
-#define RA_SCAN		32	/* machine stack words searched for a return address */
+#define RA_SCAN		64	/* machine stack words searched for a return address */
+#define TRACE_SEARCH	256	/* traces searched for the code the IP is in */
 
 struct tr_scratch {
 	__u8 t[T_BLOCK];
@@ -49,6 +50,14 @@ struct tr_scratch {
 	__u32 gc64;
 	__u32 pending;			/* inlined frames the walk is to record first */
 	__u64 top_pc;			/* the top one's PC */
+	__u64 leaf_ip;			/* C code called from Lua: the walk's first frame */
+	__u64 callee;			/* or the C function an FFI call calls (FRAME_CALLEE) */
+	/* The sampled IP in no code of the vmstate's trace, nor a return
+	 * address into it: the trace whose code holds it (trace_find_ip). */
+	__u64 traces, find_ip;
+	__u32 sizetrace, missed;
+	__s32 found;
+	__u32 best_ra;			/* index in ra[] of the nearest one found */
 };
 
 /* The 64-bit payload of constant `ref` (the IRIns after it, src/lj_ir.h
@@ -192,6 +201,53 @@ static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
 	return 0;
 }
 
+/* The C function an FFI call of the interpreter is in: the frame's first
+ * slot holds the cdata called (ffi.meta.__call's self), whose payload is
+ * the function's address (src/lj_clib.c clib_index: CTSIZE_PTR bytes
+ * after the GCcdata header, 16 bytes GC64, 8 otherwise).  0 when the slot
+ * holds no cdata; user space uses it only under an FFI call's frame. */
+#define ITYPE_CDATA	0xfffffff5u	/* ~LJ_TCDATA */
+static __always_inline __u64 ffi_callee(__u32 gc64, __u64 base)
+{
+	__u64 slot = 0, cd, fn = 0;
+
+	if (!base || bpf_probe_read_user(&slot, 8, (void *)base))
+		return 0;
+	if (gc64) {
+		if (gc64_itype(slot) != ITYPE_CDATA)
+			return 0;
+		cd = slot & GC64_PTR_MASK;
+	} else {
+		if ((__u32)(slot >> 32) != ITYPE_CDATA)
+			return 0;
+		cd = slot & 0xffffffffull;
+	}
+	if (bpf_probe_read_user(&fn, 8, (void *)(cd + (gc64 ? 16 : 8))))
+		return 0;
+	return fn & FRAME_ID_MASK & ~FRAME_CALLEE;
+}
+
+/* Whether snapshot idx + 1 is the one taken just after a call whose
+ * return address is at machine code offset ra: LuaJIT snapshots the
+ * state after every call with side effects (FFI functions, lj_ir.c
+ * lj_ir_call), and that state's code begins right after the call, past
+ * the moves of its result.  The snapshot before the call holds the
+ * frames of whatever ran before it (another inlined function), the one
+ * after it the caller at the call (or, after a tail call, its caller at
+ * that call's line).  A helper with no snapshot of its own (lj_tab_new)
+ * keeps the snapshot before it. */
+#define POSTCALL_GAP	32	/* bytes of result moves between the two */
+static __always_inline __u32 snap_after_call(__u64 snap, __u16 nsnap, __u32 idx, __u32 ra,
+					     __u8 mcofs_at)
+{
+	__u16 next = 0;
+
+	if (idx + 1 >= nsnap ||
+	    bpf_probe_read_user(&next, 2, (void *)(snap + SNAP_SIZE * (__u64)(idx + 1) + mcofs_at)))
+		return 0;
+	return next >= ra && next - ra <= POSTCALL_GAP;
+}
+
 /* Index of the snapshot covering machine code offset ofs: the rightmost
  * one whose mcofs is <= ofs (src/lj_trace.c lj_trace_unwind). */
 static __always_inline __u32 snap_covering(struct tr_scratch *ts, __u64 snap, __u16 nsnap,
@@ -263,6 +319,47 @@ static __always_inline __u64 snap_read(struct tr_scratch *ts, __u64 snap, __u64 
 	return pc;
 }
 
+/* Step i of the search for the trace whose machine code holds
+ * ts->find_ip, or without one, the nearest return address in ts->ra (a
+ * GC step a trace called: vmstate says GC then): 1 when the search is
+ * over; ts->found is the trace found.
+ * vmstate names the trace last entered through its head: code it jumps
+ * to without one (a side trace's link back to its root, its exit stubs'
+ * targets) runs under that number. */
+__noinline int trace_find_ip(__u32 i);
+
+static __always_inline int find_ip_step(__u32 i, struct tr_scratch *ts, const struct lj_offsets *off)
+{
+	__u64 T = 0, mcode = 0;
+	__u32 sz = 0;
+
+	if (i >= ts->sizetrace)
+		return 1;
+	bpf_probe_read_user(&T, off->gc64 ? 8 : 4,
+			    (void *)(ts->traces + (__u64)i * (off->gc64 ? 8 : 4)));
+	if (!T)
+		return 0;
+	if (bpf_probe_read_user(&mcode, 8, (void *)(T + (off->tr_mcode & 0xff))) ||
+	    bpf_probe_read_user(&sz, 4, (void *)(T + (off->tr_szmcode & 0xff))))
+		return 0;
+	if (ts->find_ip) {
+		if (ts->find_ip >= mcode && ts->find_ip < mcode + sz) {
+			ts->found = (__s32)i;
+			return 1;
+		}
+		return 0;
+	}
+	/* No IP: the trace holding the nearest return address in ts->ra. */
+	for (__u32 w = 0; w < RA_SCAN && w < ts->best_ra; w++) {
+		if (ts->ra[w] > mcode && ts->ra[w] < mcode + sz) {
+			ts->best_ra = w;
+			ts->found = (__s32)i;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Finds the frames trace `traceno` inlined at the sampled instant, for the
  * walk to record first (ts->pending), and leaves in c->pc the PC of the
  * root frame (at jit_base).  Returns the number of inlined frames; c->pc
@@ -274,11 +371,12 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	struct walk_ctx *c = ref->c;
 	const struct lj_offsets *off = &c->off;
 	__u64 traces, T = 0, mcode, snap, snapmap, pc;
-	__u32 sizetrace, szmcode, ofs, idx, nsnapmap;
+	__u32 sizetrace, szmcode, ofs, idx, nsnapmap, post;
 	__u16 nsnap;
 
 	c->pc = 0;
 	*by_ra = 0;
+	ts->missed = 0;
 	/* J->trace (a C pointer) and J->sizetrace, from the sample's
 	 * global_State block: every layout has them there (test_layout). */
 	traces = g_field(off, gblk, off->g_trace, 8);
@@ -292,8 +390,10 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	mcode = field(ts->t, T_BLOCK, off->tr_mcode, 8);
 	szmcode = (__u32)field(ts->t, T_BLOCK, off->tr_szmcode, 4);
 	ofs = trace_mc_offset(ts, mcode, szmcode, ip, sp, by_ra);
-	if (!ofs && !(ip >= mcode && ip < mcode + szmcode))
+	if (!ofs && !(ip >= mcode && ip < mcode + szmcode)) {
+		ts->missed = 1;
 		return 0;
+	}
 	nsnap = (__u16)field(ts->t, T_BLOCK, off->tr_nsnap, 4);
 	snap = field(ts->t, T_BLOCK, off->tr_snap, 8);
 	snapmap = field(ts->t, T_BLOCK, off->tr_snapmap, 8);
@@ -305,6 +405,8 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	if (!off->snap_mcofs || off->snap_mcofs > SNAP_SIZE - 2 || off->snap_nent >= SNAP_SIZE)
 		return 0;
 	idx = snap_covering(ts, snap, nsnap, ofs, off->snap_mcofs);
+	post = *by_ra && snap_after_call(snap, nsnap, idx, ofs + 1, off->snap_mcofs);
+	idx += post;
 	ts->gc64 = off->gc64;
 	pc = snap_read(ts, snap, snapmap, nsnapmap, idx, nsnap, off->snap_nent);
 	if (!pc)
@@ -318,8 +420,9 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 		if (trace_scan_entry(i))
 			break;
 	/* A snapshot PC is the instruction to resume at; frame PCs point
-	 * just after the current instruction. */
-	c->pc = pc + 4;
+	 * just after the current instruction: the resume PC itself after a
+	 * call, which is the instruction before it. */
+	c->pc = post ? pc : pc + 4;
 	/* The inlined frames are recorded by the walk, first (walk_threads:
 	 * a call chain of its own, which keeps every chain's stack within
 	 * the verifier's 512 bytes); the root frame's PC is the PC of the

@@ -4,7 +4,8 @@
 # - lines: three hot loops, each its own trace, on known lines in known
 #   proportions (tests/workloads/jit_lines.lua): the `l` shares match;
 # - libm and FFI: a game loop calling math.sin/cos/sqrt from its traces
-#   (jit_game.lua): no `local function` header line holds more than 5%;
+#   (jit_game.lua): no `local function` header line holds more than 5%
+#   (libm's own time is its functions' frames, on top of the loops);
 # - inlined frames: functions inlined into the caller's trace
 #   (jit_inline.lua) keep their own frames and lines, on GC64 and
 #   non-GC64, upstream and OpenResty builds;
@@ -104,6 +105,10 @@ for v in "${GAME_BUILDS[@]}"; do
 		got=$(lshare "$out" "jit_game.lua:$l")
 		body=$((body + ${got:-0}))
 	done
+	# libm called from the loops' traces: frames of its own (issue 26).
+	libm=$(awk '/^ ?[0-9]+%  / && $2 !~ /\.lua:/ && $2 ~ /sin|cos|sqrt/ { sub(/%/, "", $1); s += $1 }
+		END { print s + 0 }' "$out")
+	body=$((body + libm))
 	if [ "$worst" -le 5 ] && [ "$body" -ge 80 ]; then
 		pass "jit game $name: headers at most ${worst}%, loop bodies ${body}%"
 	else

@@ -66,6 +66,7 @@ struct drain_state {
 	const struct frame_sym *nlua[LBP_MAX_FRAMES];
 	bool nentry[LBP_MAX_FRAMES];
 	const struct frame_sym *nout[NATIVE_MAX_FRAMES];
+	char leaf_name[320];	/* a leaf C frame's "file+0xOFFSET" */
 };
 
 static uint64_t memo_hash(const void *ctx, uint32_t e)
@@ -136,8 +137,22 @@ static const struct lua_frame *plain_frames(struct drain_state *ds, const struct
 	return ds->nlua_raw;
 }
 
+static struct nmods *native_mods(struct drain *d, pid_t pid);
+
+/* The leaf C frame the sampler put on top (C code outside the VM that Lua
+ * called: an FFI function, libm), named from its ELF symbols; returns the
+ * frame count once sym_leaf has placed it. */
+static uint32_t name_leaf(struct drain_state *ds, struct symbolizer *sym, pid_t pid, uint32_t n)
+{
+	if (!n || ds->scratch[0].kind != FRAME_NATIVE)
+		return n;
+	native_name(native_mods(ds->d, pid), ds->scratch[0].cfunc, true, &ds->scratch[0],
+		    ds->leaf_name, sizeof(ds->leaf_name));
+	return sym_leaf(sym, ds->nlua_raw, ds->scratch, n);
+}
+
 /* Symbolized, interned frames of a kernel stack (memoized per drain). */
-static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t,
+static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target *t, pid_t pid,
 					  uint64_t id, const struct stack_trace *st)
 {
 	bool fresh;
@@ -168,6 +183,7 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 		return m;
 	}
 	sym_stack(sym, plain_frames(ds, st, n, NULL), n, ds->scratch);
+	n = m->nframes = name_leaf(ds, sym, pid, n);
 	/* The bottom of a whole stack is the C function the host entered the
 	 * VM with (lua_pcall of luajit's pmain, ...): the same in every stack,
 	 * so noise unless asked for.  Alone, it is what ran: kept. */
@@ -288,7 +304,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		profile_add(p, &s);
 		return;
 	}
-	m = symbolize_stack(ds, t, key->stack_id, st);
+	m = symbolize_stack(ds, t, (pid_t)key->pid, key->stack_id, st);
 	if (!m)
 		return;
 	s.frames = m->frames;
@@ -344,7 +360,14 @@ static uint32_t native_lua(struct drain_state *ds, struct target *t, const struc
 
 	if (!sym)
 		return 0;
-	sym_stack(sym, plain_frames(ds, st, n, ds->nentry), n, ds->scratch);
+	const struct lua_frame *raw = plain_frames(ds, st, n, ds->nentry);
+	uint32_t leaf = n && (raw[0].id >> FRAME_KIND_SHIFT) == FRAME_KIND_NATIVE;
+
+	/* A leaf C frame is the unwinder's first frame here. */
+	if (leaf)
+		memmove(ds->nentry, ds->nentry + 1, (n - 1) * sizeof(*ds->nentry));
+	n -= leaf;
+	sym_stack(sym, raw + leaf, n, ds->scratch);
 	for (uint32_t i = 0; i < n; i++)
 		ds->nlua[i] = profile_frame(ds->prof, &ds->scratch[i]);
 	return n;

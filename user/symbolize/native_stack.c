@@ -106,34 +106,49 @@ static int unlinked_inner(const struct merge *g, const struct native_vm *vm, uin
 	return entries && above > entries ? above - entries : 0;
 }
 
-/* The native frame for pc (a return address unless top). */
-static const struct frame_sym *native_frame(struct merge *g, uint64_t pc, bool top)
+void native_name(struct nmods *m, uint64_t pc, bool top, struct frame_sym *f, char *buf,
+		 size_t len)
 {
 	uint64_t at = top ? pc : pc - 1, off = 0;
-	struct frame_sym f = { .kind = FRAME_NATIVE, .line = -1, .firstline = -1 };
 	struct nmod_loc loc;
 	const char *sym;
-	char buf[320];
 
-	if (nmods_find(g->m, at, &loc) || !loc.path)
-		return NULL;
-	f.map_file = loc.path;
-	f.map_build_id = loc.build_id;
-	f.map_start = loc.start;
-	f.map_limit = loc.limit;
-	f.map_offset = loc.offset;
-	sym = nmods_symbol(g->m, at, &off);
+	f->kind = FRAME_NATIVE;
+	f->line = f->firstline = -1;
+	f->cfunc = pc;
+	if (!m || nmods_find(m, at, &loc) || !loc.path) {
+		snprintf(buf, len, "[C]");
+		f->cname = buf;
+		return;
+	}
+	f->map_file = loc.path;
+	f->map_build_id = loc.build_id;
+	f->map_start = loc.start;
+	f->map_limit = loc.limit;
+	f->map_offset = loc.offset;
+	sym = nmods_symbol(m, at, &off);
 	if (sym) {
-		f.cname = sym;
-		f.cfunc = at - off;
+		f->cname = sym;
+		f->cfunc = at - off;
 	} else {
 		const char *base = strrchr(loc.path, '/');
 
-		snprintf(buf, sizeof(buf), "%s+0x%llx", base ? base + 1 : loc.path,
+		snprintf(buf, len, "%s+0x%llx", base ? base + 1 : loc.path,
 			 (unsigned long long)(at - loc.start + loc.offset));
-		f.cname = buf;
-		f.cfunc = pc;
+		f->cname = buf;
 	}
+}
+
+/* The native frame for pc (a return address unless top); NULL outside
+ * any file. */
+static const struct frame_sym *native_frame(struct merge *g, uint64_t pc, bool top)
+{
+	struct frame_sym f = { 0 };
+	char buf[320];
+
+	native_name(g->m, pc, top, &f, buf, sizeof(buf));
+	if (!f.map_file)
+		return NULL;
 	return profile_frame(g->p, &f);
 }
 

@@ -9,6 +9,7 @@
 #define LBP_NATIVE_STACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/sampler_types.h"
@@ -47,6 +48,12 @@ enum native_end {
 	NATIVE_CUT,		/* no CFI, or the copy ended: a [unknown] frame follows */
 	NATIVE_TOO_DEEP,	/* out of room in out[] */
 };
+
+/* Names the native frame *f for code address pc (a return address
+ * unless top): its ELF symbol, else "file+0xOFFSET" (in buf[len]), else
+ * "[C]" (map_file NULL). */
+void native_name(struct nmods *m, uint64_t pc, bool top, struct frame_sym *f, char *buf,
+		 size_t len);
 
 /* The merged stack of in into out[0..cap), top first, frames interned in
  * p; returns the number of frames and how the unwind ended in *end. */

@@ -194,6 +194,30 @@ static void name_function(struct symbolizer *s, struct frame_sym *f)
 	cfn_name_frame(s->cfn, s->lay, f);
 }
 
+uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct frame_sym *out,
+		  uint32_t n)
+{
+	const char *ff;
+
+	if (n < 2 || out[0].kind != FRAME_NATIVE)
+		return n;
+	if (out[1].kind == FRAME_LUA || out[1].kind == FRAME_UNKNOWN)
+		return n;	/* called from compiled code */
+	ff = out[1].kind == FRAME_FF ? cfn_ffname(s->cfn, s->lay, (int)(frames[1].id & FRAME_ID_MASK))
+				     : NULL;
+	if ((frames[0].id & FRAME_CALLEE) && ff && !strcmp(ff, "ffi.meta.__call")) {
+		/* An FFI call of the interpreter: the C function its cdata
+		 * calls, not its call site's name for it (which, for a tail
+		 * call, is its caller's). */
+		memmove(out + 1, out + 2, (n - 2) * sizeof(*out));
+		return n - 1;
+	}
+	/* Inside a C function of the VM's tables (os.clock's clock): that
+	 * function is the frame, as before. */
+	memmove(out, out + 1, (n - 1) * sizeof(*out));
+	return n - 1;
+}
+
 void sym_freeze(struct symbolizer *s)
 {
 	s->frozen = true;
@@ -558,13 +582,17 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 			f->ffid = (int)id;
 			f->ffname = vmdef_ffname(s->vd, (int)id);
 			break;
+		case FRAME_KIND_NATIVE:	/* named by the caller (native_name) */
+			f->kind = FRAME_NATIVE;
+			f->cfunc = id & ~FRAME_CALLEE;
+			break;
 		default:
 			f->kind = FRAME_UNKNOWN;
 			s->unknown++;
 		}
 		/* The caller's PC is this frame's call site when the caller is Lua
 		 * and called it from Lua (its PC is unknown otherwise). */
-		if (f->kind != FRAME_UNKNOWN && caller && i + 1 < n)
+		if (f->kind != FRAME_UNKNOWN && f->kind != FRAME_NATIVE && caller && i + 1 < n)
 			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
 		name_function(s, f);
 		caller = pt;

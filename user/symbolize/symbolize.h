@@ -42,6 +42,14 @@ void sym_next_epoch(struct symbolizer *s);
  * memory can no longer be reused (and can no longer be read). */
 void sym_freeze(struct symbolizer *s);
 
+/* After sym_stack: a leaf FRAME_NATIVE (C code outside the VM that Lua
+ * called) stays above a Lua frame (C called from a trace), replaces the
+ * frame of an FFI call the interpreter made when it is the C function
+ * called (FRAME_CALLEE), and goes inside any other C function's frame;
+ * returns the new count. */
+uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct frame_sym *out,
+		  uint32_t n);
+
 /* Symbolizes n walked frames (top first) into out[0..n).  The strings in
  * out stay valid until the next sym_next_epoch. */
 void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,

@@ -50,6 +50,8 @@ static void find_vm_range(pid_t pid, const struct proc_maps *maps, struct lj_vm 
 	vm->vm_ffi_hi = vm->vm_hi;
 	if (!e)
 		return;
+	vm->obj_lo = e->start;
+	vm->obj_hi = e->end;
 	snprintf(vm->elf_path, sizeof(vm->elf_path), "%s", e->path);
 	/* map_files reaches the exact file even across mount namespaces. */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
@@ -208,6 +210,8 @@ void discover_vm_slot(const struct lj_vm *vm, struct vm_slot *slot)
 	slot->zone_tab = vm->zone_tab;
 	slot->vm_lo = vm->vm_lo;
 	slot->vm_hi = vm->vm_hi;
+	slot->obj_lo = vm->obj_lo;
+	slot->obj_hi = vm->obj_hi;
 	layout_bpf_offsets(vm->layout, &slot->off);
 }
 

@@ -20,6 +20,10 @@ struct lj_vm {
 	/* vm_hi ... vm_ffi_hi: lj_vm_ffi_call, the unwind entry after the
 	 * interpreter's (src/vm_x64.dasc emit_asm_debug); vm_hi when none. */
 	uint64_t vm_ffi_hi;
+	/* The executable mapping holding the interpreter, and with it the
+	 * VM's C code (lj_tab_new, lj_gc_step): C code outside it that Lua
+	 * calls is named as a frame of its own. */
+	uint64_t obj_lo, obj_hi;
 	char elf_path[256];		/* the file holding the interpreter */
 	uint64_t zone_tab;		/* jit.zone module table, 0 if not loaded */
 };

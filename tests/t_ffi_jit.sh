@@ -1,0 +1,102 @@
+#!/bin/bash
+# C called from compiled code (issue 26), with the JIT on, on upstream and
+# OpenResty builds, GC64 and non-GC64 (tests/workloads/ffi_inlined.lua):
+# - CPU in an FFI function (strlen) called from a function the loop's trace
+#   inlines: the C function is a frame of its own, its share within 3
+#   points of the in-process truth, on the Lua frame that made the call
+#   (work, or where the loop's copy holds no snapshot inside it, the
+#   caller: never burn or now, which run before and after), --native too;
+# - blocking in FFI usleep from an inlined function: -e off-cpu and
+#   -e wall within 3 points, under nap;
+# - a compiled loop that allocates (jit_alloc.lua): no header line above 5%
+#   of `--jp l`.
+set -u
+source "$(dirname "$0")/lib.sh"
+trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+TOL=3
+SECS=3
+
+# shares FOLDED LEAF_RE [off-cpu]: "C-share caller-frames" of the stacks
+# whose top frame matches LEAF_RE (shares of the Lua samples, [host] left
+# out, and off-CPU, the time waiting for a CPU, which is not blocking, and
+# the VM's own blocks);
+# caller-frames lists each distinct Lua frame nearest under that leaf.
+shares() {
+	awk -v re="$2" -v off="${3:-}" '
+		{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, f, ";")
+		  if (f[2] == "[host]") next
+		  top = f[k]
+		  if (top == "[waiting for a CPU]") { if (off) next; k--; top = f[k] }
+		  # Off the CPU in the VM itself (the JIT compiler mapping its
+		  # code): blocking the workload does not time.
+		  if (off && top ~ /^\[(JIT Compiler|Garbage Collector)/) next
+		  tot += n
+		  if (top ~ re) {
+			c += n
+			for (j = k - 1; j > 1 && f[j] !~ /\.lua:/; j--) ;
+			# --native: a sample its unwinder lost has no Lua frame.
+			if (j > 1) under[f[j]] = 1
+		  } }
+		END { s = ""; for (u in under) s = s " " u
+		      printf "%.1f%s\n", tot ? 100 * c / tot : -1, s }' "$1"
+}
+
+run() {	# OUT EVENT MODE LUAJIT [OPTIONS]: prints the truth
+	local out=$1 ev=$2 mode=$3 lj=$4; shift 4
+	"$PROF" -F 499 -e "$ev" "$@" -f folded -o "$out" -- "$lj" "$WL/ffi_inlined.lua" "$SECS" "$mode" \
+		2>"$out.err" >/dev/null
+	sed -n 's/^truth c //p' "$out.err"
+}
+
+check_run() {	# NAME FOLDED TRUTH LEAF_RE CALLERS_RE [off-cpu]
+	local name=$1 got callers bad=
+	read -r got callers < <(shares "$2" "$4" "${6:-}")
+	for c in $callers; do [[ $c =~ $5 ]] || bad="$bad $c"; done
+	if [ -z "$callers" ]; then fail "$name" "no stack ends in $4: $(sort -k2 -nr "$2" | head -5 | tr '\n' '|')"
+	elif [ -n "$bad" ]; then fail "$name" "$4 under the wrong frames:$bad"
+	else within "$name: $4 under$callers" "$got" "$3"; fi
+}
+
+for v in luajit-deb luajit-deb-nogc64 luajit2 luajit2-nogc64; do
+	lj=$TOP/.deps/$v/usr/bin/luajit
+	[ -x "$lj" ] || { echo "SKIP: ffi jit $v: no $lj (tests/deps)"; continue; }
+	truth=$(run "$TMP/cpu-$v" cpu cpu "$lj")
+	check_run "ffi jit cpu $v" "$TMP/cpu-$v" "$truth" '^__strlen|^strlen' \
+		'^ffi_inlined\.lua:(work|0)$'
+	for ev in off-cpu wall; do
+		truth=$(run "$TMP/$ev-$v" "$ev" sleep "$lj")
+		[ "$ev" = off-cpu ] && truth=100
+		check_run "ffi jit $ev $v" "$TMP/$ev-$v" "$truth" 'sleep$' '^ffi_inlined\.lua:nap$' \
+			"${ev%wall}"
+	done
+done
+# --native: the unwinder's C frames on the same Lua frames.
+for v in luajit-deb luajit2-nogc64; do
+	lj=$TOP/.deps/$v/usr/bin/luajit
+	[ -x "$lj" ] || continue
+	truth=$(run "$TMP/native-$v" cpu cpu "$lj" --native)
+	check_run "ffi jit cpu --native $v" "$TMP/native-$v" "$truth" '^__strlen|^strlen' \
+		'^ffi_inlined\.lua:(work|0)$'
+done
+
+# A compiled loop that allocates (jit_alloc.lua): the trace's table
+# allocations and GC steps are charged to its lines, never to the
+# function's header line, which does not run in the loop.
+headers=$(grep -n '^local function' "$WL/jit_alloc.lua" | cut -d: -f1)
+for v in luajit-deb luajit-deb-nogc64 luajit2 luajit2-nogc64; do
+	lj=$TOP/.deps/$v/usr/bin/luajit
+	[ -x "$lj" ] || continue
+	out=$TMP/alloc-$v.txt
+	"$PROF" -F 499 --lua-only --jp l -o "$out" -- "$lj" "$WL/jit_alloc.lua" 2 >/dev/null 2>&1
+	worst=0 wline=
+	for h in $headers; do
+		got=$(awk -v k="jit_alloc.lua:$h" '$2 == k { sub(/%/, "", $1); print $1; exit }' "$out")
+		[ "${got:-0}" -gt "$worst" ] && { worst=$got; wline=$h; }
+	done
+	body=$(awk '$2 ~ /^jit_alloc\.lua:(1[0-4])$/ { sub(/%/, "", $1); s += $1 } END { print s + 0 }' "$out")
+	if [ "$worst" -le 5 ] && [ "$body" -ge 80 ]; then
+		pass "jit alloc loop $v: header lines at most ${worst}%, loop body ${body}%"
+	else
+		fail "jit alloc loop $v" "header line ${wline:-?} ${worst}% (max 5), body ${body}%: $(tr '\n' '|' <"$out")"
+	fi
+done
