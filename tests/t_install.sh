@@ -135,7 +135,7 @@ check "make uninstall removes the doc directory" [ ! -e "$DEST/usr/share/doc/lua
 # --- Debian package, from a fresh clone of the committed branch -----------------
 SRC=$TMP/deb/luabpfprof
 git clone -q "$TOP" "$SRC" 2>"$TMP/clone.err"
-(cd "$SRC" && timeout 170 dpkg-buildpackage -b -us -uc -j2) >"$TMP/deb.log" 2>&1
+(cd "$SRC" && timeout 600 dpkg-buildpackage -b -us -uc -j2) >"$TMP/deb.log" 2>&1
 check "dpkg-buildpackage -b succeeds in a fresh clone" [ $? -eq 0 ]
 DEB=$TMP/deb/luabpfprof_${VERSION}_amd64.deb
 check "built luabpfprof_${VERSION}_amd64.deb" [ -s "$DEB" ]
