@@ -90,6 +90,10 @@ got=$(complete_bash -f sp)
 check "bash: -f sp<TAB> ($got)" [ "$got" = "speedscope speedscope-evented " ]
 got=$(complete_bash --ret)
 check "bash: --ret<TAB> ($got)" [ "$got" = "--retain-count --retain-size " ]
+got=$(complete_bash "")
+check "bash: <TAB> offers the command words dump and top" bash -c "grep -qw dump <<<'$got' && grep -qw top <<<'$got'"
+got=$(complete_bash -p 1 "")
+check "bash: the command words only come first ($got)" bash -c "! grep -qwE 'dump|top' <<<'$got'"
 got=$(complete_bash -p "")
 check "bash: -p <TAB> offers the LuaJIT process $BGPID" grep -qw "$BGPID" <<<"$got"
 check "bash: -p <TAB> offers no non-LuaJIT process ($$)" bash -c "! grep -qw $$ <<<'$got'"
@@ -122,6 +126,9 @@ if command -v zsh >/dev/null; then
 	# The listing's line, up to the prompt redrawn after it.
 	list=$(grep -E '^[A-Za-z]  ' <<<"$out" | sed 's/luabpfprof.*//' | tr -s ' ' '\n' | sort | tr '\n' ' ')
 	check "zsh: --jp F<TAB> lists the letters but F ($list)" [ "$list" = "A G a f l p r s v z " ]
+	# dum<TAB>: the word dump among the commands (dumpe2fs...) _normal offers.
+	out=$(complete_zsh "luabpfprof dum")
+	check "zsh: dum<TAB> offers the command word dump" grep -qw "dump" <<<"$out"
 else
 	fail "zsh completion" "zsh is not installed (tests/deps/apt.install)"
 fi

@@ -31,6 +31,10 @@ static enum value_kind value_kind(const struct opt_row *r)
 static const char pid_test[] =
 	"[[ $(readlink \"$d/exe\" 2>/dev/null) == *luajit* ]] || grep -qs luajit \"$d/maps\"";
 
+/* The command words `luabpfprof top|dump ...` (options.c reads them as the
+ * first argument): offered for the first word only. */
+static const char command_words[] = "dump top";
+
 /* -- bash ------------------------------------------------------------------ */
 
 /* "-e|--event" */
@@ -113,9 +117,11 @@ int docgen_bash(FILE *f)
 		"\twhile :; do\n\t\tcase $prev in\n", pid_test);
 	for (int i = 0; i < options_nrows; i++)
 		bash_value_case(f, &options_rows[i]);
-	fputs("\t\tesac\n\t\tbreak\n\tdone\n"
-	      "\t[[ $eq ]] && { COMPREPLY=(); return; }\n"
-	      "\tCOMPREPLY=($(compgen -W '", f);
+	fprintf(f, "\t\tesac\n\t\tbreak\n\tdone\n"
+		"\t[[ $eq ]] && { COMPREPLY=(); return; }\n"
+		"\tlocal words=\n"
+		"\t((COMP_CWORD == 1)) && words='%s '\n"
+		"\tCOMPREPLY=($(compgen -W \"$words\"'", command_words);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
 
@@ -226,6 +232,8 @@ int docgen_zsh(FILE *f)
 	for (int i = 0; i < options_nrows; i++)
 		if (value_kind(&options_rows[i]) == VAL_LETTERS)
 			zsh_letters_function(f, &options_rows[i]);
+	fprintf(f, "# The command word, first and alone.\n"
+		"(( CURRENT == 2 )) && [[ $PREFIX != -* ]] && compadd -- %s\n", command_words);
 	fputs("_arguments -s -S \\\n", f);
 	for (int i = 0; i < options_nrows; i++)
 		zsh_spec(f, &options_rows[i]);
