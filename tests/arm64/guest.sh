@@ -10,8 +10,8 @@
 set -u
 source "$TOP/tests/lib.sh"
 OUT=/out
-SECS=${SECS:-4}
-HZ=${HZ:-499}
+SECS=${SECS:-8}
+HZ=${HZ:-999}
 RUNTIMES=${RUNTIMES:-deb or}
 
 # lj NAME: the command running runtime NAME (deb: Debian's LuaJIT 2.1,
@@ -55,4 +55,27 @@ for rt in $RUNTIMES; do
 	attach "w631-jit-$rt" "$rt" "$WL/w631.lua - 20000" "--lua-only -o $OUT/w631-jit-$rt.pb.gz"
 	attach "w631-joff-$rt" "$rt" "-joff $WL/w631.lua - 2000" "--lua-only -o $OUT/w631-joff-$rt.svg"
 done
+# --native: cbrt called through the FFI from spin_cbrt, interpreted.
+attach native deb "-joff $WL/native_libm.lua 600" "--native -f folded -o $OUT/native.folded"
+# --native on a C host (tests/hosts/nhost.c, cross-built by t_arm64.sh):
+# main -> run_frame -> lua_pcall -> Lua -> FFI physics_step -> Lua on_hit,
+# interpreted (a trace's line needs the trace, which arm64 does not name
+# in vmstate: docs/arm64.md).
+host=$TOP/.output-arm64/hosts/nhost-deb
+if [ -x "$host" ]; then
+	start_bg env LD_LIBRARY_PATH=/opt/luajit-deb/usr/lib/aarch64-linux-gnu "$host" 600 nojit >"$OUT/nhost.truth"
+	hp=$BGPID
+	wait_for "$OUT/nhost.truth" '^ready' 30
+	run nhost "$PROF" -p "$hp" -d "$SECS" -F "$HZ" --native -f folded -o "$OUT/nhost.folded"
+	cleanup_children
+fi
+# Off-CPU time against offcpu.lua's in-process clocks (as the kernel
+# matrix's guest runs it): its feeder answers through a FIFO.
+fifo=$TMP/off.fifo
+mkfifo "$fifo.req" "$fifo.resp"
+# shellcheck disable=SC2046
+start_bg $(lj deb) "$WL/offcpu_feed.lua" "$fifo"
+# shellcheck disable=SC2046
+run off "$PROF" -F "$HZ" -e off-cpu -f folded -o "$OUT/off.folded" -- $(lj deb) -joff "$WL/offcpu.lua" "$SECS" "$fifo"
+cleanup_children
 echo "END arm64 guest"

@@ -24,7 +24,7 @@ log() { echo "arm64-sysroot: $*" >&2; }
 # come from apt (below).
 BUILD_PKGS=(libc6 libc6-dev libbpf1 libbpf-dev libelf1 libelf-dev libdw1 libdw-dev
 	    zlib1g zlib1g-dev libcurl4 libcurl4-openssl-dev libzstd1 liblzma5 libbz2-1.0
-	    busybox-static bash coreutils grep sed findutils mawk procps)
+	    busybox-static bash dash coreutils grep sed findutils mawk procps)
 DEB_LUAJIT=(luajit libluajit-5.1-2 libluajit-5.1-dev libluajit-5.1-common)
 OR_LUAJIT=(luajit2 libluajit2-5.1-2 libluajit2-5.1-dev libluajit2-5.1-common)
 
