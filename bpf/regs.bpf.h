@@ -38,7 +38,6 @@ struct uregs {
  * LuaJIT's arm64 interpreter (src/vm_arm64.dasc): BASE in x19, PC in x21,
  * GL (the global_State) in x22, all callee-saved: C code the VM calls keeps
  * them, and the JIT keeps GL in x22 too (src/lj_target_arm64.h RID_GL). */
-#define ARCH_NAME		"arm64"
 #define REG_BASE		19
 #define REG_PC			21
 #define REG_GL			22
@@ -83,7 +82,6 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
 /* --- x86-64 -----------------------------------------------------------------
  * LuaJIT's x64 interpreter (src/vm_x64.dasc): BASE in rdx, PC in rbx, RB
  * in rbp, DISPATCH in r14. */
-#define ARCH_NAME		"x86-64"
 /* arch/x86/include/asm/page_64_types.h: 16 KiB kernel stacks (KASAN
  * kernels double it; none of the distributions' do), with pt_regs at
  * their top and no padding on x86-64 (asm/processor.h task_pt_regs). */

@@ -28,22 +28,8 @@ BUILD_PKGS=(libc6 libc6-dev libbpf1 libbpf-dev libelf1 libelf-dev libdw1 libdw-d
 DEB_LUAJIT=(luajit libluajit-5.1-2 libluajit-5.1-dev libluajit-5.1-common)
 OR_LUAJIT=(luajit2 libluajit2-5.1-2 libluajit2-5.1-dev libluajit2-5.1-common)
 
-mkdir -p -m 0700 "$CACHE"
-for d in "$CACHE" "$(dirname "$CACHE")"; do
-	if [ -L "$d" ] || [ "$(stat -c %u "$d")" != 0 ] || [ $(( 0$(stat -c %a "$d") & 022 )) -ne 0 ]; then
-		log "refusing cache $d: not a root-owned directory closed to others"
-		exit 1
-	fi
-done
-
-# mirror [security]: the first Debian mirror (or security mirror) the
-# system's own sources name.
-mirror() {
-	{ awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
-	  awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-	} | if [ "${1:-}" = security ]; then grep -m1 -- '-security'; else grep -v -- '-security' | grep -m1 .; fi
-}
+source "$(dirname "$0")/../kernels/apt.sh"
+cache_dir "$CACHE"
 
 apt_dir=$CACHE/apt
 key=/usr/share/keyrings/debian-archive-keyring.gpg

@@ -35,23 +35,10 @@ case $pkg in
 *)		KARCH=amd64 ;;
 esac
 
-mkdir -p -m 0700 "$CACHE"
-for d in "$CACHE" "$(dirname "$CACHE")"; do
-	if [ -L "$d" ] || [ "$(stat -c %u "$d")" != 0 ] || [ $(( 0$(stat -c %a "$d") & 022 )) -ne 0 ]; then
-		log "refusing cache $d: not a root-owned directory closed to others"
-		exit 1
-	fi
-done
+source "$(dirname "$0")/apt.sh"
+cache_dir "$CACHE"
 
 # --- The package, from its suite ------------------------------------------------
-# mirror [security]: the first Debian mirror (or security mirror) the
-# system's own sources name.
-mirror() {
-	{ awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
-	  awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-	} | if [ "${1:-}" = security ]; then grep -m1 -- '-security'; else grep -v -- '-security' | grep -m1 .; fi
-}
 
 # suite_of PACKAGE: the release that serves it, by Debian's version naming,
 # and its other suites besides security.

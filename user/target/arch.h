@@ -8,7 +8,6 @@
 #define LBP_ARCH_H
 
 #if defined(__aarch64__)
-#define ARCH_NAME	"arm64"
 
 /* The VM's C frame (src/lj_frame.h CFRAME_*, vm_arm64.dasc CFRAME_SPACE):
  * 208 bytes from sp, the previous frame at 0, SAVE_PC at 8, SAVE_L at 16;
@@ -34,7 +33,6 @@ enum {
 #define UW_SAVED	{ 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, UW_FP, UW_LR }
 
 #else
-#define ARCH_NAME	"x86-64"
 
 /* src/vm_x64.dasc: CFRAME_SIZE 80, saveregs pushes below the return
  * address (user/target/unwind.c). */
