@@ -14,7 +14,7 @@ PKGS      := libbpf libelf libdw zlib libcurl
 # docs/arm64.md.
 HOST_ARCH := $(shell uname -m | sed -e 's/^x86_64$$/x86/' -e 's/^aarch64$$/arm64/')
 ARCH      ?= $(HOST_ARCH)
-override ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH)))
+override ARCH := $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(ARCH))))
 ifeq ($(ARCH),$(HOST_ARCH))
 OUT       := .output
 BIN       := luabpfprof
