@@ -1,25 +1,52 @@
 # luabpfprof: build, install dependencies, demo, tests.
 # Runs as root on Debian 12; never calls sudo itself.
 
-OUT       := .output
 BPFTOOL   ?= bpftool
 CLANG     ?= clang
-CC        ?= cc
 PKGS      := libbpf libelf libdw zlib libcurl
+
+# The target architecture, in the kernel's names (x86, arm64): this
+# machine's unless ARCH says otherwise.  A build for another architecture
+# (make ARCH=arm64 on x86-64) cross-compiles with Debian's cross gcc against
+# that architecture's Debian libraries, unpacked into a sysroot by
+# tests/arm64/sysroot.sh, into $(OUT)/luabpfprof; its docs come from the
+# native build.  What differs per architecture in the code is listed in
+# docs/arm64.md.
+HOST_ARCH := $(shell uname -m | sed -e 's/^x86_64$$/x86/' -e 's/^aarch64$$/arm64/')
+ARCH      ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(ARCH))))
+ifeq ($(ARCH),$(HOST_ARCH))
+OUT       := .output
+BIN       := luabpfprof
+CC        ?= cc
+PKG_CONFIG := pkg-config
+else
+OUT       := .output-$(ARCH)
+BIN       := $(OUT)/luabpfprof
+CROSS_arm64 := aarch64-linux-gnu
+CROSS     := $(or $(CROSS_$(ARCH)),$(error make ARCH=$(ARCH): no cross compiler known for it))
+SYSROOT   ?= $(or $(LBP_CACHE),/var/cache/luabpfprof)/$(ARCH)/sysroot
+CC        := $(CROSS)-gcc --sysroot=$(SYSROOT)
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+	PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(CROSS)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+$(if $(wildcard $(SYSROOT)/usr/include/bpf/libbpf.h),,$(error no $(ARCH) sysroot at $(SYSROOT): run tests/arm64/sysroot.sh))
+endif
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -I$(OUT) -Iuser -Ibpf
-LDLIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -lcurl)
+LDLIBS    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -lcurl)
 # luabpfprof top's screen (user/cli/top_screen.c): the wide-character
 # ncurses where pkg-config knows it.
-LDLIBS    += $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncurses)
+LDLIBS    += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncurses)
 
 ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
-BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_x86 -Ivmlinux -Ibpf -Wall -Werror
+# The BPF side picks its registers (bpf/regs.bpf.h) and kernel types
+# (vmlinux/ARCH/vmlinux.h, from that architecture's kernel BTF) by target.
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
@@ -44,7 +71,11 @@ UNIT_BINS := $(patsubst %.c,$(OUT)/tests/%,$(notdir $(UNIT_SRCS)))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
+ifeq ($(BIN),luabpfprof)
 all: luabpfprof docs
+else
+all: $(BIN)
+endif
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -60,7 +91,7 @@ $(OUT)/user/%.o: user/%.c $(USER_HDRS) | $(OUT)
 $(OUT)/user/sample/collector.o $(OUT)/user/sample/collector_load.o $(OUT)/user/sample/collector_alloc.o $(OUT)/user/sample/collector_native.o \
 	$(OUT)/user/sample/vmwatch.o: $(SKELS)
 
-luabpfprof: $(USER_OBJS)
+$(BIN): $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 define unit_rule

@@ -2,7 +2,8 @@
  * when the interpreter's registers or C code it called hold it, rather
  * than L->base, which is stale whenever the interpreter has not stored it
  * (src/vm_x64.dasc stores L->base only before calls that can throw or GC).
- * Included by sampler.bpf.c after read_u64, read_ref and struct uregs.
+ * Included by sampler.bpf.c after read_u64, read_ref, struct uregs and
+ * the per-architecture instruction matching (regs.bpf.h).
  */
 #ifndef LBP_BASE_BPF_H
 #define LBP_BASE_BPF_H
@@ -26,32 +27,6 @@ static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 s
 	return fn;
 }
 
-/* Whether the code bytes in ins (little-endian) start with `mov BASE, RB`:
- * 48 89 ea (mov rdx, rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
-static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 ins)
-{
-	if (off->gc64)
-		return (ins & 0xffffff) == 0xea8948;
-	return (ins & 0xffff) == 0xea89;
-}
-
-/* Whether the VM code at ret, where a call returns to, restores BASE from
- * RB: at once, or after one 4-byte instruction that uses the call's
- * result or reloads RC (cvtsi2sd xmm0, eax after lj_tab_len; movzx ecx,
- * PC_RA after pow), as the call sites that keep BASE in RB do
- * (src/vm_x64.dasc: "mov RB, BASE // Save BASE" ... "mov BASE, RB"). */
-static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
-{
-	__u64 ins = 0;
-
-	if (bpf_probe_read_user(&ins, sizeof(ins), (void *)ret))
-		return false;
-	if (is_mov_base_rb(off, ins))
-		return true;
-	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
-}
-
-
 /* Frame base while the interpreter runs C code it called directly (IP
  * outside the VM, vmstate still INTERP).  The VM runs with rsp at its C
  * frame (L->cframe), so the return address into the VM is at cframe - 8.
@@ -71,12 +46,20 @@ static __always_inline __u64 c_callee_base(const struct vm_slot *v, __u64 stack,
 	__u64 ret = 0, mask = off->gc64 ? ~0ull : 0xffffffffull;
 
 	*stale = 0;
+#if defined(__TARGET_ARCH_arm64)
+	/* BASE is callee-saved (x19): a C function the VM called keeps it,
+	 * whether the VM stored L->base or not. */
+	if (r->rb != L_base && frame_func_at(off, stack, stack_end, r->rb)) {
+		*stale = 1;
+		return r->rb;
+	}
+#endif
 	if (!cf || bpf_probe_read_user(&ret, 8, (void *)(cf - 8)) ||
 	    ret < v->vm_lo || ret >= v->vm_hi || !restores_base_from_rb(off, ret))
 		return L_base;	/* the VM stored L->base, or a C function did */
 	*stale = 1;
-	if (frame_func_at(off, stack, stack_end, r->bp & mask))
-		return r->bp & mask;
+	if (frame_func_at(off, stack, stack_end, r->rb & mask))
+		return r->rb & mask;
 	if (bpf_probe_read_user(saved, SAVED_SLOTS * 8, (void *)(cf - 8 - SAVED_SLOTS * 8)))
 		return 0;
 	/* Nearest the return address first: pushed first. */
@@ -101,43 +84,43 @@ static __always_inline bool lua_pc_ok(const struct lj_offsets *off, __u64 fn, __
 	return pc > bc && pc <= bc + 4ull * sizebc;
 }
 
-/* Frame base from the interpreter's BASE (rdx) and PC (rbx) registers, when
+/* Frame base from the interpreter's BASE and PC registers, when
  * they validate against the Lua stack and the function's bytecode. */
 static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
 					 __u64 stack_end, const struct uregs *r, __u64 *pc)
 {
 	const struct lj_offsets *off = &v->off;
 	__u64 mask = off->gc64 ? ~0ull : 0xffffffffull;
-	__u64 base = r->dx & mask, fn, caller;
+	__u64 base = r->base & mask, fn, caller;
 	__u8 ffid = 0xff;
 	__u32 ins = 0;
 
 	*pc = 0;
 	fn = frame_func_at(off, stack, stack_end, base);
-	/* Right after a C call that kept BASE in RB: rdx is not restored yet. */
+	/* Right after a C call that kept BASE in RB: BASE is not restored yet. */
 	if (!fn && restores_base_from_rb(off, r->ip)) {
-		base = r->bp & mask;
+		base = r->rb & mask;
 		fn = frame_func_at(off, stack, stack_end, base);
 	}
 	if (!fn) {
 		/* A fast function returning (->fff_res* in src/vm_x64.dasc):
 		 * its result already covers the function slot, PC holds the
 		 * link to the Lua caller, whose frame is now the top one. */
-		if ((r->bx & 3) || bpf_probe_read_user(&ins, 4, (void *)(r->bx - 4)))
+		if ((r->pc & 3) || bpf_probe_read_user(&ins, 4, (void *)(r->pc - 4)))
 			return 0;
 		caller = base - 8 * (1 + off->gc64 + ((ins >> 8) & 0xff));
 		fn = frame_func_at(off, stack, stack_end, caller);
-		if (!fn || !lua_pc_ok(off, fn, r->bx))
+		if (!fn || !lua_pc_ok(off, fn, r->pc))
 			return 0;
-		*pc = r->bx;
+		*pc = r->pc;
 		return caller;
 	}
 	if (bpf_probe_read_user(&ffid, 1, (void *)(fn + off->fn_ffid)))
 		return 0;
 	if (ffid != 0)
 		return base;	/* a fast function running in the VM: no PC */
-	if (lua_pc_ok(off, fn, r->bx))
-		*pc = r->bx;
+	if (lua_pc_ok(off, fn, r->pc))
+		*pc = r->pc;
 	return base;
 }
 

@@ -66,24 +66,10 @@ static __always_inline void native_regs_of(struct bpf_perf_event_data *ctx,
 	/* From the context first, whatever the mode: the compiler would
 	 * merge the two copies through a pointer to the context, which the
 	 * verifier refuses. */
-	nr->ip = ctx->regs.ip;
-	nr->sp = ctx->regs.sp;
-	nr->bp = ctx->regs.bp;
-	nr->bx = ctx->regs.bx;
-	nr->r12 = ctx->regs.r12;
-	nr->r13 = ctx->regs.r13;
-	nr->r14 = ctx->regs.r14;
-	nr->r15 = ctx->regs.r15;
+	NATIVE_REGS_FROM(nr, ctx->regs);
 	if (!kregs)
 		return;
-	nr->ip = kregs->ip;
-	nr->sp = kregs->sp;
-	nr->bp = kregs->bp;
-	nr->bx = kregs->bx;
-	nr->r12 = kregs->r12;
-	nr->r13 = kregs->r13;
-	nr->r14 = kregs->r14;
-	nr->r15 = kregs->r15;
+	NATIVE_REGS_FROM(nr, *kregs);
 }
 
 /* Sends the sample with key and its native stack; cframe is the sampled

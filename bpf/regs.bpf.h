@@ -1,20 +1,23 @@
-/* The sampled thread's user-mode registers, on x86-64: from the sample's
- * own registers when the tick interrupted user mode, else from what user
- * mode left at kernel entry (a system call, a fault), at the top of the
- * thread's kernel stack.
+/* Everything the BPF side knows of the target architecture, in one place
+ * (as the layout table, user/target/layout.c, is for LuaJIT versions):
+ * the sampled thread's user-mode registers (from the sample's own registers
+ * when the tick interrupted user mode, else from what user mode left at
+ * kernel entry, a system call or a fault, at the top of the thread's
+ * kernel stack), which of them LuaJIT's interpreter keeps its state in, the
+ * registers --native copies, and the machine code the walker recognises.
+ * Picked by the target the BPF objects are built for (-D__TARGET_ARCH_x86
+ * or arm64, Makefile); docs/arm64.md lists the per-architecture facts.
  *
- * Which registers the walker needs is LuaJIT's x64 interpreter's register
- * assignment (src/vm_x64.dasc): BASE in rdx, PC in rbx, RB in rbp,
- * DISPATCH in r14.  Included by sampler.bpf.c.
+ * struct uregs holds the interpreter's registers by role:
+ *   base  BASE, the current Lua frame's base;
+ *   pc    PC, the next bytecode instruction;
+ *   rb    where the VM keeps BASE across a C call that does not store
+ *         L->base (x64: RB, callee-saved; arm64: BASE itself is);
+ *   disp  the register that names the VM: DISPATCH (x64), GL (arm64).
+ * Included by sampler.bpf.c.
  */
 #ifndef LBP_REGS_BPF_H
 #define LBP_REGS_BPF_H
-
-#define USER_ADDR_END	0x800000000000ull	/* x86-64: the canonical hole starts here */
-/* arch/x86/include/asm/page_64_types.h: 16 KiB kernel stacks (KASAN
- * kernels double it; none of the distributions' do), with pt_regs at
- * their top and no padding on x86-64 (asm/processor.h task_pt_regs). */
-#define LBP_THREAD_SIZE	(16u << 10)
 
 /* i, known to be below n (a power of two), as an index the verifier sees
  * bounded: a mask the compiler cannot drop.  Knowing the bound, it would,
@@ -22,13 +25,123 @@
  * over to i. */
 #define BOUNDED(i, n)	({ __typeof__(i) __b = (i); barrier_var(__b); __b & ((n) - 1); })
 
-/* Callee-saved slots searched for a spilled RB (rbp): a C function pushes
+/* Callee-saved slots searched for a spilled RB (x64): a C function pushes
  * what it saves in its prologue, right below its return address (base.bpf.h). */
 #define SAVED_SLOTS	8
 
 struct uregs {
-	__u64 ip, sp, dx, bx, bp, r14;
+	__u64 ip, sp, base, pc, rb, disp;
 };
+
+#if defined(__TARGET_ARCH_arm64)
+/* --- arm64 ------------------------------------------------------------------
+ * LuaJIT's arm64 interpreter (src/vm_arm64.dasc): BASE in x19, PC in x21,
+ * GL (the global_State) in x22, all callee-saved: C code the VM calls keeps
+ * them, and the JIT keeps GL in x22 too (src/lj_target_arm64.h RID_GL). */
+#define REG_BASE		19
+#define REG_PC			21
+#define REG_GL			22
+/* arch/arm64/include/asm/memory.h: 16 KiB kernel stacks (KASAN doubles
+ * them; no distribution kernel has it), pt_regs at their top. */
+#define LBP_THREAD_SIZE		(16u << 10)
+
+#define UREGS_FROM_CTX(r, ctxregs) do {			\
+	(r)->ip = (ctxregs).pc;				\
+	(r)->sp = (ctxregs).sp;				\
+	(r)->base = (ctxregs).regs[REG_BASE];		\
+	(r)->pc = (ctxregs).regs[REG_PC];		\
+	(r)->rb = (ctxregs).regs[REG_BASE];		\
+	(r)->disp = (ctxregs).regs[REG_GL];		\
+} while (0)
+
+/* User mode iff the saved PSTATE's mode field says EL0 (PSR_MODE_MASK 0xf,
+ * PSR_MODE_EL0t 0, arch/arm64/include/uapi/asm/ptrace.h). */
+#define IN_USER_MODE(ctxregs)	(((ctxregs).pstate & 0xf) == 0)
+
+/* The dispatch register's value for a VM whose global_State is at g: GL
+ * is g itself. */
+#define VM_REG_OF(off, g)	(g)
+
+/* No VM code restores BASE from another register after a C call: BASE
+ * (x19) is callee-saved, so the callee keeps it. */
+static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
+{
+	return false;
+}
+
+/* --native: the registers the user-space unwinder starts from (their
+ * DWARF numbers: user/target/unwind.h), x19..x28, fp (x29), lr (x30). */
+#define NATIVE_REGS_FROM(nr_, src_) do {					\
+	(nr_)->ip = (src_).pc;						\
+	(nr_)->sp = (src_).sp;						\
+	for (int __i = 0; __i < NATIVE_NREGS; __i++)			\
+		(nr_)->r[__i] = (src_).regs[NATIVE_REG0 + __i];		\
+} while (0)
+
+#else
+/* --- x86-64 -----------------------------------------------------------------
+ * LuaJIT's x64 interpreter (src/vm_x64.dasc): BASE in rdx, PC in rbx, RB
+ * in rbp, DISPATCH in r14. */
+/* arch/x86/include/asm/page_64_types.h: 16 KiB kernel stacks (KASAN
+ * kernels double it; none of the distributions' do), with pt_regs at
+ * their top and no padding on x86-64 (asm/processor.h task_pt_regs). */
+#define LBP_THREAD_SIZE		(16u << 10)
+#define USER_ADDR_END		0x800000000000ull	/* the canonical hole starts here */
+
+#define UREGS_FROM_CTX(r, ctxregs) do {		\
+	(r)->ip = (ctxregs).ip;			\
+	(r)->sp = (ctxregs).sp;			\
+	(r)->base = (ctxregs).dx;		\
+	(r)->pc = (ctxregs).bx;			\
+	(r)->rb = (ctxregs).bp;			\
+	(r)->disp = (ctxregs).r14;		\
+} while (0)
+
+/* User mode iff the IP is a user-space address (below the canonical
+ * hole); reading cs would need its exact width in this kernel. */
+#define IN_USER_MODE(ctxregs)	((ctxregs).ip < USER_ADDR_END)
+
+/* DISPATCH: g + g2disp (GG_State's dispatch table). */
+#define VM_REG_OF(off, g)	((g) + (off)->g2disp)
+
+/* Whether the code bytes in ins (little-endian) start with `mov BASE, RB`:
+ * 48 89 ea (mov rdx, rbp) in GC64 builds, 89 ea (mov edx, ebp) otherwise. */
+static __always_inline bool is_mov_base_rb(const struct lj_offsets *off, __u64 ins)
+{
+	if (off->gc64)
+		return (ins & 0xffffff) == 0xea8948;
+	return (ins & 0xffff) == 0xea89;
+}
+
+/* Whether the VM code at ret, where a call returns to, restores BASE from
+ * RB: at once, or after one 4-byte instruction that uses the call's
+ * result or reloads RC (cvtsi2sd xmm0, eax after lj_tab_len; movzx ecx,
+ * PC_RA after pow), as the call sites that keep BASE in RB do
+ * (src/vm_x64.dasc: "mov RB, BASE // Save BASE" ... "mov BASE, RB"). */
+static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, __u64 ret)
+{
+	__u64 ins = 0;
+
+	if (bpf_probe_read_user(&ins, sizeof(ins), (void *)ret))
+		return false;
+	if (is_mov_base_rb(off, ins))
+		return true;
+	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
+}
+
+/* --native: the registers the user-space unwinder starts from (their
+ * DWARF numbers: user/target/unwind.h). */
+#define NATIVE_REGS_FROM(nr_, src_) do {		\
+	(nr_)->ip = (src_).ip;			\
+	(nr_)->sp = (src_).sp;			\
+	(nr_)->r[0] = (src_).bp;			\
+	(nr_)->r[1] = (src_).bx;			\
+	(nr_)->r[2] = (src_).r12;		\
+	(nr_)->r[3] = (src_).r13;		\
+	(nr_)->r[4] = (src_).r14;		\
+	(nr_)->r[5] = (src_).r15;		\
+} while (0)
+#endif
 
 /* Copies the registers user mode left at kernel entry into *copy: exact
  * for an interrupt or fault taken in the interpreter; BASE and PC are only
@@ -54,27 +167,7 @@ static __always_inline void task_user_regs(struct pt_regs *copy)
 
 static __always_inline void uregs_from(struct uregs *r, const struct pt_regs *p)
 {
-	r->ip = p->ip;
-	r->sp = p->sp;
-	r->dx = p->dx;
-	r->bx = p->bx;
-	r->bp = p->bp;
-	r->r14 = p->r14;
+	UREGS_FROM_CTX(r, *p);
 }
-
-/* The same from a program's context (its registers are read in place:
- * the verifier refuses a pointer into it). */
-#define UREGS_FROM_CTX(r, ctxregs) do {		\
-	(r)->ip = (ctxregs).ip;			\
-	(r)->sp = (ctxregs).sp;			\
-	(r)->dx = (ctxregs).dx;			\
-	(r)->bx = (ctxregs).bx;			\
-	(r)->bp = (ctxregs).bp;			\
-	(r)->r14 = (ctxregs).r14;		\
-} while (0)
-
-/* User mode iff the IP is a user-space address (below the canonical
- * hole); reading cs would need its exact width in this kernel. */
-#define IN_USER_MODE(ctxregs)	((ctxregs).ip < USER_ADDR_END)
 
 #endif

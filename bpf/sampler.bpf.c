@@ -234,8 +234,8 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 			bump(cb, CNT_BASE_REGS);
 		/* PC holding a C-type link (low bits set): a frame being
 		 * entered from C, whose link slot may not be written yet. */
-		if (base && (r->bx & FRAME_TYPE))
-			wc->top_link = (__s64)(r->bx & (off->gc64 ? ~0ull : 0xffffffffull));
+		if (base && (r->pc & FRAME_TYPE))
+			wc->top_link = (__s64)(r->pc & (off->gc64 ? ~0ull : 0xffffffffull));
 	}
 	if (!base) {
 		__u64 cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;

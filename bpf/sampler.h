@@ -266,8 +266,18 @@ struct parked {
 #define NATIVE_STACK_MAX	16384	/* bytes copied from the sampled SP up */
 #define NATIVE_RING_BYTES	(32 * 1024 * 1024)	/* its ring buffer (power of 2): ~1600 samples */
 
+/* The user registers --native unwinds from: the PC, the stack pointer
+ * and r[], the callee-saved registers and the frame pointer, whose DWARF
+ * numbers are NATIVE_REG0 on (arm64: x19..x30) or listed in
+ * user/target/unwind.h (x86-64: rbp, rbx, r12..r15). */
+#if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define NATIVE_NREGS	12	/* x19..x28, fp (x29), lr (x30) */
+#define NATIVE_REG0	19
+#else
+#define NATIVE_NREGS	6	/* rbp, rbx, r12, r13, r14, r15 */
+#endif
 struct native_regs {
-	__u64 ip, sp, bp, bx, r12, r13, r14, r15;
+	__u64 ip, sp, r[NATIVE_NREGS];
 };
 
 struct native_sample {

@@ -87,17 +87,18 @@ static __always_inline __u64 zone_top(const struct vm_slot *v)
 	return zone_top_of(v->zone_tab, v->off.tab_array, v->off.tab_asize, v->off.gc64);
 }
 
-/* The VM whose dispatch table (g + g2disp) r14 points at, LBP_MAX_VMS when
- * none.  x64 keeps DISPATCH in r14: the interpreter throughout
- * (src/vm_x64.dasc, vm_x86.dasc), GC64 traces too (src/lj_target_x86.h
- * RSET_GPR leaves it out), and the C code they call leaves it there, as C
- * code preserves r14. */
-static __always_inline __u32 vm_by_dispatch(const struct proc_info *pi, __u64 r14)
+/* The VM the dispatch register names (VM_REG_OF, regs.bpf.h), LBP_MAX_VMS
+ * when none.  x64 keeps DISPATCH (g + g2disp) in r14, arm64 GL (g) in x22:
+ * the interpreter throughout (src/vm_x64.dasc, vm_x86.dasc, vm_arm64.dasc),
+ * GC64 traces too (src/lj_target_x86.h RSET_GPR leaves it out,
+ * lj_target_arm64.h RID_GL), and the C code they call leaves it there, as
+ * C code preserves callee-saved registers. */
+static __always_inline __u32 vm_by_dispatch(const struct proc_info *pi, __u64 disp)
 {
 	for (__u32 i = 0; i < LBP_MAX_VMS; i++) {
 		if (i >= pi->nvms)
 			break;
-		if (pi->vm[i].off.g2disp && r14 == pi->vm[i].g + pi->vm[i].off.g2disp)
+		if (pi->vm[i].off.g2disp && disp == VM_REG_OF(&pi->vm[i].off, pi->vm[i].g))
 			return i;
 	}
 	return LBP_MAX_VMS;
@@ -145,7 +146,7 @@ __noinline __u32 vm_choose(__u32 tgid)
 	cb = bpf_map_lookup_elem(&counters, &zero);
 	if (!sc || !pi)
 		return LBP_MAX_VMS;
-	i = vm_by_dispatch(pi, sc->regs.r14);
+	i = vm_by_dispatch(pi, sc->regs.disp);
 	if (i < LBP_MAX_VMS && vm_distance(tgid, i) != ~0ull) {
 		bump(cb, CNT_VM_DISPATCH);
 		return i;

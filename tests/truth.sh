@@ -23,3 +23,12 @@ truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
 
 # pct A B: A as a percentage of B (-1 when B is 0).
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
+
+# busiest_pid FOLDED SCRIPT: the pid field with the most weight in SCRIPT's
+# frames (a workload's forks run it too, until they exec), "-" for a
+# profile of one process (no pid field), empty when none.
+busiest_pid() {
+	awk -F';' -v s=";$2:" 'index($0, s) { if ($2 !~ /^[0-9]+$/) { print "-"; exit }
+		n = $NF; sub(/.* /, "", n); w[$2] += n }
+		END { for (p in w) if (w[p] > best) { best = w[p]; m = p } if (m != "") print m }' "$1"
+}

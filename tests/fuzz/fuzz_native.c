@@ -78,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&rec.regs, 0, sizeof(rec.regs));
 	rec.regs.sp = sp;
 	rec.regs.ip = bend(head[0], sp);
-	rec.regs.bp = bend(head[1], sp);
-	rec.regs.bx = bend(head[2], sp);
+	rec.regs.r[0] = bend(head[1], sp);	/* rbp (x19 on arm64) */
+	rec.regs.r[1] = bend(head[2], sp);	/* rbx (x20) */
 	rec.cframe = bend(head[3], sp);
 	rec.cframe_resumer = head[4] & 1 ? bend(head[4] >> 1, sp) : 0;
 	in.nlua = (uint32_t)(head[5] % (NLUA + 1));

@@ -14,6 +14,14 @@
 # Cache (downloads, lists, unpacked kernels): $LBP_CACHE/kernels, default
 # /var/cache/luabpfprof/kernels, root's own and closed to others (its
 # contents are booted as root).  Needs qemu-system-x86 and busybox-static.
+#
+# An arm64 kernel (linux-image-*-arm64) boots under qemu-system-aarch64
+# (-machine virt -cpu max, package qemu-system-arm) with GUEST_ROOT, an
+# arm64 root tree (tests/arm64/sysroot.sh), shared read-only instead of this
+# machine's root, and its busybox in the initramfs; GUEST_ROOT's /lbp shows
+# TOP (read-only) and its /out the host folder OUT_DIR (writable), for
+# the files the host checks after.  `boot.sh PACKAGE --fetch` only prints
+# the unpacked kernel package's folder.
 set -euo pipefail
 pkg=${1:?usage: boot.sh PACKAGE GUEST_SCRIPT [VAR=VALUE...]}
 script=${2:?usage: boot.sh PACKAGE GUEST_SCRIPT [VAR=VALUE...]}
@@ -22,24 +30,15 @@ CACHE=${LBP_CACHE:-/var/cache/luabpfprof}/kernels
 MEM=${MEM:-3G}
 TIMEOUT=${TIMEOUT:-900}
 log() { echo "boot: $*" >&2; }
+case $pkg in
+*-arm64)	KARCH=arm64 ;;
+*)		KARCH=amd64 ;;
+esac
 
-mkdir -p -m 0700 "$CACHE"
-for d in "$CACHE" "$(dirname "$CACHE")"; do
-	if [ -L "$d" ] || [ "$(stat -c %u "$d")" != 0 ] || [ $(( 0$(stat -c %a "$d") & 022 )) -ne 0 ]; then
-		log "refusing cache $d: not a root-owned directory closed to others"
-		exit 1
-	fi
-done
+source "$(dirname "$0")/apt.sh"
+cache_dir "$CACHE"
 
 # --- The package, from its suite ------------------------------------------------
-# mirror [security]: the first Debian mirror (or security mirror) the
-# system's own sources name.
-mirror() {
-	{ awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources 2>/dev/null
-	  awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
-	} | if [ "${1:-}" = security ]; then grep -m1 -- '-security'; else grep -v -- '-security' | grep -m1 .; fi
-}
 
 # suite_of PACKAGE: the release that serves it, by Debian's version naming,
 # and its other suites besides security.
@@ -53,19 +52,24 @@ suite_of() {
 
 # apt_for RELEASE SUITE...: apt options for a private configuration of the
 # release's suites and its security suite (kernels' updates go there).
+# Another architecture's packages (arm64) come through a configuration that
+# names it alone, with no dpkg status: dpkg's architectures stay untouched.
 APT=()
 apt_for() {
-	local dir=$CACHE/apt-$1 m sec s key=/usr/share/keyrings/debian-archive-keyring.gpg
+	local dir=$CACHE/apt-$1 m sec s key=/usr/share/keyrings/debian-archive-keyring.gpg opt=
+	[ "$KARCH" = amd64 ] || { dir=$dir-$KARCH; opt="arch=$KARCH "; }
 	m=$(mirror) || m=http://deb.debian.org/debian
 	sec=$(mirror security) || sec=http://deb.debian.org/debian-security
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial"
 	{
-		for s in "$@"; do echo "deb [signed-by=$key] $m $s main"; done
-		echo "deb [signed-by=$key] $sec $1-security main"
+		for s in "$@"; do echo "deb [${opt}signed-by=$key] $m $s main"; done
+		echo "deb [${opt}signed-by=$key] $sec $1-security main"
 	} >"$dir/sources.list"
 	APT=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	     -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir" -o Dir::Cache::archives="$dir/archives"
 	     -o APT::Sandbox::User=root)
+	[ "$KARCH" = amd64 ] || APT+=(-o APT::Architecture="$KARCH" -o APT::Architectures::="$KARCH"
+				      -o Dir::State::status=/dev/null)
 	if ! ls "$dir"/lists/*_InRelease >/dev/null 2>&1; then
 		apt-get "${APT[@]}" -qq update >&2 || return 1
 	fi
@@ -105,13 +109,23 @@ fi
 moddir=$({ find "$tree/lib/modules" "$tree/usr/lib/modules" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true; } | head -n 1)
 vmlinuz=$(find "$tree" -name 'vmlinuz*' -type f | head -n 1)
 [ -n "$moddir" ] && [ -n "$vmlinuz" ] || { log "$pkg has no kernel or no modules"; exit 3; }
+if [ "$script" = --fetch ]; then
+	echo "$tree"
+	exit 0
+fi
+GUEST_ROOT=${GUEST_ROOT:-/}
+if [ "$KARCH" = arm64 ]; then
+	[ "$GUEST_ROOT" != / ] && [ -x "$GUEST_ROOT/bin/busybox" ] && [ -d "$GUEST_ROOT/lbp" ] ||
+		{ log "an arm64 kernel needs GUEST_ROOT, an arm64 root with /bin/busybox and /lbp"; exit 1; }
+	[ -d "${OUT_DIR:-}" ] || { log "an arm64 kernel needs OUT_DIR, a folder for the guest's files"; exit 1; }
+fi
 
 # --- The initramfs: busybox, the 9p modules, the init ---------------------------------
 work=$(mktemp -d /tmp/lbp-boot.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 ird=$work/initrd
 mkdir -p "$ird"/{bin,proc,sys,dev,root,mods}
-cp /bin/busybox "$ird/bin/busybox"
+cp "$GUEST_ROOT/bin/busybox" "$ird/bin/busybox"
 
 # The modules 9p over virtio needs, each after what it depends on (their
 # .modinfo names them); those built into the kernel need nothing.
@@ -165,6 +179,10 @@ if [ -n "$keep" ]; then
 	mkdir -p \$R$keep
 	mount -o bind \$R/run/host-tmp/${keep#/tmp/} \$R$keep
 fi
+if [ $KARCH = arm64 ]; then
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro top \$R/lbp
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out \$R/out
+fi
 mount -t proc proc \$R/proc
 mount -t sysfs sys \$R/sys
 mount -t devtmpfs dev \$R/dev
@@ -186,12 +204,21 @@ chmod +x "$ird/init"
 (cd "$ird" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$work/initrd.gz"
 
 # --- Boot -------------------------------------------------------------------------------
+if [ "$KARCH" = arm64 ]; then
+	QEMU=(qemu-system-aarch64 -machine virt -accel tcg -cpu max,pauth-impdef=on
+	      -virtfs "local,path=$(cd "$(dirname "$0")/../.." && pwd),mount_tag=top,security_model=none,readonly=on,multidevs=remap"
+	      -virtfs "local,path=$OUT_DIR,mount_tag=out,security_model=none,multidevs=remap")
+	CONSOLE=ttyAMA0
+else
+	QEMU=(qemu-system-x86_64 -accel tcg -cpu max)
+	CONSOLE=ttyS0
+fi
 boot() {
-	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$MEM" -no-reboot \
+	timeout "$TIMEOUT" "${QEMU[@]}" -smp 2 -m "$MEM" -no-reboot \
 		-display none -serial stdio -monitor none -net none \
 		-kernel "$vmlinuz" -initrd "$work/initrd.gz" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off rdinit=/init" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-append "console=$CONSOLE quiet loglevel=3 panic=-1 mitigations=off rdinit=/init" \
+		-virtfs "local,path=$GUEST_ROOT,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		</dev/null 2>&1 | tr -d '\r' | tee "$work/console"
 }
 boot

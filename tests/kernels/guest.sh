@@ -110,9 +110,7 @@ offcpu_run() {	# offcpu_run NAME EVENT: offcpu.lua -joff under EVENT, folded
 	cleanup_children
 	# The process with the most time in offcpu.lua (its forks run it too,
 	# until they exec), "-" for a profile of one process.
-	MAIN=$(awk -F';' '/;offcpu\.lua:/ { if ($2 !~ /^[0-9]+$/) { print "-"; exit }
-		n = $NF; sub(/.* /, "", n); w[$2] += n }
-		END { for (p in w) if (w[p] > best) { best = w[p]; m = p } if (m != "") print m }' "$TMP/$1.folded")
+	MAIN=$(busiest_pid "$TMP/$1.folded" offcpu.lua)
 	[ -n "$MAIN" ] && [ -n "$(truth "$TMP/$1.out" total)" ] && return 0
 	kfail "$1 runs" "no profile or no truth: $(tail -n 4 "$TMP/$1.err" | tr '\n' '|')"
 	return 1

@@ -256,23 +256,7 @@ static void put_activation(struct merge *g)
 static bool leave_frame(const struct native_vm *vm, const struct uw_stack *st,
 			struct uw_regs *regs, uint64_t cf)
 {
-	static const int pushed[] = { UW_RBP, UW_RBX, UW_R15, UW_R14, UW_R13, UW_R12 };
-	uint64_t size = vm->cframe_size, v;
-
-	if (uw_read(st, cf + size - 8, &v))
-		return false;
-	regs->r[UW_RA] = v;
-	regs->r[UW_RSP] = cf + size;
-	/* saveregs pushes rbp, rbx, r15, r14 (and r13, r12 in builds
-	 * without external unwinding, CFRAME_SIZE 96). */
-	for (size_t i = 0; i < (size >= 96 ? 6 : 4); i++) {
-		if (!uw_read(st, cf + size - 16 - 8 * i, &v)) {
-			regs->r[pushed[i]] = v;
-			regs->valid |= 1u << pushed[i];
-		}
-	}
-	regs->valid |= 1u << UW_RA | 1u << UW_RSP;
-	return true;
+	return !uw_leave_cframe(st, regs, cf, vm->cframe_size);
 }
 
 /* Leaves the VM through the next C frame of the chain. */
@@ -328,20 +312,12 @@ uint32_t native_merge(struct nmods *m, struct profile *p, const struct native_in
 	const struct native_sample *r = in->rec;
 	struct uw_stack st = { r->regs.sp, r->stack,
 			       r->stack_len < NATIVE_STACK_MAX ? r->stack_len : NATIVE_STACK_MAX };
-	struct uw_regs regs = { .valid = 1u << UW_RA | 1u << UW_RSP | 1u << UW_RBP | 1u << UW_RBX |
-				1u << UW_R12 | 1u << UW_R13 | 1u << UW_R14 | 1u << UW_R15 };
+	struct uw_regs regs;
 	struct merge g = { .m = m, .p = p, .in = in, .out = out, .cap = cap };
 	const char *cause = NULL;
 	bool top = true, refreshed = false;
 
-	regs.r[UW_RA] = r->regs.ip;
-	regs.r[UW_RSP] = r->regs.sp;
-	regs.r[UW_RBP] = r->regs.bp;
-	regs.r[UW_RBX] = r->regs.bx;
-	regs.r[UW_R12] = r->regs.r12;
-	regs.r[UW_R13] = r->regs.r13;
-	regs.r[UW_R14] = r->regs.r14;
-	regs.r[UW_R15] = r->regs.r15;
+	uw_from_native(&r->regs, &regs);
 	read_chain(&g, &st);
 	g.bare = unlinked_inner(&g, in->nvms ? &in->vms[0] : NULL, r->regs.sp);
 	if (in->nvms) {

@@ -29,13 +29,13 @@ static __attribute__((noinline, noclone)) int vm_blob(int x)
 	return x * 3 + sink;
 }
 
-#define CAPTURE(r)                                                             \
+#define CAPTURE(nr_)                                                           \
 	__asm__ volatile("lea 0(%%rip), %%rax\n\tmov %%rax, %0\n\t"             \
 			 "mov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3\n\t"  \
 			 "mov %%r12, %4\n\tmov %%r13, %5\n\tmov %%r14, %6\n\t"  \
 			 "mov %%r15, %7"                                        \
-			 : "=m"((r).ip), "=m"((r).sp), "=m"((r).bp), "=m"((r).bx), \
-			   "=m"((r).r12), "=m"((r).r13), "=m"((r).r14), "=m"((r).r15) \
+			 : "=m"((nr_).ip), "=m"((nr_).sp), "=m"((nr_).r[0]), "=m"((nr_).r[1]), \
+			   "=m"((nr_).r[2]), "=m"((nr_).r[3]), "=m"((nr_).r[4]), "=m"((nr_).r[5]) \
 			 : : "rax")
 
 /* The copy reads the stack beyond this frame's objects, as the sampler

@@ -4,6 +4,8 @@
  */
 #include "target/layout.h"
 
+#include "target/arch.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -61,13 +63,16 @@
 #define JIT_SIDE_EXITS(hotexit)                                              \
 	.J_hotexit = (hotexit), .J_tryside = (hotexit) + 4, .snap_count = 11, \
 	.snapcount_done = 255
-#define JIT_GC64                                                             \
-	.J_pc = 136, .J_pt = 152, .J_state = 236, .J_penalty = 1824,         \
-	.J_penaltyslot = 2848, .penalty_size = 16, .penalty_val = 8,         \
+/* GC64 rows take the architecture's shift of everything after jit_State's
+ * backend constants (ARCH_JSHIFT_*, target/arch.h): J, the fields listed
+ * here from penalty on, J->trace and the dispatch table. */
+#define JIT_GC64(shift)                                                      \
+	.J_pc = 136, .J_pt = 152, .J_state = 236, .J_penalty = 1824 + (shift), \
+	.J_penaltyslot = 2848 + (shift), .penalty_size = 16, .penalty_val = 8, \
 	.penalty_reason = 10, .tr_startins = 80,                             \
 	.tr_nchild = 100, .tr_traceno = 104, .tr_link = 106, .tr_root = 108, \
 	.tr_nextroot = 110, .tr_nextside = 112, .tr_linktype = 116,         \
-	JIT_SIDE_EXITS(1660)
+	JIT_SIDE_EXITS(1660 + (shift))
 #define JIT_GC32                                                             \
 	.J_pc = 112, .J_pt = 128, .J_state = 212, .J_penalty = 1792,         \
 	.J_penaltyslot = 2304, .penalty_size = 8, .penalty_val = 4,          \
@@ -75,8 +80,8 @@
 	.tr_nchild = 76, .tr_traceno = 80, .tr_link = 82, .tr_root = 84,     \
 	.tr_nextroot = 86, .tr_nextside = 88, .tr_linktype = 92,           \
 	JIT_SIDE_EXITS(1628)
-#define JIT_ERRINFO_OLD_GC64	.J_errinfo = 3088
-#define JIT_ERRINFO_NEW_GC64	.J_errinfo = 3104
+#define JIT_ERRINFO_OLD_GC64	.J_errinfo = 3088 + ARCH_JSHIFT_2022
+#define JIT_ERRINFO_NEW_GC64	.J_errinfo = 3104 + ARCH_JSHIFT_2025
 #define JIT_ERRINFO_OLD_GC32	.J_errinfo = 2536
 #define JIT_ERRINFO_NEW_GC32	.J_errinfo = 2552
 /* ---- end of JIT health ---------------------------------------------- */
@@ -105,8 +110,7 @@
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 10, .tr_snap = 48, .tr_snapmap = 56, .tr_startpt = 64,   \
 	.tr_startpc = 72, .tr_szmcode = 84, .tr_mcode = 88, .tr_ir = 32,    \
-	.tr_nsnapmap = 44, .cframe_pc = 24, \
-	.cframe_L = 16, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
+	.tr_nsnapmap = 44, ARCH_CFRAME_GC64, SNAPSHOT_2020,                  \
 	HEAP_GC64, ALLOC_FIELDS
 
 #define GC32_COMMON                                                          \
@@ -125,8 +129,7 @@
 	.node_size = 24, .node_key = 8,                                      \
 	.tr_nsnap = 6, .tr_snap = 32, .tr_snapmap = 40, .tr_startpt = 48,    \
 	.tr_startpc = 52, .tr_szmcode = 60, .tr_mcode = 64, .tr_ir = 16,    \
-	.tr_nsnapmap = 28, .cframe_pc = 28, \
-	.cframe_L = 24, .cframe_prev = 32, .cframe_size = 80, SNAPSHOT_2020, \
+	.tr_nsnapmap = 28, ARCH_CFRAME_GC32, SNAPSHOT_2020,                  \
 	HEAP_GC32, ALLOC_FIELDS
 
 #define BC_CFUNC_97	0x145f	/* BC_FUNCC 95, LUA_MINSTACK 20 */
@@ -138,27 +141,30 @@ static const struct lj_layout layouts[] = {
 		.name = "upstream 2.1 GC64", GC64_COMMON, .sizeof_L = 96,
 		HEAP_CTS(368, 8),
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
-		.g_trace = 1112, .g_sizetrace = 1124, .g2disp = 3968,
+		.g_trace = 1112 + ARCH_JSHIFT_2022, .g_sizetrace = 1124 + ARCH_JSHIFT_2022,
+		.g2disp = 3968 + ARCH_JSHIFT_2022,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
-		/* JIT health */ JIT_GC64, JIT_ERRINFO_OLD_GC64, .g_J = 728, .bc_ifuncf = 90,
+		/* JIT health */ JIT_GC64(ARCH_JSHIFT_2022), JIT_ERRINFO_OLD_GC64, .g_J = 728, .bc_ifuncf = 90,
 	},
 	{
 		.name = "OpenResty 2.1 GC64", GC64_COMMON, .openresty = true,
 		.sizeof_L = 112,
 		HEAP_CTS(368, 8),
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
-		.g_trace = 1120, .g_sizetrace = 1132, .g2disp = 4008,
+		.g_trace = 1120 + ARCH_JSHIFT_2022, .g_sizetrace = 1132 + ARCH_JSHIFT_2022,
+		.g2disp = 4008 + ARCH_JSHIFT_2022,
 		.len_ddisp = 154, .bc_cfunc_ins = BC_CFUNC_97, .bc_max = 97,
-		/* JIT health */ JIT_GC64, JIT_ERRINFO_OLD_GC64, .g_J = 736, .bc_ifuncf = 90,
+		/* JIT health */ JIT_GC64(ARCH_JSHIFT_2022), JIT_ERRINFO_OLD_GC64, .g_J = 736, .bc_ifuncf = 90,
 	},
 	{
 		.name = "upstream 2.1 GC64 (2025+, vmthref)", GC64_COMMON,
 		.vmthref = true, .sizeof_L = 96,
 		HEAP_CTS(376, 8),
 		.g_bc_cfunc_int = 368, .g_cur_L = 376, .g_jit_base = 384,
-		.g_trace = 1128, .g_sizetrace = 1140, .g2disp = 4000,
+		.g_trace = 1128 + ARCH_JSHIFT_2025, .g_sizetrace = 1140 + ARCH_JSHIFT_2025,
+		.g2disp = 4000 + ARCH_JSHIFT_2025,
 		.len_ddisp = 161, .bc_cfunc_ins = BC_CFUNC_104, .bc_max = 104,
-		/* JIT health */ JIT_GC64, JIT_ERRINFO_NEW_GC64, .g_J = 744, .bc_ifuncf = 97,
+		/* JIT health */ JIT_GC64(ARCH_JSHIFT_2025), JIT_ERRINFO_NEW_GC64, .g_J = 744, .bc_ifuncf = 97,
 	},
 	{
 		.name = "upstream 2.1 non-GC64", GC32_COMMON, .sizeof_L = 64,

@@ -147,8 +147,14 @@ static void bpf_offsets(const struct lj_layout *lay)
 	/* src/lj_frame.h, x64: CFRAME_OFS_L 2*8 (GC64) or 6*4, CFRAME_OFS_PREV
 	 * 4*8, CFRAME_SIZE 10*8; the walker follows coroutines with them. */
 	snprintf(name, sizeof(name), "%s: C frame layout for stitching", lay->name);
+#if defined(__aarch64__)
+	/* arm64 (GC64 only): CFRAME_OFS_PREV 0, PC 8, L 16, CFRAME_SIZE 208. */
+	CHECK(name, !lay->gc64 || (off.cframe_L == 16 && off.cframe_prev == 0 &&
+				   off.cframe_size == 208 && off.cframe_pc == 8));
+#else
 	CHECK(name, off.cframe_L == (lay->gc64 ? 16 : 24) && off.cframe_prev == 32 &&
 	      off.cframe_size == 80 && off.cframe_L == off.cframe_pc - (lay->gc64 ? 8 : 4));
+#endif
 	/* The global_State block read per sample holds what every sample
 	 * needs, and in every known 2.1 layout the string epoch and
 	 * J->trace, J->sizetrace too (each a read saved). */

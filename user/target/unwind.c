@@ -19,7 +19,7 @@ int uw_read(const struct uw_stack *st, uint64_t addr, uint64_t *v)
 
 static int reg_value(const struct uw_regs *regs, unsigned reg, uint64_t *v)
 {
-	if (reg >= UW_NREGS || !(regs->valid & (1u << reg)))
+	if (reg >= UW_NREGS || !(regs->valid & UW_BIT(reg)))
 		return -1;
 	*v = regs->r[reg];
 	return 0;
@@ -128,7 +128,7 @@ static int caller_reg(Dwarf_Frame *frame, int reg, const struct uw_regs *regs,
 enum uw_result uw_step(struct Dwarf_CFI_s *cfi, uint64_t bias, bool top,
 		       const struct uw_stack *st, struct uw_regs *regs)
 {
-	static const int saved[] = { UW_RBX, UW_RBP, UW_R12, UW_R13, UW_R14, UW_R15 };
+	static const int saved[] = UW_SAVED;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops = NULL;
 	size_t nops = 0;
@@ -137,7 +137,7 @@ enum uw_result uw_step(struct Dwarf_CFI_s *cfi, uint64_t bias, bool top,
 	bool is_value;
 	int rc;
 
-	if (!cfi || !(regs->valid & (1u << UW_RA)))
+	if (!cfi || !(regs->valid & UW_BIT(UW_RA)))
 		return UW_NO_CFI;
 	if (dwarf_cfi_addrframe(cfi, pc - bias - (top ? 0 : 1), &frame))
 		return UW_NO_CFI;
@@ -146,7 +146,7 @@ enum uw_result uw_step(struct Dwarf_CFI_s *cfi, uint64_t bias, bool top,
 		free(frame);
 		return UW_BAD;
 	}
-	rc = caller_reg(frame, UW_RA, regs, st, cfa, &ra);
+	rc = caller_reg(frame, UW_RA_COLUMN, regs, st, cfa, &ra);
 	if (rc) {
 		free(frame);
 		return rc > 0 ? UW_END : UW_BAD;
@@ -156,7 +156,7 @@ enum uw_result uw_step(struct Dwarf_CFI_s *cfi, uint64_t bias, bool top,
 
 		if (!caller_reg(frame, saved[i], regs, st, cfa, &v)) {
 			next.r[saved[i]] = v;
-			next.valid |= 1u << saved[i];
+			next.valid |= UW_BIT(saved[i]);
 		}
 	}
 	free(frame);
@@ -164,7 +164,79 @@ enum uw_result uw_step(struct Dwarf_CFI_s *cfi, uint64_t bias, bool top,
 		return UW_END;
 	next.r[UW_RSP] = cfa;
 	next.r[UW_RA] = ra;
-	next.valid |= 1u << UW_RSP | 1u << UW_RA;
+	next.valid |= UW_BIT(UW_RSP) | UW_BIT(UW_RA);
 	*regs = next;
 	return UW_OK;
 }
+
+#if defined(__aarch64__)
+void uw_from_native(const struct native_regs *nr, struct uw_regs *regs)
+{
+	regs->valid = UW_BIT(UW_RA) | UW_BIT(UW_RSP);
+	regs->r[UW_RA] = nr->ip;
+	regs->r[UW_RSP] = nr->sp;
+	for (int i = 0; i < NATIVE_NREGS; i++) {
+		regs->r[NATIVE_REG0 + i] = nr->r[i];
+		regs->valid |= UW_BIT(NATIVE_REG0 + i);
+	}
+}
+
+/* saveregs (src/vm_arm64.dasc): fp and lr at 192, x19..x28 at 112 on,
+ * the C frame's 208 bytes above sp (CFRAME_SPACE). */
+int uw_leave_cframe(const struct uw_stack *st, struct uw_regs *regs, uint64_t cf, uint64_t size)
+{
+	uint64_t v;
+
+	if (uw_read(st, cf + size - 8, &v))
+		return -1;
+	regs->r[UW_RA] = v;
+	regs->r[UW_LR] = v;
+	regs->r[UW_RSP] = cf + size;
+	if (!uw_read(st, cf + size - 16, &v)) {
+		regs->r[UW_FP] = v;
+		regs->valid |= UW_BIT(UW_FP);
+	}
+	for (int i = 0; i < 10; i++) {
+		if (!uw_read(st, cf + 112 + 8 * (uint64_t)i, &v)) {
+			regs->r[UW_X19 + i] = v;
+			regs->valid |= UW_BIT(UW_X19 + i);
+		}
+	}
+	regs->valid |= UW_BIT(UW_RA) | UW_BIT(UW_LR) | UW_BIT(UW_RSP);
+	return 0;
+}
+#else
+void uw_from_native(const struct native_regs *nr, struct uw_regs *regs)
+{
+	static const int in_r[NATIVE_NREGS] = { UW_RBP, UW_RBX, UW_R12, UW_R13, UW_R14, UW_R15 };
+
+	regs->valid = UW_BIT(UW_RA) | UW_BIT(UW_RSP);
+	regs->r[UW_RA] = nr->ip;
+	regs->r[UW_RSP] = nr->sp;
+	for (int i = 0; i < NATIVE_NREGS; i++) {
+		regs->r[in_r[i]] = nr->r[i];
+		regs->valid |= UW_BIT(in_r[i]);
+	}
+}
+
+int uw_leave_cframe(const struct uw_stack *st, struct uw_regs *regs, uint64_t cf, uint64_t size)
+{
+	static const int pushed[] = { UW_RBP, UW_RBX, UW_R15, UW_R14, UW_R13, UW_R12 };
+	uint64_t v;
+
+	if (uw_read(st, cf + size - 8, &v))
+		return -1;
+	regs->r[UW_RA] = v;
+	regs->r[UW_RSP] = cf + size;
+	/* saveregs pushes rbp, rbx, r15, r14 (and r13, r12 in builds
+	 * without external unwinding, CFRAME_SIZE 96). */
+	for (size_t i = 0; i < (size >= 96 ? 6 : 4); i++) {
+		if (!uw_read(st, cf + size - 16 - 8 * i, &v)) {
+			regs->r[pushed[i]] = v;
+			regs->valid |= UW_BIT(pushed[i]);
+		}
+	}
+	regs->valid |= UW_BIT(UW_RA) | UW_BIT(UW_RSP);
+	return 0;
+}
+#endif

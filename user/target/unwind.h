@@ -8,16 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* DWARF register numbers of x86-64 (System V psABI, figure 3.36). */
-enum {
-	UW_RBX = 3, UW_RBP = 6, UW_RSP = 7, UW_R12 = 12, UW_R13 = 13,
-	UW_R14 = 14, UW_R15 = 15, UW_RA = 16, UW_NREGS = 17,
-};
+#include "base/sampler_types.h"
+
+/* The DWARF register numbers, the column CFI names the return address in
+ * and the registers a frame's rules restore are per architecture
+ * (target/arch.h).  UW_RA is the slot of the PC. */
+#include "target/arch.h"
+
+#define UW_BIT(reg)	(1ull << (reg))
 
 struct uw_regs {
 	uint64_t r[UW_NREGS];	/* r[UW_RA] is the PC */
-	uint32_t valid;		/* bit per register known */
+	uint64_t valid;		/* bit per register known */
 };
+
 
 /* The copied stack: bytes[0] is at address lo. */
 struct uw_stack {
@@ -25,6 +29,15 @@ struct uw_stack {
 	const uint8_t *bytes;
 	size_t len;
 };
+
+/* The sampled registers (BPF's copy) as the unwinder's. */
+void uw_from_native(const struct native_regs *nr, struct uw_regs *regs);
+
+/* Steps regs out of a LuaJIT VM activation whose C frame (CFRAME_SIZE
+ * size) is at cf: its C caller's state, from what the VM's entry saved
+ * there (src/vm_x64.dasc, vm_arm64.dasc saveregs).  -1 when the copy does
+ * not hold it. */
+int uw_leave_cframe(const struct uw_stack *st, struct uw_regs *regs, uint64_t cf, uint64_t size);
 
 /* 8 bytes at addr from the copy; -1 when outside it. */
 int uw_read(const struct uw_stack *st, uint64_t addr, uint64_t *v);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#if defined(__x86_64__)
 #define MAX_SAVED	6
 #define OP_PUSH		0x50
 #define OP_POP		0x58
@@ -154,3 +155,13 @@ int vmedge_step(const uint8_t *code, size_t len, unsigned cframe_size,
 		return 0;
 	return epilogue(k, nsaved, space, st, regs);
 }
+#else
+/* arm64's saveregs (src/vm_arm64.dasc) is not decoded yet: a sample at an
+ * activation's first or last instructions leaves by the frame at SP. */
+int vmedge_step(const uint8_t *code, size_t len, unsigned cframe_size,
+		const struct uw_stack *st, struct uw_regs *regs)
+{
+	(void)code, (void)len, (void)cframe_size, (void)st, (void)regs;
+	return -1;
+}
+#endif
