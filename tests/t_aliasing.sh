@@ -32,13 +32,28 @@ start_bg taskset -c "$CPU" "$LUAJIT" "$WL/alias.lua" "$HZ" $((SECS + 8))
 PID=$BGPID
 sleep 1
 # Both profilers watch the same run, each with its own timers.
-"$PROF" -p "$PID" -d "$SECS" -F "$HZ" --jp f >"$TMP/jitter.txt" 2>"$TMP/jitter.err" &
+# Folded stacks: each segment's time includes the clock_gettime it spins
+# on (a C frame of its own on top of it since issue 26), so a segment's
+# share is its Lua frame's, C frames above it included.
+"$PROF" -p "$PID" -d "$SECS" -F "$HZ" -f folded -o "$TMP/jitter.folded" 2>"$TMP/jitter.err" &
 W1=$!
-LUABPFPROF_NO_JITTER=1 "$PROF" -p "$PID" -d "$SECS" -F "$HZ" --jp f \
-	>"$TMP/fixed.txt" 2>"$TMP/fixed.err" &
+LUABPFPROF_NO_JITTER=1 "$PROF" -p "$PID" -d "$SECS" -F "$HZ" -f folded -o "$TMP/fixed.folded" \
+	2>"$TMP/fixed.err" &
 W2=$!
 wait $W1 $W2
 cleanup_children
+
+# lua_leaf_shares FOLDED: " N%  FUNCTION" per top Lua function (the last
+# alias.lua frame of each stack), as --jp f prints them, for share().
+lua_leaf_shares() {
+	awk '{ n = $NF; k = split($1, f, ";"); name = "[other]"
+		for (i = k; i > 0; i--) if (f[i] ~ /^alias\.lua:/) { name = f[i]; sub(/^alias\.lua:/, "", name); break }
+		sum[name] += n; total += n }
+	END { for (m in sum) printf "%2d%%  %s\n", total ? int(100 * sum[m] / total + 0.5) : 0, m }' "$1" |
+		sort -r
+}
+lua_leaf_shares "$TMP/jitter.folded" >"$TMP/jitter.txt"
+lua_leaf_shares "$TMP/fixed.folded" >"$TMP/fixed.txt"
 
 n=$(sed -n 's/^luabpfprof: \([0-9][0-9]*\) samples in .*/\1/p' "$TMP/jitter.err")
 # ~5000 samples on an idle machine.  Below 200 (a starved target) the
