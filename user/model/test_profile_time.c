@@ -28,6 +28,7 @@ int main(void)
 	add(p, 7, PSAMPLE_OFFCPU, 3700000000ull, 40);
 	add(p, 8, PSAMPLE_OFFCPU | PSAMPLE_WAITING, 200000000ull, 5);
 	p->stats.short_block = 12;
+	p->offcpu_rate = 1;	/* every switch walked: no estimate to say */
 	profile_time_split(p, 0, 0, &t);
 	CHECK("split: Lua, host, blocked, waiting",
 	      t.lua_ns == 5800000000ull && t.host_ns == 300000000ull &&
@@ -37,6 +38,15 @@ int main(void)
 		  "wall 10.00 s = on-CPU 6.10 s (Lua 5.80 s, host C 0.30 s) + blocked 3.70 s + "
 		  "waiting for a CPU 0.20 s, 45 switches out (12 under --min-block, 0 lost: "
 		  "parked map full, 0 lost: switch-in unseen)");
+	/* The default (auto) says how many switches it walked of those seen. */
+	p->offcpu_rate = 0;
+	p->stats.switch_out = 45;
+	p->stats.switch_kept = 9;
+	sb_reset(&sb);
+	profile_time_summary(p, &t, &sb);
+	CHECK("summary: auto names the switches walked and that totals are estimates",
+	      strstr(sb_str(&sb), "(--off-cpu-rate auto: 9 of 45 seen walked, each weighed by "
+			 "1/its rate: an estimate)") != NULL);
 	profile_time_split(p, 7, 8, &t);
 	CHECK("split: one thread", t.lua_ns == 0 && t.waiting_ns == 200000000ull &&
 	      t.switches == 5 && !t.all);
