@@ -82,7 +82,14 @@ check_share "zones on beta" "$TMP/zones-on.txt" beta 33 $TOL
 # VM states need the JIT (one phase is compiled code).
 jp vmstates-v deb-bin vi1 vmstates.lua
 check_share "vmstates Interpreted" "$TMP/vmstates-v.txt" Interpreted 40 $TOL
-check_share "vmstates Compiled" "$TMP/vmstates-v.txt" Compiled 30 $TOL
+# compiled_phase's time is its trace running or being compiled: a run where
+# the JIT recompiles inside the phase (7% seen once) moves time from
+# Compiled to JIT Compiler, so the truth by construction is their sum.
+c=$(share "$TMP/vmstates-v.txt" Compiled) j=$(share "$TMP/vmstates-v.txt" "JIT Compiler")
+compiled=$(( ${c:-0} + ${j:-0} ))
+[ -n "$c" ] || compiled=
+if near "$compiled" 30 "$TOL"; then pass "vmstates Compiled + JIT Compiler (${compiled}%)"
+else fail "vmstates Compiled + JIT Compiler" "got ${compiled}% want 30±$TOL; report: $(tr '\n' '|' < "$TMP/vmstates-v.txt")"; fi
 check_share "vmstates GC" "$TMP/vmstates-v.txt" "Garbage Collector" 20 $TOL
 check_share "vmstates C" "$TMP/vmstates-v.txt" "C code" 10 $TOL
 jp vmstates-F deb-bin Fi1 vmstates.lua

@@ -525,7 +525,11 @@ check_nested "zones zf: zone and stack from the same instant (beta)" \
 vf=$TMP/vmstates.v.txt
 jv=$(awk '/%  / { sub(/^ */, ""); printf "%s%s", sep, $0; sep = ", " }' "$TMP/vmstates.jitp.txt")
 truth "vmstates: Interpreted (jit.p same run: $jv)" "$vf" Interpreted 40 5
-truth "vmstates: Compiled" "$vf" Compiled 30 5
+# Compiled + JIT Compiler: compiled_phase's trace running or being compiled
+# (a run where the JIT recompiles inside the phase moves time between them).
+awk '/%  (Compiled|JIT Compiler)$/ { s += $1 } END { printf "%2d%%  Compiled+JIT\n", s }' "$vf" >"$TMP/vmstates.cj.txt"
+cp "$TMP/vmstates.v.err" "$TMP/vmstates.cj.err"
+truth "vmstates: Compiled + JIT Compiler" "$TMP/vmstates.cj.txt" Compiled+JIT 30 5
 truth "vmstates: Garbage Collector" "$vf" "Garbage Collector" 20 5
 truth "vmstates: C code" "$vf" "C code" 10 4
 # vf: each state holds the function that causes it, at the same instant.
