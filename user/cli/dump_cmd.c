@@ -69,20 +69,11 @@ static int dump_pid(FILE *f, const struct options *o, pid_t pid, bool *first,
 {
 	struct lj_vm vms[MAX_VMS];
 	struct discover_report rep;
-	struct mem_reader *mem = mem_open_pid(pid);
-	enum discover_result res;
+	struct mem_reader *mem = discover_open(pid, vms, MAX_VMS, &rep);
 	int rc = 0;
 
-	if (!mem) {
-		log_error("PID %d: cannot read its memory", (int)pid);
+	if (!mem)
 		return -1;
-	}
-	res = discover_vms(pid, mem, vms, MAX_VMS, &rep);
-	if (res != DISCOVER_FOUND) {
-		log_error("PID %d: %s", (int)pid, discover_why(res, &rep));
-		mem_close(mem);
-		return -1;
-	}
 	for (int i = 0; i < rep.nvms; i++)
 		if (dump_vm(f, o, pid, mem, &vms[i], first, stop))
 			rc = -1;

@@ -157,18 +157,11 @@ static int census_pid(FILE *f, enum out_format fmt, pid_t pid, double secs,
 	static struct heap_capture before[MAX_VMS];
 	struct lj_vm vms[MAX_VMS];
 	struct discover_report rep;
-	struct mem_reader *mem = mem_open_pid(pid);
-	enum discover_result res;
+	struct mem_reader *mem = discover_open(pid, vms, MAX_VMS, &rep);
 	int rc = 0;
 
 	if (!mem)
 		return -1;
-	res = discover_vms(pid, mem, vms, MAX_VMS, &rep);
-	if (res != DISCOVER_FOUND) {
-		log_error("PID %d: %s", (int)pid, discover_why(res, &rep));
-		mem_close(mem);
-		return -1;
-	}
 	if (secs > 0) {
 		double start = mono_s();
 

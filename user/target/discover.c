@@ -224,3 +224,22 @@ const char *discover_why(enum discover_result res, const struct discover_report 
 	return res == DISCOVER_UNRECOGNISED ? "a LuaJIT VM of an unknown layout" :
 					      "no LuaJIT VM found";
 }
+
+struct mem_reader *discover_open(pid_t pid, struct lj_vm *vms, int max,
+				 struct discover_report *rep)
+{
+	struct mem_reader *mem = mem_open_pid(pid);
+	enum discover_result res;
+
+	if (!mem) {
+		log_error("PID %d: cannot read its memory", (int)pid);
+		return NULL;
+	}
+	res = discover_vms(pid, mem, vms, max, rep);
+	if (res != DISCOVER_FOUND) {
+		log_error("PID %d: %s", (int)pid, discover_why(res, rep));
+		mem_close(mem);
+		return NULL;
+	}
+	return mem;
+}

@@ -58,6 +58,12 @@ enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
  * refused version's name, ...), for a command's one line of error. */
 const char *discover_why(enum discover_result res, const struct discover_report *rep);
 
+/* A command's start on one process: opens PID's memory and finds its VMs.
+ * Returns the open reader (mem_close it), or NULL after one line of error
+ * saying why (memory unreadable, no VM, a refused version). */
+struct mem_reader *discover_open(pid_t pid, struct lj_vm *vms, int max,
+				 struct discover_report *rep);
+
 /* Locates jit.zone's table (registry._LOADED["jit.zone"]); 0 when absent. */
 uint64_t discover_zone_table(struct mem_reader *mem, const struct lj_vm *vm);
 
