@@ -149,22 +149,34 @@ fail:
 	return NULL;
 }
 
+void collector_stop(struct collector *c)
+{
+	for (int i = 0; i < c->ncpus; i++) {
+		bpf_link__destroy(c->links ? c->links[i] : NULL);
+		if (c->links)
+			c->links[i] = NULL;
+		if (c->pfds && c->pfds[i] > 0)
+			close(c->pfds[i]);
+		if (c->pfds)
+			c->pfds[i] = -1;
+	}
+	bpf_link__destroy(c->switch_link);
+	c->switch_link = NULL;
+	for (int i = 0; i < c->nalinks; i++) {
+		bpf_link__destroy(c->alinks[i].link);
+		c->alinks[i].link = NULL;
+	}
+}
+
 void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->ncpus; i++) {
-		bpf_link__destroy(c->links ? c->links[i] : NULL);
-		if (c->pfds && c->pfds[i] > 0)
-			close(c->pfds[i]);
-	}
+	collector_stop(c);
 	ring_buffer__free(c->news);
 	ring_buffer__free(c->native);
 	free(c->links);
 	free(c->pfds);
-	bpf_link__destroy(c->switch_link);
-	for (int i = 0; i < c->nalinks; i++)
-		bpf_link__destroy(c->alinks[i].link);
 	free(c->alinks);
 	sampler_bpf__destroy(c->skel);
 	free(c->seen);

@@ -52,6 +52,9 @@ struct collector_opts {
 /* Loads and attaches; on failure writes a one-line reason into err. */
 struct collector *collector_open(const struct collector_opts *o, char *err, size_t errlen);
 void collector_close(struct collector *c);
+/* Detaches every program: no sample, switch or allocation is taken after
+ * it, so a drain that follows holds everything the counters count. */
+void collector_stop(struct collector *c);
 
 /* Loads what a run with options o would load, attaches nothing, and hands
  * fn what the kernel's verifier said about each program (--check-kernel).

@@ -132,6 +132,9 @@ static void cpu_settle(struct work *w, struct targets *ts, struct profile *into)
 {
 	struct cpu_work *cw = w->state;
 
+	/* The last drain: sampling stops first, or a sample taken between
+	 * the drain and the counters' read would be counted, never shown. */
+	collector_stop(cw->col);
 	drain_run_parked(cw->drain, ts, cw->col, into);
 }
 
