@@ -29,7 +29,7 @@ pairs() {
 		err=$TMP/$name.$i.err
 		"$PROF" -v "$@" -p "$W" -f folded -o "$TMP/$name.folded" 2> "$err" &
 		lbp=$!
-		wait_for "$err" 'VM at\|sampling allocations at' 30 || { kill "$lbp"; return 1; }
+		wait_for "$err" 'sampling: every program attached' 30 || { kill "$lbp"; return 1; }
 		p=$(rps)
 		kill -INT "$lbp"; wait "$lbp"
 		echo "$b $p" >> "$TMP/$name.runs"

@@ -645,7 +645,7 @@ fi
 # Figure 11: -e off-cpu at its default rate (figure 7 walks every switch).
 if fig_wanted 11; then
 	log "figure 11: -e off-cpu at its default rate on a ping-pong"
-	OFFCPU_FIG=11 PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
+	OFFCPU_FIG=11 OFFCPU_TARGET=10 PROF=$PROF TCPU=$TCPU "$TOP/bench/offcpu.sh" "$REPS" >> "$OUT"
 fi
 # Figure 12: -e alloc at its default duty cycle, and its shares.
 if fig_wanted 12; then

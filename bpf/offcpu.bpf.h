@@ -34,6 +34,7 @@ const volatile __u32 offcpu_budget = 0;
 
 struct offcpu_pace {
 	__u64 window_ns;	/* the current window's start */
+	__u64 jiffies;		/* the tick at which the clock was last read */
 	__u32 seen;		/* traced switches out in it so far */
 	__u32 shift;		/* this window keeps 1 in 2^shift */
 };
@@ -45,32 +46,41 @@ struct {
 	__type(value, struct offcpu_pace);
 } offcpu_pace SEC(".maps");
 
-/* The automatic rate's k for a switch out at `now` on this CPU. */
-static __always_inline __u32 pace_shift(__u64 now)
+/* The automatic rate's k for a switch out on this CPU.  The clock is read
+ * once a scheduler tick, not once a switch: a window ends at the first
+ * tick after OFFCPU_PACE_NS, and a ping-pong's 10^5 switches a second
+ * pay a load of jiffies instead of a clock read each. */
+static __always_inline __u32 pace_shift(void)
 {
 	struct offcpu_pace *pc;
 	__u32 zero = 0, k;
+	__u64 now, tick;
 
 	pc = bpf_map_lookup_elem(&offcpu_pace, &zero);
 	if (!pc)
 		return 0;
-	if (now - pc->window_ns >= OFFCPU_PACE_NS) {
-		for (k = 0; k < OFFCPU_MAX_SHIFT && (pc->seen >> k) > offcpu_budget; k++)
-			;
-		pc->shift = k;
-		pc->seen = 0;
-		pc->window_ns = now;
+	tick = bpf_jiffies64();
+	if (tick != pc->jiffies) {
+		pc->jiffies = tick;
+		now = bpf_ktime_get_ns();
+		if (now - pc->window_ns >= OFFCPU_PACE_NS) {
+			for (k = 0; k < OFFCPU_MAX_SHIFT && (pc->seen >> k) > offcpu_budget; k++)
+				;
+			pc->shift = k;
+			pc->seen = 0;
+			pc->window_ns = now;
+		}
 	}
 	pc->seen++;
 	return pc->shift;
 }
 
 /* Whether to walk this switch out; *shift gets the automatic rate's k. */
-static __always_inline bool keep_switch(__u64 now, __u32 *shift)
+static __always_inline bool keep_switch(__u32 *shift)
 {
 	*shift = 0;
 	if (offcpu_budget) {
-		*shift = pace_shift(now);
+		*shift = pace_shift();
 		return !*shift || !(bpf_get_prandom_u32() & ((1u << *shift) - 1));
 	}
 	return offcpu_keep >= (1ull << 32) || bpf_get_prandom_u32() < offcpu_keep;
@@ -142,8 +152,8 @@ struct task_struct___pre514 {
 static __always_inline unsigned int leaving_state(struct task_struct *prev)
 {
 	if (bpf_core_field_exists(prev->__state))
-		return BPF_CORE_READ(prev, __state);
-	return (unsigned int)BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
+		return prev->__state;
+	return (unsigned int)((struct task_struct___pre514 *)prev)->state;
 }
 
 SEC("tp_btf/sched_switch")
@@ -164,18 +174,21 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;	/* the cheap early exit for every other process */
+	/* Drawn as soon as the thread is known to be traced (drawing
+	 * first would cost every other process's switches a draw); an
+	 * unkept switch reads neither the task nor the clock. */
+	cb = bpf_map_lookup_elem(&counters, &zero);
+	if (!keep_switch(&shift)) {
+		bump(cb, CNT_SWITCH_OUT);
+		return 0;
+	}
+	/* prev's state read directly (a BTF pointer): no helper call. */
 	prev_state = leaving_state(prev);
 	if (prev_state & (LBP_EXIT_DEAD | LBP_EXIT_ZOMBIE | LBP_TASK_DEAD))
 		return 0;
-	/* Drawn as soon as the thread is known to be traced (drawing
-	 * first would cost every other process's switches a draw): an
-	 * unkept switch costs one lookup and one counter more. */
-	cb = bpf_map_lookup_elem(&counters, &zero);
 	bump(cb, CNT_SWITCH_OUT);
 	if (!now)
 		now = bpf_ktime_get_ns();
-	if (!keep_switch(now, &shift))
-		return 0;
 	/* Preempted, or left runnable: on the run queue, waiting for a CPU. */
 	switch_out(cb, id, SAMPLE_OFFCPU | SAMPLE_SHIFT(shift) |
 		   (preempt || prev_state == 0 ? SAMPLE_RUNNABLE : 0), now);

@@ -277,6 +277,9 @@ int session_run(struct session *s, const struct session_consumer *c)
 	if (every && restart(s))
 		return -1;
 	start = s->run_start = s->start_mono;
+	/* Said once everything is loaded and attached: what waits for the
+	 * profile to start (a benchmark's window) waits for this line. */
+	log_verbose("sampling: every program attached, the session runs");
 	next_cut = start + every;
 	next_drain = drain_after(s, start, start);
 	while ((why = should_end(s, clock_ns(CLOCK_MONOTONIC))) < 0 && !rc) {
