@@ -74,7 +74,7 @@ static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint3
 	return varinfo_local(e->varinfo_copy, e->varinfo_len, pos, slot);
 }
 
-static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
+const char *proto_upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
 {
 	const uint8_t *p, *end;
 
@@ -146,7 +146,7 @@ restart:
 				*from_k = true;
 				return const_string(s, e, bc_c(ins));
 			case BC_UGET:
-				return upvalue_name(s, e, bc_d(ins));
+				return proto_upvalue_name(s, e, bc_d(ins));
 			default:
 				return NULL;
 			}
