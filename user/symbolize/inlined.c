@@ -1,6 +1,7 @@
 /* The functions a trace inlined without a snapshot (target/jinline.h),
  * named for a note: the upvalue a known closure of the trace holds them
- * in (the way the recorder made them constants), else "chunk:line". */
+ * in (the way the recorder made them constants), else the local variable
+ * a known function's FNEW created them in, else "chunk:line". */
 #include "symbolize/symbolize.h"
 
 #include <stdbool.h>
@@ -8,6 +9,7 @@
 
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
+#include "target/bcmode.h"
 #include "symbolize/symbolizer_int.h"
 #include "target/jinline.h"
 #include "target/jstate.h"
@@ -50,6 +52,42 @@ static const char *upvalue_name_of(struct symbolizer *s, const struct jinline_fn
 	return NULL;
 }
 
+/* The local variable of known prototype owner that an FNEW of pt made
+ * (`local function sq`), or NULL. */
+static const char *fnew_local(struct symbolizer *s, uint64_t owner, uint64_t pt)
+{
+	struct proto_entry *e = proto_get(s, owner, 0);
+	const uint32_t *bc = e ? proto_bc(s, e) : NULL;
+	uint64_t refsize = s->lay->gc64 ? 8 : 4;
+
+	for (uint32_t pos = 1; bc && pos < e->sizebc; pos++) {
+		uint64_t ref = 0;
+
+		/* D indexes the GC constants, which grow down from k. */
+		if (bc_op(bc[pos]) != BC_FNEW || bc_d(bc[pos]) >= e->sizekgc ||
+		    mem_read(s->mem, e->k - (bc_d(bc[pos]) + 1ull) * refsize, &ref, refsize) ||
+		    ref != pt)
+			continue;
+		return proto_local_name(s, e, pos + 1, bc_a(bc[pos]));
+	}
+	return NULL;
+}
+
+/* Its name: an upvalue holding it, else the local its FNEW made in the
+ * trace's start or a known function. */
+static const char *inlined_name(struct symbolizer *s, const struct jinline_fn *known,
+				size_t nknown, uint64_t startpt, const struct jinline_fn *f)
+{
+	const char *name = upvalue_name_of(s, known, nknown, f->fn);
+
+	if (!name)
+		name = fnew_local(s, startpt, f->pt);
+	for (size_t k = 0; !name && k < nknown; k++)
+		if (known[k].pt != f->pt)
+			name = fnew_local(s, known[k].pt, f->pt);
+	return name;
+}
+
 static int trace_inlined(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len)
 {
 	const struct lj_layout *lay = s->lay;
@@ -78,7 +116,7 @@ static int trace_inlined(struct symbolizer *s, uint64_t g, int traceno, char *bu
 			continue;
 		f.chunk = e->chunk;
 		f.firstline = e->firstline;
-		f.name = upvalue_name_of(s, known, nknown, inl[i].fn);
+		f.name = inlined_name(s, known, nknown, tr.startpt, &inl[i]);
 		if (named++)
 			sb_puts(&sb, ", ");
 		frame_put(&sb, &f, 'F', true);

@@ -125,6 +125,10 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 /* Copies e's variable and upvalue names, if not yet done. */
 void proto_debuginfo(struct symbolizer *s, struct proto_entry *e);
 
+/* The name of e's local variable in slot at instruction pos, or NULL. */
+const char *proto_local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
+			     uint32_t slot);
+
 /* The name of e's upvalue idx from its debug information, or NULL. */
 const char *proto_upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx);
 
