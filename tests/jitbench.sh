@@ -111,10 +111,11 @@ jb_fold() {
 }
 
 # jb_notes ERRFILE: the functions our notes say were inlined without a
-# snapshot, short names, comma-separated.
+# snapshot, comma-separated: the name, or chunk:line for one without.
 jb_notes() {
 	sed -n 's/^luabpfprof: note: trace [0-9]*\( ([^)]*)\)\? inlined \(.*\) without a snapshot: .*/\2/p' \
-		"$1" | tr ',' '\n' | sed 's/^ *//; s/^.*://' | sort -u | paste -sd, -
+		"$1" | tr ',' '\n' | sed 's/^ *//' |
+		awk -F: '{ print $NF ~ /^[0-9]+$/ ? $0 : $NF }' | sort -u | paste -sd, -
 }
 
 # jb_tvd A B: total variation distance of two text views' top-level keys,
