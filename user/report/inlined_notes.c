@@ -136,6 +136,8 @@ void inlined_notes_write(FILE *out, const struct profile *p, const char *prefix)
 		if (top >= 0)
 			where_add(nt, s->frames[top], s->count);
 	}
+	if (!n)
+		return;	/* qsort of NULL is undefined even for 0 items */
 	qsort(v, n, sizeof(*v), note_cmp);
 	for (size_t i = 0; i < n && i < NOTES_MAX; i++) {
 		sb_reset(&sb);
