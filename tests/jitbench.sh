@@ -6,8 +6,11 @@
 # Sourced by tests/t_jit_truth.sh for its helpers; run alone it prints the
 # full table:
 #   tests/jitbench.sh [-m MODE] [-b OLD_LUABPFPROF] [PROGRAM...]
-# columns: program, TVD(ours, jit.p) with the JIT on, TVD(jit.p JIT on,
-# jit.p -joff), and with -b the TVD of OLD_LUABPFPROF against jit.p.
+# columns: program, TVD(ours, jit.p) with the JIT on, the same with C
+# functions' time charged to the Lua frame under them (as jit.p, which
+# cannot sample inside C, charges it), TVD(jit.p JIT on, jit.p -joff),
+# with -b the TVD of OLD_LUABPFPROF against jit.p, and the functions our
+# notes say the traces inlined without a snapshot.
 #
 # The total variation distance of two views is half the sum, over all keys,
 # of the absolute difference of their shares, in points (0..100).
@@ -89,6 +92,32 @@ jb_ours() {
 		"$JB_LJ" "${JB_ARGV[@]}" <"$JB_STDIN" >/dev/null 2>"$out.err")
 }
 
+# jb_fold FILE HOW: a view of depth 2 (F2) as a view of depth 1: each key's
+# first frame (HOW=leaf), or its first frame jit.p can see (HOW=lua): a C
+# function's (an ELF symbol, lib.so+0xOFFSET) time goes to the frame
+# under it, where jit.p, sampling only at the VM's safe points, puts it.
+jb_fold() {
+	awk -v how="$2" '
+		/^ ?[0-9]+%  / {
+			p = $0; sub(/^ */, "", p); sub(/%.*/, "", p)
+			k = $0; sub(/^ ?[0-9]+%  /, "", k)
+			n = split(k, f, " < ")
+			key = f[1]
+			if (how == "lua" && n > 1 && (f[1] ~ /\+0x[0-9a-f]+$/ || f[1] !~ /[.:[@]/))
+				key = f[2]
+			s[key] += p
+		}
+		END { for (k in s) printf "%2d%%  %s\n", s[k], k }' "$1" | sort -rn
+}
+
+# jb_notes ERRFILE: the functions our notes say were inlined without a
+# snapshot, comma-separated: the name, or chunk:line for one without.
+jb_notes() {
+	sed -n 's/^luabpfprof: note: trace [0-9]*\( ([^)]*)\)\? inlined \(.*\) without a snapshot: .*/\2/p' \
+		"$1" | tr ',' '\n' | sed 's/^ *//' |
+		awk -F: '{ print $NF ~ /^[0-9]+$/ ? $0 : $NF }' | sort -u | paste -sd, -
+}
+
 # jb_tvd A B: total variation distance of two text views' top-level keys,
 # in whole points.
 jb_tvd() {
@@ -117,20 +146,25 @@ jb_main() {
 	jb_unpack "$tmp" || return 1
 	local progs=("$@")
 	[ ${#progs[@]} -eq 0 ] && progs=("${JB_ALL[@]}")
-	printf "%-16s %6s %9s %6s\n" program "ours" "jitp-off" "${old:+before}"
+	printf "%-16s %6s %6s %9s %6s  %s\n" program "ours" "C-in" "jitp-off" "${old:+before}" \
+		"inlined without a snapshot"
 	for p in "${progs[@]}"; do
-		local d="$tmp/$p" ours jp on_off before=""
+		local d="$tmp/$p" ours lua jp on_off before=""
 		mkdir -p "$d"
 		jb_jitp "$mode" "$p" "$d/jp-on.txt"
 		jb_jitp "$mode" "$p" "$d/jp-off.txt" -joff
-		jb_ours "${JB_NEW:-$JB_TOP/luabpfprof}" "$mode" "$p" "$d/ours.txt"
+		jb_ours "${JB_NEW:-$JB_TOP/luabpfprof}" "${mode}2" "$p" "$d/ours2.txt"
+		jb_fold "$d/ours2.txt" leaf >"$d/ours.txt"
+		jb_fold "$d/ours2.txt" lua >"$d/ours-lua.txt"
 		ours=$(jb_tvd "$d/ours.txt" "$d/jp-on.txt")
+		lua=$(jb_tvd "$d/ours-lua.txt" "$d/jp-on.txt")
 		on_off=$(jb_tvd "$d/jp-on.txt" "$d/jp-off.txt")
 		if [ -n "$old" ]; then
 			jb_ours "$old" "$mode" "$p" "$d/old.txt"
 			before=$(jb_tvd "$d/old.txt" "$d/jp-on.txt")
 		fi
-		printf "%-16s %6s %9s %6s\n" "$p" "$ours" "$on_off" "$before"
+		printf "%-16s %6s %6s %9s %6s  %s\n" "$p" "$ours" "$lua" "$on_off" "$before" \
+			"$(jb_notes "$d/ours2.txt.err")"
 	done
 	echo "(views kept in $tmp)"
 }

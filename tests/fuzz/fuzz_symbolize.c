@@ -15,6 +15,7 @@
 #include "model/profile.h"
 #include "snapfmt.h"
 #include "symbolize/symbolize.h"
+#include "report/inlined_notes.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
 #include "target/vmdef.h"
@@ -41,7 +42,7 @@ static void add_stack(struct symbolizer *sym, struct profile *p, const struct sn
 {
 	struct sample s = { .pid = 1 + (uint32_t)(i & 1), .tid = 100 + (uint32_t)i,
 			    .vmstate = st->vmstate, .count = 1 + (uint64_t)i };
-	char trace[256];
+	char trace[256], inlined[512];
 
 	sym_stack(sym, st->frames, st->nframes, scratch);
 	for (uint32_t f = 0; f < st->nframes; f++)
@@ -53,6 +54,13 @@ static void add_stack(struct symbolizer *sym, struct profile *p, const struct sn
 	if (st->vmstate > 0 &&
 	    !sym_trace_start(sym, snap.g, st->vmstate, trace, sizeof(trace)))
 		s.trace_start = trace;
+	/* The trace's functions inlined without a snapshot, else a list
+	 * with every character the exporters escape. */
+	if (st->vmstate > 0 && sym_trace_inlined(sym, snap.g, st->vmstate, inlined,
+						 sizeof(inlined)) > 0)
+		s.inlined = inlined;
+	else if (st->vmstate > 0 && (i & 8))
+		s.inlined = "a.lua:f, [string]:<b>&;\n\xff";
 	if (i & 4)
 		s.zone = "zone;<&>";
 	profile_add(p, &s);
@@ -70,6 +78,7 @@ static void render(const struct profile *p, bool odd)
 
 	export_folded(sink, p, &eo);
 	export_svg(sink, p, &eo);
+	inlined_notes_write(sink, p, "note: ");
 	export_speedscope(sink, p, &eo);
 	export_pprof(sink, p, &eo);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)

@@ -10,6 +10,7 @@
 
 #include "target/discover.h"
 #include "target/jblack.h"
+#include "target/jinline.h"
 #include "target/jsnap.h"
 #include "target/jstate.h"
 #include "target/jtrace.h"
@@ -24,6 +25,25 @@ static struct snapshot snap;
 
 #define MAX_TRACES	64
 #define MAX_EXITS	JSNAP_MAX
+
+/* The functions trace tr inlined without a snapshot, and their names as
+ * the drain gives them (sym_trace_inlined). */
+static void inlined(struct mem_reader *mem, struct symbolizer *sym, const struct lj_layout *lay,
+		    uint64_t g, const struct jtrace *tr)
+{
+	struct jinline_fn fn[JINLINE_MAX], framed[JINLINE_MAX];
+	size_t nframed = 0;
+	char buf[512];
+	int n = jinline_read(mem, lay, tr, fn, JINLINE_MAX, framed, JINLINE_MAX, &nframed);
+
+	if (n > JINLINE_MAX || nframed > JINLINE_MAX)
+		__builtin_trap();
+	for (int i = 0; i < n; i++)
+		if (fn[i].pt == tr->startpt)
+			__builtin_trap();	/* the start's time is its own */
+	if (sym_trace_inlined(sym, g, tr->traceno, buf, sizeof(buf)) > 0 && !buf[0])
+		__builtin_trap();
+}
 
 /* What --jit reads (sample/jitwatch.c): the penalty cache, the traces,
  * prototypes found from PCs and their blacklisted bytecode. */
@@ -64,6 +84,7 @@ static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struc
 		st[nt] = (struct jsnap_trace){ .traceno = tr.traceno, .root = tr.root,
 					       .startpc = tr.startpc, .exits = exits[nt] };
 		st[nt].nexits = jsnap_read(mem, lay, &tr, exits[nt], MAX_EXITS);
+		inlined(mem, sym, lay, g, &tr);
 		if (st[nt].nexits < 0)
 			st[nt].nexits = 0;
 		nt++;
@@ -76,11 +97,14 @@ static void walk_jit(struct mem_reader *mem, struct symbolizer *sym, const struc
 }
 
 /* The raw input as SnapShots and their map, for every layout: each exit
- * decoded lies within the map. */
+ * decoded lies within the map.  Then as IR constants (the first third),
+ * snapshots and map for the inlined functions: each one once. */
 static void parse_snaps(const uint8_t *data, size_t size)
 {
 	static struct jexit ex[MAX_EXITS];
-	size_t half = size / 2;
+	struct jinline_k k[JINLINE_MAX];
+	size_t half = size / 2, third = size / 3;
+	uint32_t nk = 0x8000 - (uint32_t)(third / 8 < JINLINE_KMAX ? third / 8 : JINLINE_KMAX);
 
 	for (int l = 0; l < layout_count(); l++) {
 		const struct lj_layout *lay = layout_at(l);
@@ -91,6 +115,13 @@ static void parse_snaps(const uint8_t *data, size_t size)
 		for (int i = 0; i < n; i++)
 			if (ex[i].exitno >= nsnap || !ex[i].pc)
 				__builtin_trap();
+		nsnap = lay->sizeof_snap ? third / lay->sizeof_snap : 0;
+		n = jinline_parse(lay, data, nk, data + third, nsnap, data + 2 * third,
+				  (size - 2 * third) / 4, k, JINLINE_MAX);
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < i; j++)
+				if (k[i].fn == k[j].fn || !k[i].fn)
+					__builtin_trap();
 	}
 }
 

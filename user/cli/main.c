@@ -29,6 +29,7 @@
 #include "model/timeline.h"
 #include "report/export.h"
 #include "report/otlp.h"
+#include "report/inlined_notes.h"
 #include "report/jpmode.h"
 #include "report/output.h"
 #include "report/view_jit.h"
@@ -124,6 +125,11 @@ static void print_time_split(const struct profile *p, bool per_thread)
 static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 {
 	struct strbuf sb = STRBUF_INIT;
+
+	/* On stderr with the summary, whatever the format: the text report
+	 * stays jit.p's byte for byte, and folded stacks have no place for
+	 * it. */
+	inlined_notes_write(stderr, p, "luabpfprof: ");
 
 	if (profile_unit_ns(p))
 		print_time_split(p, per_thread);

@@ -67,6 +67,10 @@ struct sample {
 	/* For vmstate >= 1: where the trace starts, as "chunk:line" in jit.p's
 	 * chunk style (e.g. "t.lua:12"), or NULL when unknown. */
 	const char *trace_start;
+	/* For vmstate >= 1: the Lua functions the trace inlined without a
+	 * snapshot of their own, "chunk:name" comma-separated: their time is
+	 * counted in the frames around them.  NULL when none. */
+	const char *inlined;
 	uint32_t nframes;
 	const struct frame_sym **frames;	/* frames[0] is the top (callee) */
 	/* The weight, in the profile's unit (profile_unit_ns): samples, or

@@ -13,6 +13,7 @@
 
 #include "model/frame_fmt.h"
 #include "report/export_stack.h"
+#include "report/inlined_notes.h"
 #include "report/view_jit.h"
 #include "report/svg_script.h"
 #include "base/hashfn.h"
@@ -71,6 +72,9 @@ struct node {
 	uint64_t start;		/* first sample offset in the layout */
 	uint32_t first_child, nchildren;	/* range in the children array */
 	const struct frame_sym *lua;	/* a Lua function's frame (--jit tooltips) */
+	/* Functions a trace inlined without a snapshot, whose time is
+	 * counted in this frame (report/inlined_notes.h), or NULL. */
+	const char *inlined;
 };
 
 struct flame {
@@ -201,6 +205,8 @@ static void flame_merge(struct flame *fl)
 
 		if (!s->count)
 			continue;
+		int top = s->inlined ? inlined_frame_of(s) : -1;
+
 		xstack_build(&st, s, &fl->o, flags);
 		node_count(&fl->nodes[0], s, !st.n);
 		for (uint32_t k = 0; k < st.n; k++) {
@@ -210,6 +216,9 @@ static void flame_merge(struct flame *fl)
 					 node_kind_of(&st.f[k]));
 			if (st.f[k].kind == XF_FRAME && st.f[k].sym->kind == FRAME_LUA)
 				fl->nodes[cur].lua = st.f[k].sym;
+			if (top >= 0 && st.f[k].kind == XF_FRAME && st.f[k].sym == s->frames[top] &&
+			    !fl->nodes[cur].inlined)
+				fl->nodes[cur].inlined = s->inlined;
 			node_count(&fl->nodes[cur], s, k + 1 == st.n);
 		}
 	}
@@ -442,6 +451,13 @@ static void put_node(struct strbuf *sb, const struct flame *fl, const struct nod
 		sep = ", ";
 	}
 	put_jit_abort(sb, fl, nd);
+	if (nd->inlined) {
+		struct strbuf t = STRBUF_INIT;
+
+		sb_printf(&t, "\nincludes, inlined without a snapshot: %s", nd->inlined);
+		put_xml_text(sb, sb_str(&t), t.len, 0);
+		sb_free(&t);
+	}
 	if (cc == CC_UNKNOWN)
 		shade = 0;
 	sb_printf(sb, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "

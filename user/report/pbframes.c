@@ -168,6 +168,9 @@ void pbframes_labels(struct pbframes *f, const struct sample *s, const struct pb
 		out->num(out->ctx, "trace", s->vmstate);
 	if (s->vmstate >= 1 && s->trace_start)
 		out->str(out->ctx, "trace_start", s->trace_start);
+	/* Functions whose time the trace's frames hold: no split is made. */
+	if (s->vmstate >= 1 && s->inlined)
+		out->str(out->ctx, "inlined_no_snapshot", s->inlined);
 	if (s->zone)
 		out->str(out->ctx, "zone", s->zone);
 	jit_label(f, s, out);

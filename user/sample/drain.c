@@ -236,10 +236,10 @@ static void add_state_frame(struct drain_state *ds, struct sample *s, const char
 	s->nframes++;
 }
 
-/* The sample's jit.zone and trace start labels, into zone[ZONE_NAME_MAX]
- * and trace[256]. */
+/* The sample's jit.zone, trace start and inlined-without-snapshot
+ * labels, into zone[ZONE_NAME_MAX], trace[256] and inlined[512]. */
 static void add_labels(struct target *t, const struct sample_key *key, uint64_t g,
-		       struct sample *s, char *zone, char *trace)
+		       struct sample *s, char *zone, char *trace, char *inlined)
 {
 	struct mem_reader *mem;
 	const struct lj_layout *lay;
@@ -251,6 +251,8 @@ static void add_labels(struct target *t, const struct sample_key *key, uint64_t 
 		s->zone = zone;
 	if (key->vmstate >= 1 && !sym_trace_start(sym, g, key->vmstate, trace, 256))
 		s->trace_start = trace;
+	if (key->vmstate >= 1 && sym_trace_inlined(sym, g, key->vmstate, inlined, 512) > 0)
+		s->inlined = inlined;
 }
 
 /* Timeline formats: the sample's time, and its thread's name now and then. */
@@ -276,7 +278,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 	struct target *t = targets_find(ds->ts, (pid_t)key->pid);
 	struct sample s = { .pid = key->pid, .tid = key->tid, .vmstate = key->vmstate };
 	const struct frame_sym *lost[1];
-	char zone[ZONE_NAME_MAX], trace[256];
+	char zone[ZONE_NAME_MAX], trace[256], inlined[512];
 	struct stack_memo *m;
 
 	if (!t)
@@ -319,7 +321,7 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 		add_state_frame(ds, &s, "waiting for a CPU");
 	if (st->flags & STACK_TRUNCATED)
 		s.flags |= PSAMPLE_TRUNCATED;
-	add_labels(t, key, st->g, &s, zone, trace);
+	add_labels(t, key, st->g, &s, zone, trace, inlined);
 	profile_add(p, &s);
 }
 
@@ -382,7 +384,7 @@ static void drain_native(void *ctx, const struct native_sample *ns, const struct
 	struct sample s = { .pid = key->pid, .tid = key->tid, .vmstate = key->vmstate };
 	struct native_vm vms[NATIVE_MAX_VMS];
 	struct native_in in = { .rec = ns, .lua = ds->nlua, .entry = ds->nentry, .vms = vms };
-	char zone[ZONE_NAME_MAX], trace[256];
+	char zone[ZONE_NAME_MAX], trace[256], inlined[512];
 	enum native_end end;
 
 	if (!t || ((key->flags & SAMPLE_HOST) && ds->d->o.lua_only))
@@ -411,7 +413,7 @@ static void drain_native(void *ctx, const struct native_sample *ns, const struct
 	if (end == NATIVE_BOTTOM)
 		ds->d->native_bottom++;
 	if (st)
-		add_labels(t, key, st->g, &s, zone, trace);
+		add_labels(t, key, st->g, &s, zone, trace, inlined);
 	profile_add(ds->prof, &s);
 }
 

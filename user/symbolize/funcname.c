@@ -63,7 +63,7 @@ void proto_debuginfo(struct symbolizer *s, struct proto_entry *e)
 }
 
 /* Name of the local variable in `slot` live at instruction pos. */
-static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
+const char *proto_local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
 			      uint32_t slot)
 {
 	if (!e->varinfo)
@@ -74,7 +74,7 @@ static const char *local_name(struct symbolizer *s, struct proto_entry *e, uint3
 	return varinfo_local(e->varinfo_copy, e->varinfo_len, pos, slot);
 }
 
-static const char *upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
+const char *proto_upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx)
 {
 	const uint8_t *p, *end;
 
@@ -122,7 +122,7 @@ static const char *slot_name(struct symbolizer *s, struct proto_entry *e, const 
 	const char *name;
 
 restart:
-	name = local_name(s, e, pos, slot);
+	name = proto_local_name(s, e, pos, slot);
 	if (name)
 		return name;
 	/* Instruction 0 is the function header: never part of the scan. */
@@ -146,7 +146,7 @@ restart:
 				*from_k = true;
 				return const_string(s, e, bc_c(ins));
 			case BC_UGET:
-				return upvalue_name(s, e, bc_d(ins));
+				return proto_upvalue_name(s, e, bc_d(ins));
 			default:
 				return NULL;
 			}

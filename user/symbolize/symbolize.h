@@ -68,6 +68,12 @@ int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp, const struct me
  * -1 when the trace is gone. */
 int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);
 
+/* The Lua functions trace traceno of the VM at g inlined without a
+ * snapshot of their own (target/jinline.h), as "chunk:name" ('F' keys),
+ * comma-separated, into buf: their time is counted in the frames around
+ * them.  Returns how many (0: none), -1 when the trace is gone. */
+int sym_trace_inlined(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);
+
 /* Where the instruction at pc of prototype pt is, formatted as frame_put
  * letter fmt gives it ('l': "chunk:line", 'f': the function); -1 when pt
  * is not a valid prototype. */

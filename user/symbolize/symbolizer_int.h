@@ -54,6 +54,18 @@ struct proto_entry {
 	struct proto_entry *older;
 };
 
+/* sym_trace_inlined's answer for one trace, kept for one epoch: every
+ * sample class (and --native sample) of a trace asks again. */
+#define INLINED_CACHE	16
+#define INLINED_TEXT	512
+struct inlined_memo {
+	uint64_t g;
+	int traceno;		/* 0: empty */
+	uint32_t epoch;
+	int n;
+	char text[INLINED_TEXT];
+};
+
 struct symbolizer {
 	struct mem_reader *mem;
 	const struct lj_layout *lay;
@@ -72,6 +84,7 @@ struct symbolizer {
 	char scratch[MAX_NAME];
 	pid_t pid;			/* 0: C functions keep their address */
 	struct cfunc_names *cfn;	/* made on first use, once g is known */
+	struct inlined_memo inlined[INLINED_CACHE];
 };
 
 /* symbolize.c */
@@ -111,6 +124,13 @@ const char *call_site_name(struct symbolizer *s, struct proto_entry *caller, uin
 
 /* Copies e's variable and upvalue names, if not yet done. */
 void proto_debuginfo(struct symbolizer *s, struct proto_entry *e);
+
+/* The name of e's local variable in slot at instruction pos, or NULL. */
+const char *proto_local_name(struct symbolizer *s, struct proto_entry *e, uint32_t pos,
+			     uint32_t slot);
+
+/* The name of e's upvalue idx from its debug information, or NULL. */
+const char *proto_upvalue_name(struct symbolizer *s, struct proto_entry *e, uint32_t idx);
 
 /* Derives and caches the names of every call site of e (CALL-like
  * instructions), at most max of them; e's bytecode must be copied. */

@@ -11,7 +11,7 @@ struct lj_layout;
 /* Opcodes below BC_FUNCF are numbered alike in every supported variant. */
 enum {
 	BC_MOV = 18, BC_KNIL = 44, BC_UGET = 45, BC_GGET = 54, BC_TGETS = 57,
-	BC_ITERC = 69,
+	BC_FNEW = 51, BC_ITERC = 69,
 };
 
 enum bc_amode { BCM_NONE, BCM_DST, BCM_BASE };

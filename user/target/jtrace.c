@@ -51,9 +51,11 @@ int jtrace_read(struct mem_reader *mem, const struct lj_layout *lay,
 	out->nsnap = u16(b, lay->tr_nsnap);
 	memcpy(&out->nins, b + lay->tr_nins, 4);
 	memcpy(&out->nsnapmap, b + lay->tr_nsnapmap, 4);
+	memcpy(&out->nk, b + lay->tr_nk, 4);
 	/* Native pointers in every x86-64 build (src/lj_jit.h GCtrace). */
 	memcpy(&out->snap, b + lay->tr_snap, 8);
 	memcpy(&out->snapmap, b + lay->tr_snapmap, 8);
+	memcpy(&out->ir, b + lay->tr_ir, 8);
 	memcpy(&out->mcode, b + lay->tr_mcode, 8);
 	memcpy(&out->szmcode, b + lay->tr_szmcode, 4);
 	memcpy(&out->startins, b + lay->tr_startins, 4);

@@ -23,6 +23,8 @@ struct jtrace {
 	uint64_t mcode;			/* its machine code, szmcode bytes */
 	uint32_t szmcode;
 	uint32_t nins;
+	uint32_t nk;			/* lowest constant: ir[nk .. REF_BIAS) */
+	uint64_t ir;			/* IRIns *, biased: ir[ref] for any IRRef */
 	uint64_t startpt, startpc;	/* GCproto and the PC it starts at */
 	uint32_t startins;		/* the original instruction there */
 };
