@@ -57,6 +57,15 @@ lines_at() {
 	return 1
 }
 
+# holds_perf_event PID: whether PID has a perf event open.
+holds_perf_event() {
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[[ "$(readlink "$fd" 2>/dev/null)" == *perf_event* ]] && return 0
+	done
+	return 1
+}
+
 # timed NAME RUNTIME LJARGS PROFARGS: as attach, for a workload that ends
 # each round with a line "round KEY UNITS SECS..." (what each of its parts
 # ran and the CPU seconds it took, measured in-process), profiled once WARM
@@ -70,7 +79,7 @@ lines_at() {
 WARM=${WARM:-10}
 TSECS=${TSECS:-5}	# a shorter window: 4000 samples or so, the suite's time
 timed() {
-	local name=$1 rt=$2 lja=$3 profa=$4 rounds=$TMP/$1.rounds n0=-1 wl prof i t0 rc
+	local name=$1 rt=$2 lja=$3 profa=$4 rounds=$TMP/$1.rounds n0=-1 wl profiler i t0 rc
 	# shellcheck disable=SC2046,SC2086
 	start_bg $(lj "$rt") $lja >"$rounds"
 	wl=$BGPID
@@ -78,16 +87,16 @@ timed() {
 	t0=$SECONDS
 	# shellcheck disable=SC2086
 	start_bg "$PROF" -p "$wl" -d "$TSECS" -F "$HZ" $profa >"$OUT/$name.out" 2>"$OUT/$name.err"
-	prof=$BGPID
+	profiler=$BGPID
 	for ((i = 0; i < 1200; i++)); do
-		if ls -l "/proc/$prof/fd" 2>/dev/null | grep -q perf_event; then
+		if holds_perf_event "$profiler"; then
 			n0=$(wc -l <"$rounds")
 			break
 		fi
-		kill -0 "$prof" 2>/dev/null || break
+		kill -0 "$profiler" 2>/dev/null || break
 		sleep 0.05
 	done
-	wait "$prof"
+	wait "$profiler"
 	rc=$?
 	echo "$n0 $(wc -l <"$rounds")" >"$OUT/$name.window"
 	echo "RUN: $name $rc $((SECONDS - t0))"
