@@ -41,6 +41,9 @@ struct uregs {
 #define REG_BASE		19
 #define REG_PC			21
 #define REG_GL			22
+/* A trace's machine code is counted in 4-byte instructions (MCode is
+ * uint32_t, src/lj_target_arm64.h): SnapShot.mcofs is in those units. */
+#define MCODE_UNIT_SHIFT	2
 /* arch/arm64/include/asm/memory.h: 16 KiB kernel stacks (KASAN doubles
  * them; no distribution kernel has it), pt_regs at their top. */
 #define LBP_THREAD_SIZE		(16u << 10)
@@ -87,6 +90,8 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
  * their top and no padding on x86-64 (asm/processor.h task_pt_regs). */
 #define LBP_THREAD_SIZE		(16u << 10)
 #define USER_ADDR_END		0x800000000000ull	/* the canonical hole starts here */
+/* MCode is a byte (src/lj_target_x86.h): SnapShot.mcofs counts bytes. */
+#define MCODE_UNIT_SHIFT	0
 
 #define UREGS_FROM_CTX(r, ctxregs) do {		\
 	(r)->ip = (ctxregs).ip;			\

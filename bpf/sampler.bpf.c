@@ -25,6 +25,7 @@ const volatile __u64 time_slot_ns = 0;
 #define VMSTATE_INTERP	(-1)
 #define VMSTATE_C	(-2)	/* ~LJ_VMST_C: a C function the interpreter called */
 #define VMSTATE_GC	(-3)	/* ~LJ_VMST_GC */
+#define VMSTATE_UNNAMED	0	/* compiled code of a trace that does not store its number */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -201,10 +202,18 @@ static __always_inline __u64 frame_base(const struct vm_slot *vm, struct scratch
 		base = g_field(off, sc->g, off->g_jit_base, off->gc64 ? 8 : 4);
 		if (base) {
 			/* In the GC with jit_base set: a trace's GC step
-			 * (lj_gc_step_jit), its trace searched for. */
+			 * (lj_gc_step_jit), its trace searched for.  A trace
+			 * that left vmstate 0 (arm64's BC_JLOOP does not
+			 * store the number): the trace holding the IP, or,
+			 * in C the trace called, the nearest return address. */
 			__s32 tr = vmstate >= 1 ? vmstate :
-				   vmstate == VMSTATE_GC ? trace_search(0, r->sp) : 0;
-			__u32 tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
+				   vmstate == VMSTATE_GC ? trace_search(0, r->sp) :
+				   vmstate == VMSTATE_UNNAMED ? trace_search(r->ip, 0) : 0;
+			__u32 tf;
+
+			if (vmstate == VMSTATE_UNNAMED && tr <= 0)
+				tr = trace_search(0, r->sp);
+			tf = tr > 0 ? trace_frames_now(tr, r->ip, r->sp) : 0;
 
 			/* Code vmstate's trace jumped to (a side trace's
 			 * link back into its root): the trace holding it. */
@@ -290,6 +299,7 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 	sc->tr.pending = 0;
 	sc->tr.leaf_ip = 0;
 	sc->tr.callee = 0;
+	sc->tr.found = 0;
 	if (!pi->nvms)
 		bump(cb, CNT_NO_VM);
 	chosen = vm_choose(key->pid);
@@ -334,6 +344,9 @@ static __always_inline int walk_sample(struct scratch *sc, struct proc_info *pi,
 
 	/* A trace's inlined frames are found here, before the walk. */
 	base = frame_base(vm, sc, &ref, lblk, vmstate, stack, r, cb);
+	/* A trace found by its code names the sample as vmstate would. */
+	if (vmstate == VMSTATE_UNNAMED && base && sc->tr.found > 0)
+		key->vmstate = sc->tr.found;
 	/* No base: no frames, flagged, rather than a walk from a stale one. */
 	wc->frame = base ? base - 8 : 0;
 	if (!base)

@@ -245,7 +245,7 @@ static __always_inline __u32 snap_after_call(__u64 snap, __u16 nsnap, __u32 idx,
 	if (idx + 1 >= nsnap ||
 	    bpf_probe_read_user(&next, 2, (void *)(snap + SNAP_SIZE * (__u64)(idx + 1) + mcofs_at)))
 		return 0;
-	return next >= ra && next - ra <= POSTCALL_GAP;
+	return next >= ra && next - ra <= (POSTCALL_GAP >> MCODE_UNIT_SHIFT);
 }
 
 /* Index of the snapshot covering machine code offset ofs: the rightmost
@@ -404,6 +404,8 @@ static __always_inline __u32 trace_frames(struct tr_scratch *ts, struct walk_ref
 	/* Without mcofs no snapshot maps machine code to a PC. */
 	if (!off->snap_mcofs || off->snap_mcofs > SNAP_SIZE - 2 || off->snap_nent >= SNAP_SIZE)
 		return 0;
+	/* mcofs counts the architecture's instruction units (regs.bpf.h). */
+	ofs >>= MCODE_UNIT_SHIFT;
 	idx = snap_covering(ts, snap, nsnap, ofs, off->snap_mcofs);
 	post = *by_ra && snap_after_call(snap, nsnap, idx, ofs + 1, off->snap_mcofs);
 	idx += post;

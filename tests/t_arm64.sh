@@ -8,8 +8,10 @@
 # they are checked here: the verifier takes every mode, 6:3:1 within TOL
 # points with the JIT on (pprof read back) and off (SVG read back),
 # --native chains through libm's cbrt to main and through the C host
-# tests/hosts/nhost.c, off-CPU split within TOL of in-process clocks.  A
-# package Debian's registry cannot serve is a SKIP line that says so.
+# tests/hosts/nhost.c, off-CPU split within TOL of in-process clocks,
+# lines inside traces (jit_lines.lua, its loops timed in-process) and the
+# VM states --jp v counts against vmstates.lua's phases.  A package
+# Debian's registry cannot serve is a SKIP line that says so.
 # Prints its time.
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/truth.sh"
@@ -101,6 +103,106 @@ for rt in deb or; do
 	else
 		fail "arm64: $name: the SVG" "$(head -c 300 "$TMP/svg.err") $(tail -n 3 "$out/w631-joff-$rt.err" 2>/dev/null | tr '\n' '|')"
 	fi
+done
+# Lines and --jp v against truths the workloads measured in-process over
+# the rounds the profile covered (guest.sh timed: NAME.rounds's lines
+# after n0 up to n1 of NAME.window).
+# window_truth NAME: "KEY SECS" for each part, over that window: the CPU
+# seconds its runs took, but a run whose cost per unit is over 3 times
+# the part's median there counts its units at the median.  The guest's
+# clocks run on while this machine deschedules the emulator or a vCPU
+# waits for the other (a loaded host): that is CPU time of whatever the
+# guest ran then, in os.clock, while the sampler's timer, late, takes one
+# sample for it (seen: 4 full collections timed 0.86 s, 5 ms each
+# otherwise).  The same holds a JIT compile that falls in one loop's
+# timing (jit_lines.lua's outer loop gets hot after 56 rounds).  Nothing
+# when the guest saw no sampling start or no round ended inside the window.
+window_truth() {
+	local n0 n1
+	read -r n0 n1 <"$out/$1.window" 2>/dev/null || return
+	[ "${n0:--1}" -ge 1 ] && [ "${n1:-0}" -gt "$n0" ] || return
+	awk -v n0="$n0" -v n1="$n1" '$1 != "round" || NR <= n0 || NR > n1 { next }
+		{ for (i = 2; i + 2 <= NF; i += 3) { k = $i; if (!(k in m)) { keys[++nk] = k; m[k] = 0 }
+			  if ($(i + 1) > 0) { r = ++m[k]; u[k, r] = $(i + 1); t[k, r] = $(i + 2); c[k, r] = $(i + 2) / $(i + 1) }
+			  else s[k] += $(i + 2) } }
+		END { for (q = 1; q <= nk; q++) { k = keys[q]; n = m[k]
+			for (a = 1; a <= n; a++) o[a] = c[k, a]
+			for (a = 2; a <= n; a++) { v = o[a]; for (b = a - 1; b >= 1 && o[b] > v; b--) o[b + 1] = o[b]; o[b + 1] = v }
+			med = n ? (n % 2 ? o[(n + 1) / 2] : (o[n / 2] + o[n / 2 + 1]) / 2) : 0
+			for (a = 1; a <= n; a++) s[k] += c[k, a] > 3 * med ? u[k, a] * med : t[k, a]
+			printf "%s %.6f\n", k, s[k] } }' "$out/$1.rounds"
+}
+# samples NAME: the sample count of NAME's summary line.
+samples() { sed -n 's/^luabpfprof: \([0-9]*\) samples in .*/\1/p' "$out/$1.err" 2>/dev/null | tail -n 1; }
+for rt in deb or; do
+	# jit_lines.lua: three loops compiled to traces of their own, on lines
+	# 14, 20 and 26; their calls timed in-process.  A sample in a trace
+	# needs the trace found by its code (arm64's traces leave vmstate 0):
+	# without it the loops' time sits on their functions' first lines
+	# (12, 18, 24), so the three lines must hold nearly all of it; each
+	# line's part of the three against its loop's part of their time.
+	name="lines $rt JIT on"
+	tf=$TMP/lines-$rt.truth
+	window_truth "lines-$rt" >"$tf"
+	n=$(samples "lines-$rt")
+	l14=$(share "$out/lines-$rt.txt" jit_lines.lua:14) l20=$(share "$out/lines-$rt.txt" jit_lines.lua:20)
+	l26=$(share "$out/lines-$rt.txt" jit_lines.lua:26)
+	in3=$(( ${l14:-0} + ${l20:-0} + ${l26:-0} ))
+	if [ "${n:-0}" -lt 1000 ] || [ ! -s "$tf" ]; then
+		fail "arm64: $name" "${n:-0} samples, truth window '$(cat "$out/lines-$rt.window" 2>/dev/null)': $(tail -n 3 "$out/lines-$rt.err" 2>/dev/null | tr '\n' '|')"
+	elif [ "$in3" -lt 90 ]; then
+		fail "arm64: $name: the loops' lines" "hold ${in3}% of $n samples: $(tr '\n' '|' <"$out/lines-$rt.txt")"
+	else
+		pass "arm64: $name: the loops' lines hold ${in3}% of $n samples"
+		tall=$(awk '{ t += $2 } END { print t }' "$tf")
+		for f in a:14:$l14 b:20:$l20 c:26:$l26; do
+			IFS=: read -r loop line got <<<"$f"
+			within "$name: line $line" "$(pct "$got" "$in3")" "$(pct "$(awk -v k="$loop" '$1 == k { print $2 }' "$tf")" "$tall")"
+		done
+	fi
+	# vmstates.lua: four phases, each running in one VM state only
+	# (interp_phase jit.off'd: Interpreted; compiled_phase's loop: its
+	# trace, Compiled, or JIT Compiler while it is compiled again;
+	# gc_phase's full collections: Garbage Collector; c_phase's
+	# table.sort: C code).  Over the samples in the four phases (the main
+	# loop's glue between them, clock reads and the truth's write, is C
+	# code of no phase), each state's share (the leaf frames
+	# --vmstate-frames adds, from the same vmstate --jp v counts) within
+	# TOL points of its phase's share, and at least 95% of each phase's
+	# samples in its state: a state misread (a trace of arm64's vmstate 0
+	# taken for the interpreter) fails both.  Not the phases' CPU seconds
+	# timed in-process, which x86-64 asserts: here the guest's clocks run
+	# on while this machine deschedules the emulator, and os.clock charges
+	# that to whatever ran (seen: 4 full collections timed 0.86 s, 5 ms
+	# each otherwise) while the sampler's late timer takes one sample;
+	# those seconds are printed only.  The phases must hold 90% of the
+	# samples and each phase 5%: none can pass empty.
+	name="--jp v states, vmstates.lua, $rt"
+	f=$out/vm-$rt.folded
+	n=$(samples "vm-$rt")
+	if [ "${n:-0}" -lt 1000 ]; then
+		fail "arm64: $name" "${n:-0} samples: $(tail -n 3 "$out/vm-$rt.err" 2>/dev/null | tr '\n' '|')"
+		continue
+	fi
+	timed=$(window_truth "vm-$rt" | awk '{ k[NR] = $1; v[NR] = $2; t += $2 }
+		END { for (i = 1; i <= NR; i++) printf "%s%s %.0f%%", (i > 1 ? ", " : ""), k[i], 100 * v[i] / t }')
+	pass "arm64: $name: $n samples (the phases' CPU time in-process: ${timed:-none})"
+	for p in "interp_phase:Interpreted" "compiled_phase:Compiled|JIT Compiler" "gc_phase:Garbage Collector" \
+		 "c_phase:C code"; do
+		phase=${p%%:*} state=${p#*:}
+		read -r ps ss pure inph < <(awk -v ph=";vmstates\\.lua:$phase(;| [0-9]+$)" -v st=";\\[($state)\\] [0-9]+$" \
+			-v any=";vmstates\\.lua:(interp|compiled|gc|c)_phase(;| [0-9]+$)" '
+			{ n = $NF; a += n; if ($0 !~ any) next
+			  t += n; in_p = $0 ~ ph; in_s = $0 ~ st; p += in_p * n; s += in_s * n; b += in_p * in_s * n }
+			END { printf "%.1f %.1f %.1f %.1f\n", t ? 100 * p / t : -1, t ? 100 * s / t : -1,
+				p ? 100 * b / p : -1, a ? 100 * t / a : -1 }' "$f")
+		if awk -v p="$ps" -v s="$ss" -v u="$pure" -v a="$inph" -v t="$TOL" \
+			'BEGIN { d = s - p; exit !(a >= 90 && p >= 5 && u >= 95 && d <= t && -d <= t) }'; then
+			pass "arm64: $name: $state ${ss}%, $phase ${ps}% of the phases' samples, ${pure}% of them in $state"
+		else
+			fail "arm64: $name: $state" "${ss}% of the phases' samples (${inph}% of all, want 90), $phase ${ps}% (want within $TOL, at least 5), ${pure}% of its samples in $state (want 95): $(sort -t' ' -k2 -nr "$f" | head -n 6 | tr '\n' '|')"
+		fi
+	done
 done
 # --native: cbrt's samples under main;...;spin_cbrt;cbrt.
 read -r n in_fn ok < <(awk '{ t += $NF; s = $0; sub(/ [0-9]+$/, "", s)

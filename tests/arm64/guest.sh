@@ -47,6 +47,60 @@ attach() {
 	cleanup_children
 }
 
+# lines_at FILE N [SECS]: waits up to SECS (60) for FILE to hold N lines.
+lines_at() {
+	local i
+	for ((i = 0; i < ${3:-60} * 10; i++)); do
+		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# holds_perf_event PID: whether PID has a perf event open (one process:
+# a readlink per descriptor takes seconds under emulation).
+holds_perf_event() {
+	[ -n "$(find "/proc/$1/fd" -lname '*perf_event*' -print -quit 2>/dev/null)" ]
+}
+
+# timed NAME RUNTIME LJARGS PROFARGS: as attach, for a workload that ends
+# each round with a line "round KEY UNITS SECS..." (what each of its parts
+# ran and the CPU seconds it took, measured in-process), profiled once WARM
+# rounds have run (its traces compiled: under emulation the compiler's
+# fixed work would take a large part of a short window).  /out/NAME.window
+# holds the rounds the profile covers: the count of lines when sampling
+# started (the profiler holds its perf events: the programs are loaded,
+# and loading takes seconds here) and when it ended; the host takes the
+# truth from /out/NAME.rounds's lines between, a window within a round of
+# the profile's at each end.
+WARM=${WARM:-10}
+TSECS=${TSECS:-5}	# a shorter window: 4000 samples or so, the suite's time
+timed() {
+	local name=$1 rt=$2 lja=$3 profa=$4 rounds=$TMP/$1.rounds n0=-1 wl profiler i t0 rc
+	# shellcheck disable=SC2046,SC2086
+	start_bg $(lj "$rt") $lja >"$rounds"
+	wl=$BGPID
+	lines_at "$rounds" "$WARM" || echo "RUN: $name: no $WARM rounds in 60 s"
+	t0=$SECONDS
+	# shellcheck disable=SC2086
+	start_bg "$PROF" -p "$wl" -d "$TSECS" -F "$HZ" $profa >"$OUT/$name.out" 2>"$OUT/$name.err"
+	profiler=$BGPID
+	for ((i = 0; i < 1200; i++)); do
+		if holds_perf_event "$profiler"; then
+			n0=$(wc -l <"$rounds")
+			break
+		fi
+		kill -0 "$profiler" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$profiler"
+	rc=$?
+	echo "$n0 $(wc -l <"$rounds")" >"$OUT/$name.window"
+	echo "RUN: $name $rc $((SECONDS - t0))"
+	cleanup_children
+	cp "$rounds" "$OUT/$name.rounds"
+}
+
 uname -r >"$OUT/kernel"
 run check "$PROF" --check-kernel
 for rt in $RUNTIMES; do
@@ -54,6 +108,12 @@ for rt in $RUNTIMES; do
 	# emulation as in the kernel matrix (tests/kernels/guest.sh).
 	attach "w631-jit-$rt" "$rt" "$WL/w631.lua - 20000" "--lua-only -o $OUT/w631-jit-$rt.pb.gz"
 	attach "w631-joff-$rt" "$rt" "-joff $WL/w631.lua - 2000" "--lua-only -o $OUT/w631-joff-$rt.svg"
+	# Lines inside traces (arm64's traces are found by their code):
+	# jit_lines.lua's three loops, timed in-process.
+	timed "lines-$rt" "$rt" "$WL/jit_lines.lua - truth" "--lua-only --jp l -o $OUT/lines-$rt.txt"
+	# VM states against vmstates.lua's phases (its unit costs timed
+	# first: its first round then fits emulation).
+	timed "vm-$rt" "$rt" "$WL/vmstates.lua - truth" "--vmstate-frames -f folded -o $OUT/vm-$rt.folded"
 done
 # --native: cbrt called through the FFI from spin_cbrt, interpreted.
 attach native deb "-joff $WL/native_libm.lua 600" "--native -f folded -o $OUT/native.folded"

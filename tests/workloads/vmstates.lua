@@ -64,19 +64,51 @@ local P = {
 }
 
 local secs = tonumber(arg and arg[1])
+-- A second argument "truth" ("-" for SECONDS: until killed) writes a
+-- line every round, "round interp UNITS SECS compiled ... gc ... c ...",
+-- each phase's last run: the truth measured in-process where the planned
+-- shares are not (emulation, where the JIT compiler's fixed work is a
+-- large part of a short run: tests/arm64/guest.sh).
+local timed = arg and arg[2] == "truth"
 local x, t0, t1 = 1, clock()
+if timed then
+	-- Each phase in its one VM state: the JIT's tries at gc_phase's and
+	-- c_phase's loops (they abort at collectgarbage and table.sort, not
+	-- compiled) are JIT Compiler time that emulation makes long.
+	jit.off(gc_phase)
+	jit.off(c_phase)
+	-- The first guesses of a unit's cost are this machine's; 20 times
+	-- slower, the first round would run for seconds and the next ones
+	-- would pay its debt for many more (c_phase: 15 s), away from the
+	-- split.  So one unit of each phase is timed first, twice (the
+	-- first lets the JIT compile compiled_phase's loop).
+	for _ = 1, 2 do
+		x = interp_phase(1, x); t1 = clock(); P.interp.per = t1 - t0
+		x = compiled_phase(1, x); t0 = clock(); P.compiled.per = t0 - t1
+		gc_phase(1); t1 = clock(); P.gc.per = t1 - t0
+		c_phase(1); t0 = clock(); P.c.per = t0 - t1
+	end
+end
+local last = { 0, 0, 0, 0, 0, 0, 0, 0 } -- units and seconds of each phase's last run
 while not secs or t0 < secs do
 	local n, want = budget.plan(P.interp, ROUND)
 	x = interp_phase(n, x)
-	t1 = clock(); budget.settle(P.interp, want, n, t1 - t0)
+	t1 = clock(); budget.settle(P.interp, want, n, t1 - t0); last[1], last[2] = n, t1 - t0
 	n, want = budget.plan(P.compiled, ROUND)
 	x = compiled_phase(n, x)
-	t0 = clock(); budget.settle(P.compiled, want, n, t0 - t1)
+	t0 = clock(); budget.settle(P.compiled, want, n, t0 - t1); last[3], last[4] = n, t0 - t1
 	n, want = budget.plan(P.gc, ROUND)
 	gc_phase(n)
-	t1 = clock(); budget.settle(P.gc, want, n, t1 - t0)
+	t1 = clock(); budget.settle(P.gc, want, n, t1 - t0); last[5], last[6] = n, t1 - t0
 	n, want = budget.plan(P.c, ROUND)
+	if timed then
+		-- Written inside the C phase's time (the write is C code, as a
+		-- profiler sees it), with the C phase's last run.
+		io.stdout:write(string.format("round interp %d %.6f compiled %d %.6f gc %d %.6f c %d %.6f\n",
+			unpack(last)))
+		io.stdout:flush()
+	end
 	c_phase(n)
-	t0 = clock(); budget.settle(P.c, want, n, t0 - t1)
+	t0 = clock(); budget.settle(P.c, want, n, t0 - t1); last[7], last[8] = n, t0 - t1
 end
 return x
