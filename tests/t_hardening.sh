@@ -227,8 +227,13 @@ nlines=$(wc -l <"$TMP/deep.out")
 check "deep: every stack is cut, with a marker ($nlines stacks)" \
 	bash -c "[ $nlines -gt 0 ] && ! grep -qv '^luajit;\[unknown: truncated\];' '$TMP/deep.out'"
 # A sample in the GC or the JIT compiler has that state as its leaf frame.
+# One inside os.clock's C code (bottom's only C call) spent a slot of the
+# walk on the sampled C address (bpf/steps.bpf.h, walk_threads), which the
+# fast function's own frame then names: one frame fewer is shown.
+WALKED="{ n = NF - 2; if (\$NF ~ /^\[(Garbage Collector|JIT Compiler)\] /) n--
+		if (\$NF ~ /^os\.clock /) n++"
 check "deep: 256 frames walked below the marker" \
-	bash -c "awk -F';' '{ n = NF - 2; if (\$NF ~ /^\[(Garbage Collector|JIT Compiler)\] /) n--
+	bash -c "awk -F';' '$WALKED
 		if (n != 256) bad = 1 } END { exit bad }' '$TMP/deep.out'"
 check "deep: the top is spin < bottom < descend" \
 	bash -c "grep -q ';deep.lua:descend;deep.lua:bottom;deep.lua:spin [0-9]*\$' '$TMP/deep.out'"
@@ -238,7 +243,7 @@ check "deep: the truncated samples are counted ($t of $samples)" \
 	bash -c "[ -n '$t' ] && [ '$t' -gt 0 ] && [ \$(( $t * 10 )) -ge \$(( $samples * 9 )) ]"
 prof deep16 -p "$D" -d 1 -f folded --max-frames 16
 check "deep: --max-frames 16 walks 16" \
-	bash -c "[ -s '$TMP/deep16.out' ] && awk -F';' '{ n = NF - 2; if (\$NF ~ /^\[(Garbage Collector|JIT Compiler)\] /) n--
+	bash -c "[ -s '$TMP/deep16.out' ] && awk -F';' '$WALKED
 		if (n != 16) bad = 1 } END { exit bad }' '$TMP/deep16.out'"
 kill "$D"
 
