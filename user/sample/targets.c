@@ -41,6 +41,7 @@
  * RESCAN_FIRST_NS, doubling, this many times (to about 1.3 s). */
 #define RESCAN_SIBLING_SCANS	6
 #define CHECK_NS		1000000000ull	/* VMs revalidated, forks looked for */
+#define VM_GONE_CHECKS		2	/* failed revalidations in a row that drop a VM */
 
 /* ==== Life cycle ==== */
 
@@ -368,6 +369,16 @@ static bool drop_dead_vms(struct targets *ts, struct target *t)
 
 	for (int v = 0; v < t->nvms;) {
 		if (vm_alive(t, &t->vms[v])) {
+			t->vm_misses[v] = 0;
+			v++;
+			continue;
+		}
+		/* A live VM can read as inconsistent for a moment (fields
+		 * read while the VM changes them): it is gone only when two
+		 * checks a second apart say so. */
+		if (++t->vm_misses[v] < VM_GONE_CHECKS) {
+			log_verbose("PID %d: the VM at %#llx did not validate; checked again in 1 s",
+				    (int)t->pid, (unsigned long long)t->vms[v].g);
 			v++;
 			continue;
 		}
@@ -378,6 +389,8 @@ static bool drop_dead_vms(struct targets *ts, struct target *t)
 		t->nvms--;
 		t->vms[v] = t->vms[t->nvms];
 		t->sym[v] = t->sym[t->nvms];
+		t->vm_misses[v] = t->vm_misses[t->nvms];
+		t->vm_misses[t->nvms] = 0;
 		t->sym[t->nvms] = NULL;
 	}
 	if (t->nvms == before)

@@ -25,6 +25,8 @@ struct target {
 	struct mem_reader *mem;
 	struct lj_vm vms[LBP_MAX_VMS];
 	struct symbolizer *sym[LBP_MAX_VMS];
+	/* Revalidations in a row a VM failed: one is not enough to drop it. */
+	unsigned char vm_misses[LBP_MAX_VMS];
 	int nvms;
 	/* On the heap: symbolizers keep a pointer to it, and a target moves
 	 * when the array grows or another target is removed. */
