@@ -18,8 +18,12 @@
  * tick close waits for it; one that finds it far leaves the jitter to a
  * later drain.
  *
- * LUABPFPROF_NO_JITTER=1 turns this off: only tests/t_aliasing.sh uses it,
- * to show that its workload does alias without it.
+ * The price is spread: a sample stands for a period drawn within +-10%, and
+ * a burst the sampler cannot re-jitter during (a busy host) sees one draw.
+ *
+ * LUABPFPROF_NO_JITTER=1 turns this off, for tests only: t_aliasing shows
+ * that its workload does alias without it; t_agent needs every sampler to
+ * count the same ticks of the same bursts.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
