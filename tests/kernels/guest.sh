@@ -31,8 +31,29 @@ DEB=$TOP/.deps/luajit-deb
 LJ=$DEB/usr/bin/luajit
 LJENV=(env "LUA_PATH=$DEB/usr/share/luajit-2.1.0-beta3/?.lua;;")
 
+exec 9>&1	# the checks' stdout, for reports from inside redirected commands
 kpass() { pass "kernel $K: $1"; }
 kfail() { fail "kernel $K: $1" "$2"; }
+# guard SECONDS NAME COMMAND...: COMMAND in the foreground, at most SECONDS.
+# A run still going then is a failure that says what every process is
+# waiting in (a hang seen once on 5.10, with nothing to read after the
+# guest's timeout); it gets SIGINT (a profiler flushes what it has), then
+# SIGKILL, and the guest's other checks still run.
+guard() {
+	local secs=$1 name=$2 pid i p; shift 2
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 5; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.2
+	done
+	kfail "$name: still running after $secs s" "$(ps -eo pid,ppid,stat,wchan:28,args | grep -v ' \[' | tr -s ' ' | tr '\n' '|')$(for p in $(pgrep -f "$TOP"); do echo "$p: $(head -n 4 /proc/$p/stack 2>/dev/null | tr '\n' ' ')|"; done)" >&9
+	kill -INT "$pid" 2>/dev/null
+	for ((i = 0; i < 25; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	return 124
+}
 kwithin() {	# kwithin NAME GOT WANT: GOT within TOL points of WANT
 	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
 	then kpass "$1 (got $2%, truth $3%)"
@@ -40,7 +61,7 @@ kwithin() {	# kwithin NAME GOT WANT: GOT within TOL points of WANT
 }
 
 # --- The verifier's statistics ----------------------------------------------
-"$PROF" --check-kernel >"$TMP/check.txt" 2>&1
+guard 300 "--check-kernel" "$PROF" --check-kernel >"$TMP/check.txt" 2>&1
 sed 's/^/verifier: /' "$TMP/check.txt"
 while read -r mode prog result _; do
 	# A 7.x verifier gives its largest frame only ("stack n/a (largest
@@ -69,7 +90,7 @@ w631_run() {	# w631_run NAME OUT [LUAJIT OPTION ROUND]: attached, for SECS
 	start_bg "$LJ" ${3:+"$3"} "$WL/w631.lua" - ${4:-}
 	local pid=$BGPID
 	wait_lua "$pid"
-	"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --lua-only -o "$2" 2>"$TMP/$1.err"
+	guard 120 "$1 run" "$PROF" -p "$pid" -d "$SECS" -F "$HZ" --lua-only -o "$2" 2>"$TMP/$1.err"
 	cleanup_children
 }
 # Rounds a tenth as long as the default: a round with the JIT on takes some
@@ -105,7 +126,7 @@ offcpu_run() {	# offcpu_run NAME EVENT: offcpu.lua -joff under EVENT, folded
 	local fifo=$TMP/$1.fifo
 	mkfifo "$fifo.req" "$fifo.resp"
 	start_bg "${LJENV[@]}" "$LJ" "$WL/offcpu_feed.lua" "$fifo"
-	"$PROF" -F "$HZ_WALL" -e "$2" -f folded -o "$TMP/$1.folded" -- \
+	guard 180 "$1 run" "$PROF" -F "$HZ_WALL" -e "$2" -f folded -o "$TMP/$1.folded" -- \
 		"${LJENV[@]}" "$LJ" -joff "$WL/offcpu.lua" "$SECS" "$fifo" >"$TMP/$1.out" 2>"$TMP/$1.err"
 	cleanup_children
 	# The process with the most time in offcpu.lua (its forks run it too,
@@ -139,7 +160,7 @@ fi
 start_bg "$LJ" -joff "$WL/native_libm.lua" 60
 pid=$BGPID
 wait_lua "$pid"
-"$PROF" -p "$pid" -d "$SECS" -F "$HZ" --native -f folded -o "$TMP/native.folded" 2>"$TMP/native.err"
+guard 120 "--native run" "$PROF" -p "$pid" -d "$SECS" -F "$HZ" --native -f folded -o "$TMP/native.folded" 2>"$TMP/native.err"
 cleanup_children
 read -r n in_fn ok < <(awk '{ t += $NF; s = $0; sub(/ [0-9]+$/, "", s)
 	if (s ~ /;cbrt(;|$)/) { c += $NF; if (s ~ /;main;.*;native_libm\.lua:spin_cbrt;cbrt(;|$)/) k += $NF } }
@@ -151,7 +172,7 @@ else
 fi
 
 # --- --jit: the abort reason ---------------------------------------------------------
-"$PROF" --jit -F "$HZ" -- "${LJENV[@]}" "$LJ" "$WL/jit_health.lua" fnew "$SECS" \
+guard 180 "--jit run" "$PROF" --jit -F "$HZ" -- "${LJENV[@]}" "$LJ" "$WL/jit_health.lua" fnew "$SECS" \
 	>"$TMP/jit.txt" 2>"$TMP/jit.err"
 if grep -Eq '^    abort    jit_health\.lua:[0-9]+ -- NYI: bytecode' "$TMP/jit.txt"; then
 	kpass "--jit: $(grep -Em1 'abort +jit_health' "$TMP/jit.txt" | sed 's/^ *//')"
@@ -211,7 +232,7 @@ if [ "$n" -ge 2 ]; then
 else
 	kfail "-a --continuous" "$n interval files name w631.lua:a: $(ls "$TMP/agent" | head -n 5 | tr '\n' ' ') $(tail -n 3 "$TMP/agent.err" | tr '\n' '|')"
 fi
-"$PROF" -p "$pid" -d 2 -F "$HZ" -f speedscope -o "$TMP/w631.speedscope.json" 2>"$TMP/ss.err"
+guard 120 "speedscope run" "$PROF" -p "$pid" -d 2 -F "$HZ" -f speedscope -o "$TMP/w631.speedscope.json" 2>"$TMP/ss.err"
 if python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 names = [f["name"] for f in d["shared"]["frames"]]
@@ -220,7 +241,7 @@ sys.exit(0 if any("w631.lua" in n for n in names) and d["profiles"] else 1)' "$T
 else
 	kfail "speedscope read back" "$(tail -n 2 "$TMP/ss.err" "$TMP/ss.py.err" | tr '\n' '|')"
 fi
-"$PROF" --heap -p "$pid" >"$TMP/heap.txt" 2>"$TMP/heap.err"
+guard 120 "--heap run" "$PROF" --heap -p "$pid" >"$TMP/heap.txt" 2>"$TMP/heap.err"
 if grep -q '^# Lua heap census of PID' "$TMP/heap.txt" && grep -q '^table ' "$TMP/heap.txt"; then
 	kpass "--heap: a census ($(head -n 1 "$TMP/heap.txt" | cut -c1-80))"
 else
