@@ -91,7 +91,7 @@ static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
 {
 	const struct lj_offsets *off = &v->off;
 	__u64 mask = off->gc64 ? ~0ull : 0xffffffffull;
-	__u64 base = r->base & mask, fn, caller;
+	__u64 base = r->base & mask, fn, caller, cur;
 	__u8 ffid = 0xff;
 	__u32 ins = 0;
 
@@ -119,8 +119,11 @@ static __always_inline __u64 interp_base(const struct vm_slot *v, __u64 stack,
 		return 0;
 	if (ffid != 0)
 		return base;	/* a fast function running in the VM: no PC */
-	if (lua_pc_ok(off, fn, r->pc))
-		*pc = r->pc;
+	/* Frame PCs point just after the current instruction; in the
+	 * dispatch, before PC is advanced, the current one is at PC. */
+	cur = r->pc + (pc_not_advanced(off, r->ip) ? 4 : 0);
+	if (lua_pc_ok(off, fn, cur))
+		*pc = cur;
 	return base;
 }
 

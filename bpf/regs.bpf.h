@@ -72,6 +72,21 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
 	return false;
 }
 
+/* Whether the interpreter at ip is about to fetch the instruction PC
+ * points at, PC not yet advanced past it: ins_next's `ldr INSw, [PC], #4`
+ * (w16, x21: 0xb84046b0), which loads and advances in one instruction
+ * (src/vm_arm64.dasc ins_NEXT).  Not covered: a handler's `b ->ins_next`
+ * (the shared copy when the VM is built with it), where the sample is
+ * taken one instruction earlier. */
+static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 ip)
+{
+	__u32 ins = 0;
+
+	if (bpf_probe_read_user(&ins, 4, (void *)ip))
+		return false;
+	return ins == 0xb84046b0u;
+}
+
 /* --native: the registers the user-space unwinder starts from (their
  * DWARF numbers: user/target/unwind.h), x19..x28, fp (x29), lr (x30). */
 #define NATIVE_REGS_FROM(nr_, src_) do {					\
@@ -132,6 +147,47 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
 	if (is_mov_base_rb(off, ins))
 		return true;
 	return ((ins & 0xff) == 0x0f || (ins & 0xff) == 0xf2) && is_mov_base_rb(off, ins >> 32);
+}
+
+/* Whether the interpreter at ip is about to fetch the instruction PC
+ * points at, PC not yet advanced past it.  Every instruction ends in
+ * ins_next (src/vm_x64.dasc, src/vm_x86.dasc ins_NEXT):
+ *   8b 03        mov eax, [PC]      (PC: rbx)
+ *   0f b6 cc     movzx ecx, ah
+ *   0f b6 e8     movzx ebp, al
+ *   (48) 83 c3 04  add PC, 4        (rex.w in GC64 builds)
+ * Up to the add, PC holds the next instruction, not one past the current;
+ * after a taken branch it is the target, and PC - 4 would name the
+ * instruction before the target, which did not run (the line before a
+ * loop, an `if` body skipped). */
+static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 ip)
+{
+	__u8 seq[12] = { 0x8b, 0x03, 0x0f, 0xb6, 0xcc, 0x0f, 0xb6, 0xe8, 0x48, 0x83, 0xc3, 0x04 };
+	__u8 code[12] = {};
+	__u32 len = 12;
+
+	if (!off->gc64) {	/* no rex.w: the add is 83 c3 04 */
+		seq[8] = 0x83;
+		seq[9] = 0xc3;
+		seq[10] = 0x04;
+		len = 11;
+	}
+	if (bpf_probe_read_user(code, sizeof(code), (void *)ip))
+		return false;
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		/* where its instructions start */
+		__u32 at = k == 0 ? 0 : k == 1 ? 2 : k == 2 ? 5 : 8;
+		bool same = true;
+
+#pragma unroll
+		for (int j = 0; j < 12; j++)
+			if (at + j < len && code[j] != seq[at + j])
+				same = false;
+		if (same)
+			return true;
+	}
+	return false;
 }
 
 /* --native: the registers the user-space unwinder starts from (their
