@@ -75,9 +75,7 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
 /* Whether the interpreter at ip is about to fetch the instruction PC
  * points at, PC not yet advanced past it: ins_next's `ldr INSw, [PC], #4`
  * (w16, x21: 0xb84046b0), which loads and advances in one instruction
- * (src/vm_arm64.dasc ins_NEXT).  Not covered: a handler's `b ->ins_next`
- * (the shared copy when the VM is built with it), where the sample is
- * taken one instruction earlier. */
+ * (src/vm_arm64.dasc ins_NEXT, replicated in every handler: `.if 1`). */
 static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 ip)
 {
 	__u32 ins = 0;
@@ -162,32 +160,22 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
  * loop, an `if` body skipped). */
 static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 ip)
 {
-	__u8 seq[12] = { 0x8b, 0x03, 0x0f, 0xb6, 0xcc, 0x0f, 0xb6, 0xe8, 0x48, 0x83, 0xc3, 0x04 };
-	__u8 code[12] = {};
-	__u32 len = 12;
+	/* The sequence from each of its instructions on, little-endian, as
+	 * far as 8 bytes go, and how many of them it fills. */
+	__u64 add = off->gc64 ? 0x04c38348ull : 0x04c383ull;
+	__u32 add_len = off->gc64 ? 4 : 3;
+	__u64 code = 0;
 
-	if (!off->gc64) {	/* no rex.w: the add is 83 c3 04 */
-		seq[8] = 0x83;
-		seq[9] = 0xc3;
-		seq[10] = 0x04;
-		len = 11;
-	}
-	if (bpf_probe_read_user(code, sizeof(code), (void *)ip))
+	if (bpf_probe_read_user(&code, 8, (void *)ip))
 		return false;
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		/* where its instructions start */
-		__u32 at = k == 0 ? 0 : k == 1 ? 2 : k == 2 ? 5 : 8;
-		bool same = true;
-
-#pragma unroll
-		for (int j = 0; j < 12; j++)
-			if (at + j < len && code[j] != seq[at + j])
-				same = false;
-		if (same)
-			return true;
-	}
-	return false;
+	if (code == 0xe8b60fccb60f038bull)			/* mov eax, [PC] */
+		return true;
+	if (code == (0xe8b60fccb60full | add << 48))		/* movzx ecx, ah */
+		return true;
+	if ((code & ((1ull << (8 * (3 + add_len))) - 1)) ==	/* movzx ebp, al */
+	    (0xe8b60full | add << 24))
+		return true;
+	return (code & ((1ull << (8 * add_len)) - 1)) == add;	/* add PC, 4 */
 }
 
 /* --native: the registers the user-space unwinder starts from (their
