@@ -29,12 +29,18 @@ for pkg in "${kernels[@]}"; do
 		"$TOP/tests/kernels/boot.sh" "$pkg" "$TOP/tests/kernels/guest.sh" "TOP=$TOP" >"$log" 2>&1
 		rc=$?
 	fi
+	# 4 after GUEST-START: the guest stopped before printing its exit
+	# status (guest.sh's watchdog powered it off, or the host's timeout).
+	[ "$rc" = 4 ] && grep -q '^GUEST-START' "$log" && rc=5
 	case $rc in
 	3)	echo "SKIP: kernel $pkg: Debian's registry could not serve it ($(grep '^boot: ' "$log" | tail -n 1))" ;;
 	4)	fail "kernel $pkg boots" "the guest never reached the test: $(tail -n 5 "$log" | tr '\n' '|')" ;;
 	*)	grep -E '^(verifier|dmesg): ' "$log"
 		grep -E '^(PASS|FAIL): ' "$log"
 		if ! grep -q '^END kernel ' "$log"; then
+			# guest.sh's watchdog: what every task waited in
+			sed -n '/^WATCHDOG: /,$p' "$log" | grep -v '^\[ *[0-9.]*\] *\(R[A-Z0-9]*\|Code\):' |
+				head -n 120 | sed 's/^/    hang: /'
 			fail "kernel $pkg: the guest test ran to its end" "exit $rc: $(grep -v '^\[' "$log" | tail -n 5 | tr '\n' '|')"
 		fi ;;
 	esac

@@ -32,8 +32,42 @@ LJ=$DEB/usr/bin/luajit
 LJENV=(env "LUA_PATH=$DEB/usr/share/luajit-2.1.0-beta3/?.lua;;")
 
 exec 9>&1	# the checks' stdout, for reports from inside redirected commands
-kpass() { pass "kernel $K: $1"; }
-kfail() { fail "kernel $K: $1" "$2"; }
+kpass() { : >"$TMP/progress"; pass "kernel $K: $1"; }
+kfail() { : >"$TMP/progress"; fail "kernel $K: $1" "$2"; }
+
+# A guest that stops making progress, so that even guard's ps would hang
+# (seen on 5.10: nothing printed until the host's timeout): after 240 s
+# with no check passed or failed, every task's state and wait channel,
+# read with shell builtins only (no exec from the shared root, no
+# /proc/PID/cmdline, which waits for a stuck task's memory lock), then
+# the kernel's own list of blocked tasks with their stacks (sysrq w) on
+# the console, which t_kernels shows; then the guest powers off.
+watchdog() {
+	local idle=0 p comm wchan state
+	exec 3<>"$TMP/watchdog.fifo"
+	while :; do
+		read -r -t 30 -u 3 _
+		if [ "$TMP/progress" -nt "$TMP/watchdog.mark" ]; then
+			idle=0
+			: >"$TMP/watchdog.mark"
+		elif ((++idle == 8)); then
+			for p in /proc/[0-9]*; do
+				read -r comm <"$p/comm" 2>/dev/null || continue
+				read -r wchan <"$p/wchan" 2>/dev/null
+				read -r _ _ state _ <"$p/stat" 2>/dev/null
+				[ "$state" = S ] && [ "$comm" != bash ] || echo "WATCHDOG: ${p#/proc/} $comm $state ${wchan:-}" >&9
+			done
+			echo 1 >/proc/sys/kernel/sysrq
+			echo w >/proc/sysrq-trigger
+			read -r -t 10 -u 3 _
+			echo o >/proc/sysrq-trigger	# power off: nothing more will run
+		fi
+	done
+}
+: >"$TMP/progress"
+: >"$TMP/watchdog.mark"
+mkfifo "$TMP/watchdog.fifo"
+watchdog &
 # guard SECONDS NAME COMMAND...: COMMAND in the foreground, at most SECONDS.
 # A run still going then is a failure that says what every process is
 # waiting in (a hang seen once on 5.10, with nothing to read after the
