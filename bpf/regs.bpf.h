@@ -160,8 +160,9 @@ static __always_inline bool restores_base_from_rb(const struct lj_offsets *off, 
  * loop, an `if` body skipped). */
 static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 ip)
 {
-	/* The sequence from each of its instructions on, little-endian, as
-	 * far as 8 bytes go, and how many of them it fills. */
+	/* The IP may be at any of the four instructions: the 8 bytes read
+	 * there (little-endian) are compared with the rest of the sequence,
+	 * masked to its length where that is under 8 bytes. */
 	__u64 add = off->gc64 ? 0x04c38348ull : 0x04c383ull;
 	__u32 add_len = off->gc64 ? 4 : 3;
 	__u64 code = 0;
