@@ -224,7 +224,7 @@ else
 	# The always-on probe: the default attaches it for windows of a few
 	# percent of the time (user space only, the same BPF program), too
 	# few bytes of an 8 MiB run for a share.
-	start_bg "$PROF" -v -e alloc --alloc-exact --alloc-every 16K -f folded -o "$b.folded" -p "$tgt" 2>"$b.err"
+	start_bg "$PROF" -v -e alloc --alloc-exact --alloc-every 8K -f folded -o "$b.folded" -p "$tgt" 2>"$b.err"
 	prof=$BGPID
 	if wait_for "$b.err" 'sampling allocations at' 120; then
 		touch "$b.go"
