@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "sample/targets.h"
 #include "symbolize/symbolize.h"
+#include "target/arch.h"
 #include "target/discover.h"
 #include "target/jblack.h"
 #include "target/jstate.h"
@@ -240,27 +241,31 @@ struct vm_traces {
 
 #define MCODE_MAX	(1u << 20)	/* machine code of one trace read */
 
-/* jsnap_jumps_fn: reads the trace's code once. */
+/* jsnap_jumps_fn: reads the trace's code once, with what follows it where
+ * the architecture keeps the exit stubs there (target/arch.h); the code
+ * alone if that cannot be read. */
 static int trace_jumps_to(void *ctx, size_t idx, uint64_t target)
 {
 	struct vm_traces *vt = ctx;
 	const struct jtrace *tr = &vt->tr[idx];
+	size_t body = tr->szmcode <= MCODE_MAX ? tr->szmcode : 0;
 
 	if (!vt->code[idx]) {
-		size_t len = tr->szmcode <= MCODE_MAX ? tr->szmcode : 0;
+		size_t len = body + ARCH_EXIT_STUB_BYTES(vt->st[idx].nexits + 1);
+
+		bool ok;
 
 		vt->code[idx] = xmalloc(len + 1);
-		if (!tr->mcode || mem_read(vt->mem, tr->mcode, vt->code[idx], len))
-			len = 0;
-		vt->codelen[idx] = len;
+		ok = tr->mcode && !mem_read(vt->mem, tr->mcode, vt->code[idx], len);
+		if (!ok && len > body) {	/* what follows is not mapped */
+			len = body;
+			ok = tr->mcode && !mem_read(vt->mem, tr->mcode, vt->code[idx], len);
+		}
+		vt->codelen[idx] = ok ? len : 0;
 	}
-	long at = jsnap_code_jump_to(vt->code[idx], vt->codelen[idx], tr->mcode, target);
-	int e;
-
-	if (at < 0)
-		return JSNAP_NO_JUMP;
-	e = jsnap_exit_at(&vt->st[idx], (uint32_t)at);
-	return e >= 0 ? e : JSNAP_JUMP_ANY_EXIT;
+	if (body > vt->codelen[idx])
+		body = vt->codelen[idx];
+	return jsnap_exit_jumping_to(&vt->st[idx], vt->code[idx], body, vt->codelen[idx], target);
 }
 
 static void add_trace(struct jitwatch *jw, struct symbolizer *sym, uint32_t pid, uint64_t g,

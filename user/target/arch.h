@@ -1,9 +1,10 @@
 /* Everything user space knows of the target architecture, in one place
  * (bpf/regs.bpf.h is the BPF side's): what differs in LuaJIT's layouts
  * between its x86-64 and arm64 builds (the C frame of a VM activation,
- * jit_State's backend constants) and the DWARF register numbers of the
- * native unwinder.  The tool profiles processes of its own architecture:
- * the compiler's target picks the table (docs/arm64.md). */
+ * jit_State's backend constants, a trace's machine code units and exit
+ * stubs) and the DWARF register numbers of the native unwinder.  The tool
+ * profiles processes of its own architecture: the compiler's target picks
+ * the table (docs/arm64.md). */
 #ifndef LBP_ARCH_H
 #define LBP_ARCH_H
 
@@ -32,6 +33,20 @@ enum {
 #define UW_RA_COLUMN	UW_LR
 #define UW_SAVED	{ 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, UW_FP, UW_LR }
 
+/* A trace's machine code (src/lj_target_arm64.h): MCode is a 4-byte
+ * instruction, SnapShot.mcofs counts them; the exit stubs follow the
+ * code (at most 16 NOPs, a 4-instruction head, one per exit: read that
+ * many bytes past szmcode for nexits exits) and a side trace's link
+ * rewrites a branch there (target/jsnap.c). */
+#define ARCH_MCODE_UNIT_SHIFT		2
+#define ARCH_EXIT_STUBS_AFTER_CODE	1
+#define ARCH_EXIT_STUB_BYTES(nexits)	(((size_t)(nexits) + 21) * 4)
+#define ARCH_CODE_JUMP_TO		jsnap_a64_jump_to
+
+/* -e alloc's uprobe sits at the allocator's entry: x86-64's placement
+ * after its first test and jcc (target/allocfn.c) has no arm64 twin. */
+#define ARCH_ALLOC_PROBE_PAST_TEST	0
+
 #else
 
 /* src/vm_x64.dasc: CFRAME_SIZE 80, saveregs pushes below the return
@@ -49,6 +64,17 @@ enum {
 };
 #define UW_RA_COLUMN	UW_RA
 #define UW_SAVED	{ UW_RBX, UW_RBP, UW_R12, UW_R13, UW_R14, UW_R15 }
+
+/* src/lj_target_x86.h: MCode is a byte, SnapShot.mcofs counts bytes; the
+ * exits' jumps are in the trace's own code. */
+#define ARCH_MCODE_UNIT_SHIFT		0
+#define ARCH_EXIT_STUBS_AFTER_CODE	0
+#define ARCH_EXIT_STUB_BYTES(nexits)	((size_t)0 * (size_t)(nexits))
+#define ARCH_CODE_JUMP_TO		jsnap_x64_jump_to
+
+/* lj_alloc_f's first test and jcc: the uprobe goes on the jcc, which the
+ * kernel emulates (target/allocfn.c). */
+#define ARCH_ALLOC_PROBE_PAST_TEST	1
 #endif
 
 #endif

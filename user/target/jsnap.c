@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "target/arch.h"
 #include "target/jtrace.h"
 #include "target/layout.h"
 #include "target/memory.h"
@@ -79,7 +80,7 @@ struct cand {
 	size_t owner;		/* its trace's index in all[] */
 };
 
-long jsnap_code_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target)
+long jsnap_x64_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target)
 {
 	for (size_t p = 0; p + 5 <= len; p++) {
 		int32_t rel;
@@ -97,6 +98,61 @@ long jsnap_code_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t
 	return -1;
 }
 
+/* A 2's complement field of bits bits, in words, as bytes. */
+static int64_t a64_words(uint32_t field, int bits)
+{
+	return (int64_t)((uint64_t)field << (64 - bits)) >> (64 - bits) << 2;
+}
+
+/* Whether the A64 instruction ins at addr branches to target: b (imm26),
+ * b.cond and cbz/cbnz (imm19), tbz/tbnz (imm14), the branches
+ * lj_asm_patchexit retargets (Arm ARM C4.1.3; src/lj_target_arm64.h). */
+static bool a64_branches_to(uint32_t ins, uint64_t addr, uint64_t target)
+{
+	int64_t d;
+
+	if ((ins & 0xfc000000u) == 0x14000000u)
+		d = a64_words(ins & 0x03ffffffu, 26);
+	else if ((ins & 0xff000000u) == 0x54000000u || (ins & 0x7e000000u) == 0x34000000u)
+		d = a64_words((ins >> 5) & 0x7ffffu, 19);
+	else if ((ins & 0x7e000000u) == 0x36000000u)
+		d = a64_words((ins >> 5) & 0x3fffu, 14);
+	else
+		return false;
+	return addr + (uint64_t)d == target;
+}
+
+long jsnap_a64_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target)
+{
+	for (size_t p = 0; p + 4 <= len; p += 4)
+		if (a64_branches_to((uint32_t)ld(code + p, 4), addr + p, target))
+			return (long)p;
+	return -1;
+}
+
+#define A64_NOP		0xd503201fu
+
+int jsnap_a64_stub_exit_to(const uint8_t *stubs, size_t len, uint64_t addr, int nstubs,
+			   uint64_t target)
+{
+	size_t p = 0;
+
+	while (p + 4 <= len && ld(stubs + p, 4) == A64_NOP)
+		p += 4;
+	/* str lr, [sp]; then bl ->vm_exit_handler, or ldr lr, [gl, ...]
+	 * (top nibble 0xf) and blr lr; movz w0, traceno. */
+	if (p + 8 <= len && ld(stubs + p + 4, 4) >> 28 == 0xf)
+		p += 4;
+	p += 12;
+	for (int e = 0; e < nstubs && p + 4 <= len; e++, p += 4) {
+		uint32_t ins = (uint32_t)ld(stubs + p, 4);
+
+		if ((ins & 0xfc000000u) == 0x14000000u && a64_branches_to(ins, addr + p, target))
+			return e;
+	}
+	return -1;
+}
+
 int jsnap_exit_at(const struct jsnap_trace *t, uint32_t ofs)
 {
 	int e = -1;
@@ -106,6 +162,25 @@ int jsnap_exit_at(const struct jsnap_trace *t, uint32_t ofs)
 	for (int i = 0; i < t->nexits && t->exits[i].mcofs <= ofs; i++)
 		e = t->exits[i].exitno;
 	return e;
+}
+
+int jsnap_exit_jumping_to(const struct jsnap_trace *t, const uint8_t *code, size_t body,
+			  size_t len, uint64_t target)
+{
+	long at;
+	int e;
+
+	if (ARCH_EXIT_STUBS_AFTER_CODE && len > body) {
+		e = jsnap_a64_stub_exit_to(code + body, len - body, t->mcode + body,
+					   t->nexits + 1, target);
+		if (e >= 0)
+			return e;
+	}
+	at = ARCH_CODE_JUMP_TO(code, body, t->mcode, target);
+	if (at < 0)
+		return JSNAP_NO_JUMP;
+	e = jsnap_exit_at(t, (uint32_t)at >> ARCH_MCODE_UNIT_SHIFT);
+	return e >= 0 ? e : JSNAP_JUMP_ANY_EXIT;
 }
 
 static int cand_cmp(const void *a, const void *b)

@@ -56,15 +56,37 @@ struct jsnap_link {
  * first jcc rel32 or jmp rel32 to target, -1 when none: src/lj_asm_x86.h
  * lj_asm_patchexit points the parent's exit branches at the side trace's
  * code once it is linked. */
-long jsnap_code_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target);
+long jsnap_x64_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target);
 
-/* The exit whose code covers machine code offset ofs of trace t: the last
- * one starting at or before it (src/lj_trace.c lj_trace_unwind); -1 when
+/* The same in A64 code: the offset of the first b, b.cond, cbz/cbnz or
+ * tbz/tbnz to target (src/lj_asm_arm64.h lj_asm_patchexit retargets those
+ * within their range). */
+long jsnap_a64_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t target);
+
+/* arm64's exit stubs follow a trace's code (src/lj_target_arm64.h
+ * exitstub_trace_addr: NOPs, a 3 or 4 instruction head, one bl per exit);
+ * linking a side trace always turns its exit's stub into a b to it, even
+ * where the body's branch is out of range.  The exit (of the first
+ * nstubs) whose stub, in stubs (len bytes at addr), branches to target;
+ * -1 when none. */
+int jsnap_a64_stub_exit_to(const uint8_t *stubs, size_t len, uint64_t addr, int nstubs,
+			   uint64_t target);
+
+/* The exit whose code covers machine code offset ofs of trace t (in
+ * MCode units: bytes on x86-64, instructions on arm64): the last one
+ * starting at or before it (src/lj_trace.c lj_trace_unwind); -1 when
  * the snapshots carry no mcofs. */
 int jsnap_exit_at(const struct jsnap_trace *t, uint32_t ofs);
 
 #define JSNAP_NO_JUMP		(-1)
 #define JSNAP_JUMP_ANY_EXIT	(-2)	/* jumps there, from an exit not known */
+
+/* Whether trace t's machine code (code: body bytes of its own, then len -
+ * body bytes that follow it, where arm64 keeps its exit stubs) jumps to
+ * target: JSNAP_NO_JUMP, the exit it jumps from, or JSNAP_JUMP_ANY_EXIT,
+ * by this architecture's rules (target/arch.h). */
+int jsnap_exit_jumping_to(const struct jsnap_trace *t, const uint8_t *code, size_t body,
+			  size_t len, uint64_t target);
 
 /* Whether the machine code of all[idx] jumps to target (a side trace's
  * start): JSNAP_NO_JUMP, the exit it jumps from, or JSNAP_JUMP_ANY_EXIT.

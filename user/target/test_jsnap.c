@@ -139,12 +139,79 @@ static void chain(const struct lj_layout *lay)
 	      l[1].found == JSNAP_PARENT && l[1].parent == 10 && l[2].found == JSNAP_PARENT &&
 	      l[2].parent == 11 && l[3].found == JSNAP_PARENT && l[3].parent == 12);
 	memcpy(code + 3, &rel, 4);
-	CHECK("jne rel32 found", jsnap_code_jump_to(code, sizeof(code), 0x5000, 0x6000) == 1);
-	CHECK("another target is not", jsnap_code_jump_to(code, sizeof(code), 0x5000, 0x6001) < 0);
-	CHECK("cut short: not read past the end", jsnap_code_jump_to(code, 5, 0x5000, 0x6000) < 0);
+	CHECK("jne rel32 found", jsnap_x64_jump_to(code, sizeof(code), 0x5000, 0x6000) == 1);
+	CHECK("another target is not", jsnap_x64_jump_to(code, sizeof(code), 0x5000, 0x6001) < 0);
+	CHECK("cut short: not read past the end", jsnap_x64_jump_to(code, 5, 0x5000, 0x6000) < 0);
 	rel = -5 - 0x100;
 	memcpy(jmp + 1, &rel, 4);
-	CHECK("jmp rel32 backwards", jsnap_code_jump_to(jmp, 5, 0x5000, 0x5000 - 0x100) == 0);
+	CHECK("jmp rel32 backwards", jsnap_x64_jump_to(jmp, 5, 0x5000, 0x5000 - 0x100) == 0);
+}
+
+static void put32(uint8_t *at, uint32_t w)
+{
+	for (int i = 0; i < 4; i++)
+		at[i] = (uint8_t)(w >> (8 * i));
+}
+
+/* arm64: the body's branches, each form at its range's sign, and the exit
+ * stubs after the code (both heads). */
+static void a64_jumps(void)
+{
+	uint8_t code[20] = { 0 }, stubs[40] = { 0 };
+	const uint32_t nop = 0xd503201f, str_lr = 0xf90003fe, ldr_lr = 0xf94002de, bl = 0x94000010;
+	const uint32_t body[] = {
+		nop,
+		0x54000000u | 0x3ffu << 5 | 1,			/* b.ne 0x6000 from 0x5004 */
+		0xb4000000u | (0x7ffffu & (uint32_t)-64) << 5,	/* cbz x0 0x4f08 from 0x5008 */
+		0x36000000u | 3u << 19 | 61u << 5 | 1,		/* tbz w1, #3 0x5100 from 0x500c */
+		0x14000000u | 0xffcu,				/* b 0x9000 from 0x5010 */
+	};
+
+	for (int i = 0; i < 5; i++)
+		put32(code + 4 * i, body[i]);
+	CHECK("a64 b.ne forward", jsnap_a64_jump_to(code, sizeof(code), 0x5000, 0x6000) == 4);
+	CHECK("a64 cbz backward", jsnap_a64_jump_to(code, sizeof(code), 0x5000, 0x4f08) == 8);
+	CHECK("a64 tbz", jsnap_a64_jump_to(code, sizeof(code), 0x5000, 0x5100) == 12);
+	CHECK("a64 b", jsnap_a64_jump_to(code, sizeof(code), 0x5000, 0x9000) == 16);
+	CHECK("a64: not read past the end", jsnap_a64_jump_to(code, 16, 0x5000, 0x9000) < 0);
+	CHECK("a64: another target is not", jsnap_a64_jump_to(code, sizeof(code), 0x5000, 0x9004) < 0);
+	/* nop, nop, str lr; bl handler; movz w0; stubs 0..3 at 0x7014 on:
+	 * exit 2's is b 0x8000. */
+	const uint32_t direct[] = { nop, nop, str_lr, bl, 0x528000a0, bl, bl,
+				    0x14000000u | (0x8000 - 0x701c) / 4, bl };
+	for (int i = 0; i < 9; i++)
+		put32(stubs + 4 * i, direct[i]);
+	CHECK("a64 stubs: exit 2 linked", jsnap_a64_stub_exit_to(stubs, 36, 0x7000, 4, 0x8000) == 2);
+	CHECK("a64 stubs: only the first nstubs", jsnap_a64_stub_exit_to(stubs, 36, 0x7000, 2, 0x8000) < 0);
+	CHECK("a64 stubs: cut short", jsnap_a64_stub_exit_to(stubs, 24, 0x7000, 4, 0x8000) < 0);
+	/* str lr; ldr lr, [gl, ...]; blr lr; movz w0; exit 1's is b 0x8000. */
+	const uint32_t indirect[] = { str_lr, ldr_lr, 0xd63f03c0, 0x528000a0, bl,
+				      0x14000000u | (0x8000 - 0x7014) / 4 };
+	memset(stubs, 0, sizeof(stubs));
+	for (int i = 0; i < 6; i++)
+		put32(stubs + 4 * i, indirect[i]);
+	CHECK("a64 stubs, indirect head: exit 1 linked",
+	      jsnap_a64_stub_exit_to(stubs, 24, 0x7000, 4, 0x8000) == 1);
+}
+
+/* This architecture's rules end to end: x86-64's jne in exit 2's code. */
+static void exit_jumping(void)
+{
+	const struct jexit e[] = { { 0, 1, 0x100, 0 }, { 1, 255, 0xa00, 0x20 },
+				   { 2, 255, 0xa00, 0x38 }, { 3, 0, 0xb00, 0x50 } };
+	const struct jsnap_trace t = { 20, 0, 0x100, 0xc000, e, 4, true };
+	uint8_t code[0x60] = { 0 };
+	int32_t rel = 0x200 - 0x46;
+
+	code[0x40] = 0x0f;
+	code[0x41] = 0x85;
+	memcpy(code + 0x42, &rel, 4);
+#if defined(__x86_64__)
+	CHECK("the exit jumping to a side trace: 2", jsnap_exit_jumping_to(&t, code, 0x60, 0x60, 0xc200) == 2);
+	CHECK("no jump: none", jsnap_exit_jumping_to(&t, code, 0x60, 0x60, 0xc204) == JSNAP_NO_JUMP);
+#else
+	(void)t;
+#endif
 }
 
 int main(void)
@@ -163,5 +230,7 @@ int main(void)
 	parents(layout_at(0));
 	chain(layout_at(0));
 	two_exits(layout_at(0));
+	a64_jumps();
+	exit_jumping();
 	UNIT_EXIT();
 }
