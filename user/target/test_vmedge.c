@@ -6,7 +6,7 @@
 #include "base/unit.h"
 #include "target/vmedge.h"
 
-#if defined(__x86_64__)	/* the decoder is x86-64's (target/vmedge.c) */
+#if defined(__x86_64__)	/* vmedge_step is this machine's (target/vmedge.c) */
 
 #define CF_SIZE	80
 #define SP	0x7ffc00001000ull
@@ -108,15 +108,60 @@ static void epilogue(void)
 	      vmedge_step(leave, sizeof(leave), CF_SIZE, &st, &r) == -1);
 }
 
+#endif
+
+/* arm64 (vmedge_a64_step, built everywhere): the instructions of Debian's
+ * arm64 libluajit's lj_vm_pcall and vm_leave_cp (CFRAME_SPACE 208), little
+ * endian. */
+static void put32(uint8_t *at, uint32_t w)
+{
+	for (int i = 0; i < 4; i++)
+		at[i] = (uint8_t)(w >> (8 * i));
+}
+
+static int a64_at(const uint32_t *ins, int n, unsigned cframe_size, uint64_t *sp)
+{
+	uint8_t code[16];
+
+	for (int i = 0; i < n; i++)
+		put32(code + 4 * i, ins[i]);
+	return vmedge_a64_step(code, 4 * (size_t)n, cframe_size, sp);
+}
+
+static void a64(void)
+{
+	const uint32_t sub_sp = 0xd10343ff, stp_fp_lr = 0xa90c7bfd, add_fp = 0x910303fd,
+		       stp_x20 = 0xa90b4ff4, ldp_fp_lr = 0xa94c7bfd, add_sp = 0x910343ff,
+		       ret = 0xd65f03c0, mov = 0xaa0003f3;
+	uint64_t sp;
+
+	sp = 0x1000;
+	CHECK("a64 saveregs' sub sp: sp is the caller's", !a64_at(&sub_sp, 1, 208, &sp) && sp == 0x1000);
+	sp = 0x1000;
+	CHECK("a64 at stp fp, lr: the frame is reserved", !a64_at(&stp_fp_lr, 1, 208, &sp) && sp == 0x10d0);
+	sp = 0x1000;
+	CHECK("a64 at add fp", !a64_at(&add_fp, 1, 208, &sp) && sp == 0x10d0);
+	sp = 0x1000;
+	CHECK("a64 among the stp of x19..x28: the frame at SP, not here",
+	      a64_at(&stp_x20, 1, 208, &sp) == -1 && sp == 0x1000);
+	CHECK("a64 at ldp fp, lr: the frame at SP", a64_at(&ldp_fp_lr, 1, 208, &sp) == -1);
+	const uint32_t leave[] = { add_sp, ret };
+	sp = 0x1000;
+	CHECK("a64 restoreregs' add sp before ret", !a64_at(leave, 2, 208, &sp) && sp == 0x10d0);
+	sp = 0x1000;
+	CHECK("a64 add sp without the ret: refused", a64_at(leave, 1, 208, &sp) == -1 && sp == 0x1000);
+	CHECK("a64 at ret", !a64_at(&ret, 1, 208, &sp) && sp == 0x1000);
+	CHECK("a64 another CFRAME_SPACE: refused", a64_at(&sub_sp, 1, 224, &sp) == -1);
+	CHECK("a64 any other instruction: refused", a64_at(&mov, 1, 208, &sp) == -1);
+	CHECK("a64 no code: refused", vmedge_a64_step((const uint8_t *)"", 0, 208, &sp) == -1);
+}
+
 int main(void)
 {
+#if defined(__x86_64__)
 	prologue();
 	epilogue();
+#endif
+	a64();
 	UNIT_EXIT();
 }
-#else
-int main(void)
-{
-	return 0;
-}
-#endif

@@ -1,9 +1,10 @@
 /* A VM activation's first and last instructions, stepped by reading them
- * (target/vmedge.h).  Only the exact sequences of src/vm_x64.dasc are
- * recognised: saveregs pushes rbp, rbx, r15, r14 (and r13, r12 in builds
- * without external unwinding) and reserves the rest of CFRAME_SIZE with
- * sub rsp; restoreregs undoes it with add rsp, the pops in reverse and
- * ret, after vm_leave_cp's xor eax, eax. */
+ * (target/vmedge.h).  Only the exact sequences of src/vm_x64.dasc and
+ * src/vm_arm64.dasc are recognised.  x86-64: saveregs pushes rbp, rbx,
+ * r15, r14 (and r13, r12 in builds without external unwinding) and
+ * reserves the rest of CFRAME_SIZE with sub rsp; restoreregs undoes it
+ * with add rsp, the pops in reverse and ret, after vm_leave_cp's xor eax,
+ * eax.  arm64: below. */
 #include "target/vmedge.h"
 
 #include <string.h>
@@ -156,12 +157,58 @@ int vmedge_step(const uint8_t *code, size_t len, unsigned cframe_size,
 	return epilogue(k, nsaved, space, st, regs);
 }
 #else
-/* arm64's saveregs (src/vm_arm64.dasc) is not decoded yet: a sample at an
- * activation's first or last instructions leaves by the frame at SP. */
 int vmedge_step(const uint8_t *code, size_t len, unsigned cframe_size,
 		const struct uw_stack *st, struct uw_regs *regs)
 {
-	(void)code, (void)len, (void)cframe_size, (void)st, (void)regs;
-	return -1;
+	const uint64_t need = UW_BIT(UW_LR) | UW_BIT(UW_RSP);
+	uint64_t sp;
+
+	(void)st;
+	if ((regs->valid & need) != need)
+		return -1;
+	sp = regs->r[UW_RSP];
+	if (vmedge_a64_step(code, len, cframe_size, &sp))
+		return -1;
+	regs->r[UW_RA] = regs->r[UW_LR];
+	regs->r[UW_RSP] = sp;
+	regs->valid |= UW_BIT(UW_RA);
+	return 0;
 }
 #endif
+
+/* ==== arm64 ==== */
+
+/* src/vm_arm64.dasc saveregs: sub sp, sp, #CFRAME_SPACE; stp fp, lr,
+ * [sp, #CFRAME_SPACE-16]; add fp, sp, #CFRAME_SPACE-16; then stp of
+ * x19..x28 and d8..d15, which change no register.  restoreregs: the ldp
+ * of those, ldp fp, lr; add sp, sp, #CFRAME_SPACE; then ret.  Before that
+ * stp of fp and lr, and after their ldp, the return address is in lr and
+ * every callee-saved register holds the caller's value; between, the
+ * frame at SP holds them (native_stack.c's fallback). */
+#define A64_RET			0xd65f03c0u
+#define A64_SUB_SP_SP(n)	(0xd10003ffu | (uint32_t)(n) << 10)
+#define A64_ADD_SP_SP(n)	(0x910003ffu | (uint32_t)(n) << 10)
+#define A64_STP_FP_LR_SP(n)	(0xa9007bfdu | (uint32_t)((n) / 8) << 15)
+#define A64_ADD_FP_SP(n)	(0x910003fdu | (uint32_t)(n) << 10)
+
+static uint32_t a64_word(const uint8_t *c)
+{
+	return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+}
+
+int vmedge_a64_step(const uint8_t *code, size_t len, unsigned cframe_size, uint64_t *sp)
+{
+	uint32_t w;
+
+	if (len < 4 || cframe_size < 16 || cframe_size >= 4096 || cframe_size % 16)
+		return -1;
+	w = a64_word(code);
+	if (w == A64_SUB_SP_SP(cframe_size) || w == A64_RET)
+		return 0;
+	if (w == A64_STP_FP_LR_SP(cframe_size - 16) || w == A64_ADD_FP_SP(cframe_size - 16) ||
+	    (w == A64_ADD_SP_SP(cframe_size) && len >= 8 && a64_word(code + 4) == A64_RET)) {
+		*sp += cframe_size;
+		return 0;
+	}
+	return -1;
+}
