@@ -58,6 +58,13 @@ static void values(const struct lj_layout *lay, const char *w)
 					     (uint64_t)0xfffffffeu << 32, 40), "false") &&
 		    !strcmp(value(&s, lay->gc64 ? ~2ull << 47 | 0x7fffffffffffull :
 					     (uint64_t)0xfffffffdu << 32, 40), "true"));
+	/* arm64's builds are dual-number: setintV tags a 32-bit integer
+	 * LJ_TISNUM (~13) in GC64's top 17 bits (src/lj_obj.h). */
+	snprintf(name, sizeof(name), "%s: a dual-number integer, 3 and -7", w);
+	CHECK(name, !strcmp(value(&s, lay->gc64 ? ~13ull << 47 | 3 : (uint64_t)0xfffffff2u << 32 | 3,
+				40), "3") &&
+		    !strcmp(value(&s, lay->gc64 ? ~13ull << 47 | 0xfffffff9u :
+					     (uint64_t)0xfffffff2u << 32 | 0xfffffff9u, 40), "-7"));
 	snprintf(name, sizeof(name), "%s: C function", w);
 	CHECK_STR(name, value(&s, hi_tv(&im, HI_CFUNC, 8), 40), "function: C 0");
 	snprintf(name, sizeof(name), "%s: a pointer to no object", w);

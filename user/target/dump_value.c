@@ -22,7 +22,6 @@
 #define IT_FUNC		0xfffffff7u
 #define IT_CDATA	0xfffffff5u
 #define IT_UDATA	0xfffffff3u
-#define IT_NUMX		0xfffffff2u	/* below: a double */
 #define MAX_COUNTED	65536u		/* table slots counted at most */
 
 /* "abc" with what cannot print as '?', cut to width bytes ("..." then). */
@@ -118,8 +117,7 @@ void dump_value_short(const struct heap_ctx *c, uint64_t tv, size_t width, char 
 	uint64_t obj = heap_tv_gcobj(c, tv);
 	double d;
 
-	if (it < IT_NUMX) {
-		memcpy(&d, &tv, sizeof(d));
+	if (lj_tv_number(c->lay, tv, &d)) {
 		snprintf(buf, len, "%.14g", d);
 		return;
 	}

@@ -52,9 +52,10 @@ static void key_label(const struct heap_ctx *c, uint64_t key, char *buf, size_t 
 		snprintf(buf, len, "[%s]", heap_type_name(gct));
 	} else if (it == 0xfffffffdu || it == 0xfffffffeu) {
 		snprintf(buf, len, "[%s]", it == 0xfffffffdu ? "true" : "false");
-	} else {
-		memcpy(&d, &key, sizeof(d));
+	} else if (lj_tv_number(c->lay, key, &d)) {
 		snprintf(buf, len, "[%.14g]", d);
+	} else {
+		snprintf(buf, len, "[?]");
 	}
 }
 

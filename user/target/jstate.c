@@ -35,7 +35,7 @@ static void decode_errinfo(const struct lj_layout *lay, uint64_t tv, struct jsta
 	uint32_t hi = (uint32_t)(tv >> 32);
 
 	out->errinfo_kind = JERRINFO_NONE;
-	/* x86-64 builds are not LJ_DUALNUM: setintV stores a double. */
+	/* Not LJ_DUALNUM (x86-64): setintV stores a double. */
 	if (hi <= 0xfff80000u) {
 		double d;
 
@@ -47,7 +47,9 @@ static void decode_errinfo(const struct lj_layout *lay, uint64_t tv, struct jsta
 		return;
 	}
 	if (lay->gc64) {
-		if (hi == ITYPE_NUM) {
+		/* A dual-number build's integer (arm64): itype LJ_TISNUM in
+		 * the top 17 bits, the value in the low 32. */
+		if ((uint32_t)((int64_t)tv >> 47) == ITYPE_NUM) {
 			out->errinfo_kind = JERRINFO_INT;
 			out->errinfo_int = (int32_t)(uint32_t)tv;
 		} else if ((uint32_t)((int64_t)tv >> 47) == ITYPE_FUNC) {

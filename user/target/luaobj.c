@@ -15,6 +15,21 @@ uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv)
 	return lay->gc64 ? (uint32_t)((int64_t)tv >> 47) : (uint32_t)(tv >> 32);
 }
 
+bool lj_tv_number(const struct lj_layout *lay, uint64_t tv, double *d)
+{
+	uint32_t it = lj_tv_itype(lay, tv);
+
+	if (it < LJ_ITYPE_NUMX) {
+		memcpy(d, &tv, sizeof(*d));
+		return true;
+	}
+	if (it == LJ_ITYPE_NUMX) {	/* an integer of a dual-number build */
+		*d = (double)(int32_t)(uint32_t)tv;
+		return true;
+	}
+	return false;
+}
+
 uint64_t lj_tv_gcptr(const struct lj_layout *lay, uint64_t tv)
 {
 	return lay->gc64 ? tv & GC64_PTR_MASK : tv & 0xffffffffull;

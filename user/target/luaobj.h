@@ -2,6 +2,7 @@
 #ifndef LBP_LUAOBJ_H
 #define LBP_LUAOBJ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,6 +11,7 @@ struct mem_reader;
 
 #define LJ_ITYPE_STR	0xfffffffbu	/* ~4 */
 #define LJ_ITYPE_TAB	0xfffffff4u	/* ~11 */
+#define LJ_ITYPE_NUMX	0xfffffff2u	/* ~13: below it, a double */
 
 /* GCHeader.gct of an object (~its type tag) and GCHeader.marked bits. */
 #define LJ_GCT_STR	4
@@ -20,6 +22,12 @@ struct mem_reader;
 
 /* Type tag and GC pointer of a raw 8-byte TValue. */
 uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv);
+
+/* A number's value: a double (any tag below LJ_TNUMX), or the 32-bit
+ * integer a dual-number build (arm64: src/lj_arch.h LJ_NUMMODE_DUAL)
+ * tags LJ_TISNUM, which is LJ_TNUMX there and which no other build
+ * stores (src/lj_obj.h setintV).  false: not a number. */
+bool lj_tv_number(const struct lj_layout *lay, uint64_t tv, double *d);
 uint64_t lj_tv_gcptr(const struct lj_layout *lay, uint64_t tv);
 
 /* Copies a GCstr's bytes (NUL-terminated, truncated to max-1 bytes). */
