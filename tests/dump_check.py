@@ -26,6 +26,12 @@ def load_truth(path):
     return threads, locals_
 
 
+def addr_key(addr):
+    """An address as a number: tostring() pads it on some builds
+    (OpenResty's on arm64 prints thread: 0x01b8d6e5c5e0), the dump not."""
+    return addr if addr == "main" else int(addr, 16)
+
+
 def main():
     truth_path, dump_path = sys.argv[1], sys.argv[2]
     want_locals = "--locals" in sys.argv[3:]
@@ -34,7 +40,7 @@ def main():
     got = {}
     for vm in doc["vms"]:
         for t in vm["threads"]:
-            got[t["address"]] = t
+            got[addr_key(t["address"])] = t
             if t["main"]:
                 got["main"] = t
     errors = []
@@ -45,7 +51,7 @@ def main():
             errors.append(f"a quiescent process, yet unread: {unread}")
     frames_checked = locals_checked = 0
     for addr, want in threads.items():
-        t = got.get(addr)
+        t = got.get(addr_key(addr))
         if t is None:
             errors.append(f"{addr}: not in the dump")
             continue

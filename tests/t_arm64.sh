@@ -8,9 +8,13 @@
 # they are checked here: the verifier takes every mode, 6:3:1 within TOL
 # points with the JIT on (pprof read back) and off (SVG read back),
 # --native chains through libm's cbrt to main and through the C host
-# tests/hosts/nhost.c, off-CPU split within TOL of in-process clocks,
-# lines inside traces (jit_lines.lua, its loops timed in-process) and the
-# VM states --jp v counts against vmstates.lua's phases.  A package
+# tests/hosts/nhost.c, off-CPU split and wall shares within TOL of
+# in-process clocks, -e alloc's split within 5 points of the bytes counted
+# in-process, --jit's abort reason and side traces' parents against -jv,
+# a trace's inlined frames, dump's coroutines against their own truth,
+# -a --continuous's interval files and a --heap census, lines inside
+# traces (jit_lines.lua, its loops timed in-process) and the VM states
+# --jp v counts against vmstates.lua's phases.  A package
 # Debian's registry cannot serve is a SKIP line that says so.
 # Prints its time.
 source "$(dirname "$0")/lib.sh"
@@ -102,6 +106,18 @@ for rt in deb or; do
 		done
 	else
 		fail "arm64: $name: the SVG" "$(head -c 300 "$TMP/svg.err") $(tail -n 3 "$out/w631-joff-$rt.err" 2>/dev/null | tr '\n' '|')"
+	fi
+done
+# A trace's inlined frames (jit_inline.lua: mid and leaf inlined into the
+# main chunk's loop): at least 40% of the samples under main > mid > leaf
+# (57-68% seen; without the frames rebuilt from the trace's snapshot, 0).
+for rt in deb or; do
+	n=$(awk '/jit_inline\.lua:0;jit_inline\.lua:mid;jit_inline\.lua:leaf / { n += $NF }
+		{ t += $NF } END { printf "%d %d", t ? 100 * n / t : 0, t }' "$out/inline-$rt.folded" 2>/dev/null)
+	if [ "${n#* }" -ge 1000 ] 2>/dev/null && [ "${n% *}" -ge 40 ]; then
+		pass "arm64: inlined frames $rt: main > mid > leaf in ${n% *}% of ${n#* } samples"
+	else
+		fail "arm64: inlined frames $rt" "main > mid > leaf in '${n% *}'% of '${n#* }' samples: $(sort -t' ' -k2 -nr "$out/inline-$rt.folded" 2>/dev/null | head -n 3 | tr '\n' '|')"
 	fi
 done
 # Lines and --jp v against truths the workloads measured in-process over
@@ -224,10 +240,12 @@ if [ "${n:-0}" -ge 200 ] && [ "${in_fn:-0}" -ge 50 ] && [ $((ok * 100)) -ge $((i
 else
 	fail "arm64: --native C host" "${ok:-0} of ${in_fn:-0} physics_step samples (${n:-0} in all) under the chain: $(sort -t' ' -k2 -nr "$out/nhost.folded" 2>/dev/null | head -n 3 | tr '\n' '|') $(tail -n 2 "$out/nhost.err" 2>/dev/null | tr '\n' '|')"
 fi
-# Off-CPU: the blocked parts' split against the in-process clocks.
+# Off-CPU: the blocked parts' split against the in-process clocks; wall:
+# every part's share of the elapsed time.
+declare -A FRAME=([burn]=';offcpu.lua:burn' [wait_pipe]=';offcpu.lua:wait_pipe;'
+		  [nap]=';offcpu.lua:nap;' [shell]=';offcpu.lua:shell;')
 main=$(busiest_pid "$out/off.folded" offcpu.lua 2>/dev/null)
 if [ -n "$main" ] && [ -n "$(truth "$out/off.out" total)" ]; then
-	declare -A FRAME=([wait_pipe]=';offcpu.lua:wait_pipe;' [nap]=';offcpu.lua:nap;' [shell]=';offcpu.lua:shell;')
 	grep -v ';offcpu.lua:burn' "$out/off.folded" >"$TMP/off.parts"
 	blocked=0
 	for part in wait_pipe nap shell; do
@@ -239,5 +257,72 @@ if [ -n "$main" ] && [ -n "$(truth "$out/off.out" total)" ]; then
 	done
 else
 	fail "arm64: off-cpu runs" "no profile or no truth: $(tail -n 4 "$out/off.err" 2>/dev/null | tr '\n' '|')"
+fi
+main=$(busiest_pid "$out/wall.folded" offcpu.lua 2>/dev/null)
+if [ -n "$main" ] && [ -n "$(truth "$out/wall.out" total)" ]; then
+	for part in burn wait_pipe nap shell; do
+		within "wall: $part" "$(fshare "$out/wall.folded" "$main" "${FRAME[$part]}")" \
+			"$(pct "$(truth "$out/wall.out" $part)" "$(truth "$out/wall.out" total)")"
+	done
+else
+	fail "arm64: wall runs" "no profile or no truth: $(tail -n 4 "$out/wall.err" 2>/dev/null | tr '\n' '|')"
+fi
+# -e alloc: big's share of the bytes against alloc.lua's own count
+# (tolerance 5 points, as t_alloc and the kernel matrix: ~1,000 samples).
+read -r got n < <(awk '/alloc\.lua:big( |;)/ { b += $NF } /alloc\.lua:small( |;)/ { s += $NF }
+	END { if (b + s) printf "%.1f %d\n", 100 * b / (b + s), b + s; else print "-1 0" }' "$out/alloc.folded" 2>/dev/null)
+want=$(awk '/^truth/ { split($2, b, "="); split($3, s, "="); printf "%.1f", 100 * b[2] / (b[2] + s[2]) }' \
+	"$out/alloc.truth" 2>/dev/null)
+if [ -n "$want" ] && [ "${got:--1}" != -1 ]; then
+	TOL=5 within "-e alloc: big's share of the bytes ($(grep -o 'sampling allocations at.*' "$out/alloc.err" | head -n 1))" \
+		"$got" "$want"
+else
+	fail "arm64: -e alloc" "no profile or no truth: $(grep -v '^libbpf: ' "$out/alloc.err" 2>/dev/null | tail -n 3 | tr '\n' '|')"
+fi
+# --jit: the closure loop's abort and its reason.
+if grep -Eq '^    abort    jit_health\.lua:[0-9]+ -- NYI: bytecode' "$out/jit.out" 2>/dev/null; then
+	pass "arm64: --jit: $(grep -Em1 'abort +jit_health' "$out/jit.out" | sed 's/^ *//')"
+else
+	fail "arm64: --jit abort reason" "$(head -c 400 "$out/jit.out" 2>/dev/null | tr '\n' '|') $(tail -n 2 "$out/jit.err" 2>/dev/null | tr '\n' '|')"
+fi
+# --jit: every side trace the report lists has -jv's parent and exit
+# ("[TRACE  12 (11/0) tables.lua:40 ...]"), at least 5 of them.
+listed=0 exact=0 bad=
+while IFS=$'\t' read -r n pe line; do
+	got=$(grep -E "^    trace +$n tables\.lua:$line " "$out/tables.out" 2>/dev/null | head -n 1)
+	[ -n "$got" ] || continue
+	listed=$((listed + 1))
+	case $got in
+	*" side of ${pe%/*}/exit ${pe#*/}") exact=$((exact + 1)) ;;
+	*) bad="$bad $n($pe):${got##*side of }" ;;
+	esac
+done < <(sed -n 's/^\[TRACE *\([0-9][0-9]*\) (\([0-9]*\/[0-9]*\)) tables\.lua:\([0-9]*\) .*$/\1\t\2\t\3/p' \
+	"$out/tables.jv" 2>/dev/null | sort -u)
+if [ -z "$bad" ] && [ "$listed" -ge 5 ]; then
+	pass "arm64: --jit: side traces' parent/exit as -jv ($exact of $listed listed)"
+else
+	fail "arm64: --jit side traces" "listed $listed, exact $exact, wrong:${bad:- none}: $(tail -n 2 "$out/tables.err" 2>/dev/null | tr '\n' '|')"
+fi
+# dump: every coroutine with its status, frames, lines and locals.
+for rt in deb or; do
+	if python3 "$TOP/tests/dump_check.py" "$out/coros-$rt.truth" "$out/coros-$rt.out" --locals \
+		>"$TMP/coros-$rt.check" 2>&1; then
+		pass "arm64: dump --json --locals $rt matches the truth ($(head -n 1 "$TMP/coros-$rt.check"))"
+	else
+		fail "arm64: dump $rt" "$(tr '\n' '|' <"$TMP/coros-$rt.check" | head -c 600) $(tail -n 2 "$out/coros-$rt.err" 2>/dev/null | tr '\n' '|')"
+	fi
+done
+# -a --continuous: interval files, each read back, naming w631.lua:a.
+n=$(intervals_naming "$out/agent" 'w631\.lua:a')
+if [ "$n" -ge 2 ]; then
+	pass "arm64: -a --continuous: $n interval files name w631.lua:a"
+else
+	fail "arm64: -a --continuous" "$n interval files name w631.lua:a: $(tail -n 3 "$out/agent.err" 2>/dev/null | tr '\n' '|')"
+fi
+# --heap: a census of w631's heap, its tables counted.
+if grep -q '^# Lua heap census of PID' "$out/heap.out" 2>/dev/null && grep -q '^table ' "$out/heap.out"; then
+	pass "arm64: --heap: a census ($(head -n 1 "$out/heap.out" | cut -c1-80))"
+else
+	fail "arm64: --heap" "$(head -c 300 "$out/heap.out" "$out/heap.err" 2>/dev/null | tr '\n' '|')"
 fi
 echo "time: arm64 $((SECONDS - start)) s"

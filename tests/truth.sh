@@ -32,3 +32,32 @@ busiest_pid() {
 		n = $NF; sub(/.* /, "", n); w[$2] += n }
 		END { for (p in w) if (w[p] > best) { best = w[p]; m = p } if (m != "") print m }' "$1"
 }
+
+# agent_until DIR SECS ARGS...: luabpfprof -a --continuous ARGS into DIR,
+# ended by SIGINT (which flushes the last, partial interval) once two
+# interval files are written, or after SECS: not after a fixed time,
+# which an emulated guest can spend on loading the programs.  Its exit.
+agent_until() {
+	local dir=$1 secs=$2 agent i
+	shift 2
+	mkdir -p "$dir"
+	timeout -s INT "$secs" "$PROF" -a --continuous "$@" --out-dir "$dir" &
+	agent=$!
+	for ((i = 0; i < secs * 10; i++)); do
+		[ "$(find "$dir" -name '*.pb.gz' | wc -l)" -ge 2 ] && break
+		kill -0 "$agent" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$agent" 2>/dev/null
+	wait "$agent"
+}
+
+# intervals_naming DIR RE: how many of DIR's interval files (pprof, read
+# back by tests/pprof_folded.py) have a stack matching RE.
+intervals_naming() {
+	local n=0 f
+	for f in "$1"/*.pb.gz; do
+		[ -f "$f" ] && python3 "$TOP/tests/pprof_folded.py" "$f" 2>/dev/null | grep -q "$2" && n=$((n + 1))
+	done
+	echo "$n"
+}

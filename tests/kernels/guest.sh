@@ -244,23 +244,9 @@ fi
 start_bg "$LJ" "$WL/w631.lua"
 pid=$BGPID
 wait_lua "$pid"
-mkdir -p "$TMP/agent"
-# Ended once two intervals are written (not after a fixed time: a loaded
-# host's emulation can spend most of one on loading the programs), at
-# most 40 s; the last, partial interval is flushed at SIGINT.
-timeout -s INT 40 "$PROF" -a --continuous --every 3s --out-dir "$TMP/agent" 2>"$TMP/agent.err" &
-agent=$!
-for _ in $(seq 400); do
-	[ "$(find "$TMP/agent" -name '*.pb.gz' | wc -l)" -ge 2 ] && break
-	kill -0 "$agent" 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT "$agent" 2>/dev/null
-wait "$agent"
-n=0
-for f in "$TMP"/agent/*.pb.gz; do
-	[ -f "$f" ] && python3 "$TOP/tests/pprof_folded.py" "$f" 2>/dev/null | grep -q 'w631\.lua:a' && n=$((n + 1))
-done
+# tests/truth.sh agent_until: at most 40 s.
+agent_until "$TMP/agent" 40 --every 3s 2>"$TMP/agent.err"
+n=$(intervals_naming "$TMP/agent" 'w631\.lua:a')
 if [ "$n" -ge 2 ]; then
 	kpass "-a --continuous: $n interval files name w631.lua:a"
 else
