@@ -252,7 +252,6 @@ static int trace_jumps_to(void *ctx, size_t idx, uint64_t target)
 
 	if (!vt->code[idx]) {
 		size_t len = body + ARCH_EXIT_STUB_BYTES(vt->st[idx].nexits + 1);
-
 		bool ok;
 
 		vt->code[idx] = xmalloc(len + 1);

@@ -101,7 +101,7 @@ long jsnap_x64_jump_to(const uint8_t *code, size_t len, uint64_t addr, uint64_t 
 /* A 2's complement field of bits bits, in words, as bytes. */
 static int64_t a64_words(uint32_t field, int bits)
 {
-	return (int64_t)((uint64_t)field << (64 - bits)) >> (64 - bits) << 2;
+	return ((int64_t)((uint64_t)field << (64 - bits)) >> (64 - bits)) * 4;
 }
 
 /* Whether the A64 instruction ins at addr branches to target: b (imm26),
