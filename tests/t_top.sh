@@ -22,11 +22,17 @@ trap cleanup EXIT
 TOL=3
 MIN_SAMPLES=3000	# ~0.8 points of sampling noise at 60%
 
-# pane_new COLS ROWS: a fresh pane running a plain bash, its prompt "lbp$ ".
+# pane_new COLS ROWS: a fresh pane running a plain bash, its prompt "lbp$ ",
+# the tool's path in $P.  Typed as "$P" the command line has the same length
+# in every checkout: when the pane shrinks under top, tmux reflows the saved
+# shell screen on the way back with its cursor where top left it (the last
+# row), so a command line that wraps at the new width pushes the top line,
+# the marker, into the history (a clone at /check/work/main wrapped at 56
+# columns; /work/main did not).
 pane_new() {
 	"${TM[@]}" kill-session -t top 2>/dev/null
 	"${TM[@]}" new-session -d -s top -x "$1" -y "$2" \
-		"env -i PATH=$PATH TERM=screen HOME=$TMP bash --norc --noprofile"
+		"env -i PATH=$PATH TERM=screen HOME=$TMP P=$PROF bash --norc --noprofile"
 	"${TM[@]}" send-keys -t top "PS1='lbp\$ '" Enter
 	"${TM[@]}" send-keys -t top "clear; echo marker-before-top" Enter
 	wait_pane 'marker-before-top' 5
@@ -80,6 +86,7 @@ restored() {
 	check "$name: exit status $want_rc" grep -qx "rc=$want_rc" "$TMP/after.txt"
 	check "$name: alternate screen left" [ "$(alt_on)" = 0 ]
 	check "$name: the shell's earlier text is back" grep -q '^marker-before-top' "$TMP/after.txt"
+	grep -q '^marker-before-top' "$TMP/after.txt" || sed 's/^/  screen: /' "$TMP/after.txt"
 	check "$name: top's table is gone" bash -c "! grep -q 'FUNCTION' '$TMP/after.txt'"
 }
 
@@ -91,7 +98,7 @@ wait_lua "$W631" || fail "w631" "did not start"
 top_w631() {
 	local cols=$1 rows=$2 tag="${1}x$2" s=$TMP/top-$1.txt k got
 	pane_new "$cols" "$rows"
-	send "$PROF top -F 999 -p $W631; echo rc=\$?" Enter
+	send "\"\$P\" top -F 999 -p $W631; echo rc=\$?" Enter
 	if ! wait_pane 'FUNCTION' 10; then
 		fail "$tag: table drawn" "$(screen | tr -s '\n' '|')"
 		return
@@ -133,7 +140,7 @@ top_w631 160 50
 
 # --- Resizing (SIGWINCH) --------------------------------------------------------
 pane_new 100 30
-send "$PROF top -p $W631; echo rc=\$?" Enter
+send "\"\$P\" top -p $W631; echo rc=\$?" Enter
 wait_pane 'w631.lua:9' 10
 screen | grep -q 'J%'
 check "resize: J% shown at 100 columns" [ $? = 0 ]
@@ -148,7 +155,7 @@ restored "resize: q" 0
 
 # --- -a: a row per process and function, a filter by pid ------------------------
 pane_new 110 30
-send "$PROF top -a; echo rc=\$?" Enter
+send "\"\$P\" top -a; echo rc=\$?" Enter
 wait_pane "^$W631 +luajit .*w631\.lua:9 \(a\)" 15
 check "-a: w631's rows carry its pid and comm" [ $? = 0 ]
 send / "$W631" Enter
@@ -165,7 +172,7 @@ restored "-a: q" 0
 
 # --- Other exits ----------------------------------------------------------------
 pane_new 80 24
-send "$PROF top -p $W631; echo rc=\$?" Enter
+send "\"\$P\" top -p $W631; echo rc=\$?" Enter
 wait_pane 'w631.lua:9' 10
 send C-c
 restored "Ctrl-C" 0
@@ -173,7 +180,7 @@ restored "Ctrl-C" 0
 # SIGTERM, and SIGHUP (a closed ssh session): top is the pane's shell's child.
 for sig in TERM HUP; do
 	pane_new 80 24
-	send "$PROF top -p $W631; echo rc=\$?" Enter
+	send "\"\$P\" top -p $W631; echo rc=\$?" Enter
 	wait_pane 'w631.lua:9' 10
 	kill -"$sig" "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
 	restored "SIG$sig" 0
@@ -181,7 +188,7 @@ done
 
 # The target exits (killed once top shows it): top ends by itself and says so.
 pane_new 80 24
-send "$LUAJIT $WL/w631.lua 300 & echo \$! >$TMP/target.pid; until grep -qs libluajit /proc/\$!/maps || [[ \$(readlink /proc/\$!/exe) == *luajit* ]]; do sleep 0.1; done; $PROF top -p \$!; echo rc=\$?" Enter
+send "$LUAJIT $WL/w631.lua 300 & echo \$! >$TMP/target.pid; until grep -qs libluajit /proc/\$!/maps || [[ \$(readlink /proc/\$!/exe) == *luajit* ]]; do sleep 0.1; done; \"\$P\" top -p \$!; echo rc=\$?" Enter
 wait_pane 'w631.lua:9' 20
 kill "$(cat "$TMP/target.pid")"
 restored "target exit" 0
@@ -189,7 +196,7 @@ check "target exit: said so" grep -Eq 'PID [0-9]+ \(luajit\) exited' "$TMP/after
 
 # -- COMMAND: its own status, 7.
 pane_new 80 24
-send "$PROF top -- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 0.5 do end os.exit(7)'; echo rc=\$?" Enter
+send "\"\$P\" top -- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 0.5 do end os.exit(7)'; echo rc=\$?" Enter
 restored "-- COMMAND" 7
 
 # --- Off-CPU: where the thread waits -------------------------------------------
@@ -197,7 +204,7 @@ start_bg "$LUAJIT" "$WL/top_wait.lua" 120
 WAIT=$BGPID
 wait_lua "$WAIT"
 pane_new 80 24
-send "$PROF top -e off-cpu -p $WAIT; echo rc=\$?" Enter
+send "\"\$P\" top -e off-cpu -p $WAIT; echo rc=\$?" Enter
 wait_pane 'top_wait.lua' 10
 wait_samples 20 3 30
 screen >"$TMP/offcpu.txt"
