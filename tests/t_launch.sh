@@ -43,7 +43,11 @@ counts() {
 
 # judge NAME OUT MIN: the run's samples within 10% of CPU time x rate
 # (a tick either side for a short program), at least MIN; [host] no more
-# than 2% plus the ticks of 5 ms of start-up.
+# than 2% plus the ticks of 8 ms of start-up and a tick either side of the
+# two stretches outside Lua, before the VM exists and after it closes.
+# Measured at 999 Hz: 4-8 [host] samples, all but one counted "no VM yet",
+# the other at the exit; so at 99 Hz a 0.15 s program can take one of each
+# (CI's clone had 2 of 16 against the old bound of 5 ms and half a tick).
 judge() {
 	local name=$1 out=$2 min=$3 n host cpu
 	read -r n host <<<"$(counts "$out")"
@@ -59,7 +63,7 @@ judge() {
 	else
 		fail "$name: samples" "$n for ${cpu} s of CPU at $HZ Hz: want within 10% of $(awk -v c="$cpu" -v f="$HZ" 'BEGIN { printf "%.0f", c * f }') and at least $min"
 	fi
-	if awk -v n="$n" -v h="$host" -v f="$HZ" 'BEGIN { exit !(h <= 0.02 * n + 0.005 * f + 0.5) }'; then
+	if awk -v n="$n" -v h="$host" -v f="$HZ" 'BEGIN { exit !(h <= 0.02 * n + 0.008 * f + 2) }'; then
 		pass "$name: $host [host] samples of $n"
 	else
 		fail "$name: [host]" "$host of $n samples outside Lua: $(grep '\[host\]' "$out.folded" | tr '\n' '|')"
