@@ -47,7 +47,7 @@ counts() {
 # two stretches outside Lua, before the VM exists and after it closes.
 # Measured at 999 Hz: 4-8 [host] samples, all but one counted "no VM yet",
 # the other at the exit; so at 99 Hz a 0.15 s program can take one of each
-# (CI's clone had 2 of 16 against the old bound of 5 ms and half a tick).
+# (a fresh clone had 2 of 16 against the old bound: 5 ms and half a tick).
 judge() {
 	local name=$1 out=$2 min=$3 n host cpu
 	read -r n host <<<"$(counts "$out")"

@@ -39,6 +39,8 @@ pane_new() {
 }
 screen() { "${TM[@]}" capture-pane -p -t top; }
 send() { "${TM[@]}" send-keys -t top "$@"; }
+# type_top ARGS: types "$P" top ARGS and the status line the checks wait for.
+type_top() { send "\"\$P\" top $*; echo rc=\$?" Enter; }
 alt_on() { "${TM[@]}" display -p -t top '#{alternate_on}'; }
 
 # wait_pane REGEX SECS: until the screen shows a line matching REGEX.
@@ -85,8 +87,11 @@ restored() {
 	screen >"$TMP/after.txt"
 	check "$name: exit status $want_rc" grep -qx "rc=$want_rc" "$TMP/after.txt"
 	check "$name: alternate screen left" [ "$(alt_on)" = 0 ]
-	check "$name: the shell's earlier text is back" grep -q '^marker-before-top' "$TMP/after.txt"
-	grep -q '^marker-before-top' "$TMP/after.txt" || sed 's/^/  screen: /' "$TMP/after.txt"
+	if grep -q '^marker-before-top' "$TMP/after.txt"; then
+		pass "$name: the shell's earlier text is back"
+	else
+		fail "$name: the shell's earlier text is back" "screen: $(tr -s '\n' '|' <"$TMP/after.txt")"
+	fi
 	check "$name: top's table is gone" bash -c "! grep -q 'FUNCTION' '$TMP/after.txt'"
 }
 
@@ -98,7 +103,7 @@ wait_lua "$W631" || fail "w631" "did not start"
 top_w631() {
 	local cols=$1 rows=$2 tag="${1}x$2" s=$TMP/top-$1.txt k got
 	pane_new "$cols" "$rows"
-	send "\"\$P\" top -F 999 -p $W631; echo rc=\$?" Enter
+	type_top "-F 999 -p $W631"
 	if ! wait_pane 'FUNCTION' 10; then
 		fail "$tag: table drawn" "$(screen | tr -s '\n' '|')"
 		return
@@ -140,7 +145,7 @@ top_w631 160 50
 
 # --- Resizing (SIGWINCH) --------------------------------------------------------
 pane_new 100 30
-send "\"\$P\" top -p $W631; echo rc=\$?" Enter
+type_top "-p $W631"
 wait_pane 'w631.lua:9' 10
 screen | grep -q 'J%'
 check "resize: J% shown at 100 columns" [ $? = 0 ]
@@ -155,7 +160,7 @@ restored "resize: q" 0
 
 # --- -a: a row per process and function, a filter by pid ------------------------
 pane_new 110 30
-send "\"\$P\" top -a; echo rc=\$?" Enter
+type_top "-a"
 wait_pane "^$W631 +luajit .*w631\.lua:9 \(a\)" 15
 check "-a: w631's rows carry its pid and comm" [ $? = 0 ]
 send / "$W631" Enter
@@ -172,7 +177,7 @@ restored "-a: q" 0
 
 # --- Other exits ----------------------------------------------------------------
 pane_new 80 24
-send "\"\$P\" top -p $W631; echo rc=\$?" Enter
+type_top "-p $W631"
 wait_pane 'w631.lua:9' 10
 send C-c
 restored "Ctrl-C" 0
@@ -180,7 +185,7 @@ restored "Ctrl-C" 0
 # SIGTERM, and SIGHUP (a closed ssh session): top is the pane's shell's child.
 for sig in TERM HUP; do
 	pane_new 80 24
-	send "\"\$P\" top -p $W631; echo rc=\$?" Enter
+	type_top "-p $W631"
 	wait_pane 'w631.lua:9' 10
 	kill -"$sig" "$(pgrep -P "$("${TM[@]}" display -p -t top '#{pane_pid}')" luabpfprof)"
 	restored "SIG$sig" 0
@@ -196,7 +201,7 @@ check "target exit: said so" grep -Eq 'PID [0-9]+ \(luajit\) exited' "$TMP/after
 
 # -- COMMAND: its own status, 7.
 pane_new 80 24
-send "\"\$P\" top -- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 0.5 do end os.exit(7)'; echo rc=\$?" Enter
+type_top "-- $LUAJIT -e 'local t = os.clock() while os.clock() - t < 0.5 do end os.exit(7)'"
 restored "-- COMMAND" 7
 
 # --- Off-CPU: where the thread waits -------------------------------------------
@@ -204,7 +209,7 @@ start_bg "$LUAJIT" "$WL/top_wait.lua" 120
 WAIT=$BGPID
 wait_lua "$WAIT"
 pane_new 80 24
-send "\"\$P\" top -e off-cpu -p $WAIT; echo rc=\$?" Enter
+type_top "-e off-cpu -p $WAIT"
 wait_pane 'top_wait.lua' 10
 wait_samples 20 3 30
 screen >"$TMP/offcpu.txt"
