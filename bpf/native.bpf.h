@@ -1,7 +1,7 @@
 /* --native: each CPU sample's user stack, copied for user space to unwind.
  *
  * Native code (the host, libc, the FFI's targets) is unwound in user space
- * from the .eh_frame of each mapped file (user/target/unwind.c); BPF only
+ * from the .eh_frame of each mapped file (user/native/unwind.c); BPF only
  * copies what that needs and what changes right after the sample: the
  * user registers and a window of the stack from the sampled SP up.  The
  * sample then goes to user space through native_ring instead of the

@@ -1,5 +1,5 @@
 /* Everything the BPF side knows of the target architecture, in one place
- * (as the layout table, user/target/layout.c, is for LuaJIT versions):
+ * (as the layout table, user/luajit/layout.c, is for LuaJIT versions):
  * the sampled thread's user-mode registers (from the sample's own registers
  * when the tick interrupted user mode, else from what user mode left at
  * kernel entry, a system call or a fault, at the top of the thread's
@@ -86,7 +86,7 @@ static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 
 }
 
 /* --native: the registers the user-space unwinder starts from (their
- * DWARF numbers: user/target/unwind.h), x19..x28, fp (x29), lr (x30). */
+ * DWARF numbers: user/native/unwind.h), x19..x28, fp (x29), lr (x30). */
 #define NATIVE_REGS_FROM(nr_, src_) do {					\
 	(nr_)->ip = (src_).pc;						\
 	(nr_)->sp = (src_).sp;						\
@@ -180,7 +180,7 @@ static __always_inline bool pc_not_advanced(const struct lj_offsets *off, __u64 
 }
 
 /* --native: the registers the user-space unwinder starts from (their
- * DWARF numbers: user/target/unwind.h). */
+ * DWARF numbers: user/native/unwind.h). */
 #define NATIVE_REGS_FROM(nr_, src_) do {		\
 	(nr_)->ip = (src_).ip;			\
 	(nr_)->sp = (src_).sp;			\

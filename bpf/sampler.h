@@ -269,7 +269,7 @@ struct parked {
 /* The user registers --native unwinds from: the PC, the stack pointer
  * and r[], the callee-saved registers and the frame pointer, whose DWARF
  * numbers are NATIVE_REG0 on (arm64: x19..x30) or listed in
- * user/target/unwind.h (x86-64: rbp, rbx, r12..r15). */
+ * user/native/unwind.h (x86-64: rbp, rbx, r12..r15). */
 #if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
 #define NATIVE_NREGS	12	/* x19..x28, fp (x29), lr (x30) */
 #define NATIVE_REG0	19

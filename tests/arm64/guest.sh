@@ -184,7 +184,7 @@ for rt in $RUNTIMES; do
 done
 # --jit's side traces (bench/workloads/tables.lua: chains of exit-0 side
 # traces, exits sharing a PC, which only the branch a link rewrote tells
-# apart: target/jsnap.c), against -jv's list from the same process, once
+# apart: jit/jsnap.c), against -jv's list from the same process, once
 # its traces have formed.
 # shellcheck disable=SC2046
 start_bg $(lj deb) "-jv=$OUT/tables.jv" "$TOP/bench/workloads/tables.lua" 120 >/dev/null

@@ -4,7 +4,7 @@
 #   .deps/luajit-deb-nogc64/  luajit  (upstream 2.1, 2022), LUAJIT_DISABLE_GC64
 #   .deps/luajit2-nogc64/     luajit2 (OpenResty 2.1-2023), LUAJIT_DISABLE_GC64
 #   .deps/luajit-deb-nojit/   luajit, LUAJIT_DISABLE_JIT, static executable
-#                             only: a layout not in user/target/layout.c (no
+#                             only: a layout not in user/luajit/layout.c (no
 #                             jit_State in GG_State), which the profiler must
 #                             refuse rather than guess (t_variants.sh)
 # The non-GC64 trees look like the extracted binary packages

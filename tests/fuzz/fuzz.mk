@@ -38,7 +38,7 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/obj/snapfmt.o $(FUZZ_LI
 # The snapshot tool: the real collector and discovery, with a memory reader
 # that records what the symbolizer reads (it replaces memory.o).
 $(FUZZ_DIR)/snapshot: tests/fuzz/snapshot.c tests/fuzz/recmem.c tests/fuzz/snapfmt.c \
-		      tests/fuzz/*.h $(filter-out $(OUT)/user/target/memory.o,$(LIB_OBJS))
+		      tests/fuzz/*.h $(filter-out $(OUT)/user/proc/memory.o,$(LIB_OBJS))
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: the heap walker, census and reference paths on a
- * synthetic heap (user/target/test_heap_image.h) corrupted by the input:
+ * synthetic heap (user/heap/test_heap_image.h) corrupted by the input:
  *   byte 0     bit 0 picks GC64 or non-GC64; bits 1-7 truncate the image
  *              (0: whole, else to that many 64-byte units of the first 8 KiB
  *              plus the rest)
@@ -24,9 +24,9 @@
 #include "report/dump_out.h"
 #include "symbolize/dump_build.h"
 #include "symbolize/symbolize.h"
-#include "target/heap_walk.h"
-#include "target/memory.h"
-#include "target/test_heap_image.h"
+#include "heap/heap_walk.h"
+#include "proc/memory.h"
+#include "heap/test_heap_image.h"
 #include "snapfmt.h"
 
 #define MAX_PATCHES	64

@@ -1,5 +1,5 @@
 /* libFuzzer target: --native's unwinder and interleaving on a copied stack
- * of the input's choosing (user/symbolize/native_stack.c, target/unwind.c).
+ * of the input's choosing (user/symbolize/native_stack.c, native/unwind.c).
  * The input is the sample: registers, the C frame chain's heads, the Lua
  * frames' entry marks, and the stack bytes.  Words of the input are bent
  * into addresses this process maps (its own code, which has CFI, and a
@@ -13,7 +13,7 @@
 
 #include "model/profile.h"
 #include "symbolize/native_stack.h"
-#include "target/nmods.h"
+#include "native/nmods.h"
 
 #define NLUA	6
 

@@ -10,15 +10,15 @@
 
 #include "report/export.h"
 #include "report/jpmode.h"
-#include "target/layout.h"
-#include "target/memory.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
 #include "model/profile.h"
 #include "snapfmt.h"
 #include "symbolize/symbolize.h"
 #include "report/inlined_notes.h"
 #include "report/view_jitp.h"
 #include "report/view_tree.h"
-#include "target/vmdef.h"
+#include "luajit/vmdef.h"
 
 static char *ff_names[128];
 static struct vmdef vd = { .ffnames = ff_names, .nff = 128 };

@@ -8,16 +8,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "target/discover.h"
-#include "target/jblack.h"
-#include "target/jinline.h"
-#include "target/jsnap.h"
-#include "target/jstate.h"
-#include "target/jtrace.h"
-#include "target/traceerr.h"
-#include "target/layout.h"
-#include "target/luaobj.h"
-#include "target/memory.h"
+#include "luajit/discover.h"
+#include "jit/jblack.h"
+#include "jit/jinline.h"
+#include "jit/jsnap.h"
+#include "jit/jstate.h"
+#include "jit/jtrace.h"
+#include "jit/traceerr.h"
+#include "luajit/layout.h"
+#include "luajit/luaobj.h"
+#include "proc/memory.h"
 #include "snapfmt.h"
 #include "symbolize/symbolize.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "target/memory.h"
+#include "proc/memory.h"
 
 struct mem_record {
 	uint64_t addr;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "target/memory.h"
+#include "proc/memory.h"
 #include "base/sampler_types.h"
 
 #define SNAP_MAX_STACKS		64

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "sample/collector.h"
-#include "target/discover.h"
-#include "target/jblack.h"
-#include "target/jstate.h"
-#include "target/jtrace.h"
+#include "luajit/discover.h"
+#include "jit/jblack.h"
+#include "jit/jstate.h"
+#include "jit/jtrace.h"
 #include "model/frame_fmt.h"
-#include "target/layout.h"
+#include "luajit/layout.h"
 #include "recmem.h"
 #include "snapfmt.h"
 #include "symbolize/symbolize.h"

@@ -71,7 +71,7 @@ local function put32(a, v) ffi.cast("uint32_t *", u8p(a))[0] = v end
 local function get32(a) return ffi.cast("uint32_t *", u8p(a))[0] end
 
 -- GC64 strings keep their length at 20 and bytes at 24; the others at 16
--- and 20 (user/target/layout.c): tell them apart on a known string.
+-- and 20 (user/luajit/layout.c): tell them apart on a known string.
 local probe = "probe-string-8"
 local s = addr(probe)
 local gc64 = get32(s + 20) == #probe and ffi.string(u8p(s + 24), #probe) == probe

@@ -12,9 +12,9 @@
 #include "report/output.h"
 #include "symbolize/dump_build.h"
 #include "symbolize/symbolize.h"
-#include "target/discover.h"
-#include "target/heap_walk.h"
-#include "target/memory.h"
+#include "luajit/discover.h"
+#include "heap/heap_walk.h"
+#include "proc/memory.h"
 
 #define MAX_VMS		16
 #define WALK_SECS	10.0	/* the heap walk's time budget per VM */

@@ -17,9 +17,9 @@
 #include "report/heap_svg.h"
 #include "report/heap_text.h"
 #include "report/output.h"
-#include "target/discover.h"
-#include "target/heap_walk.h"
-#include "target/memory.h"
+#include "luajit/discover.h"
+#include "heap/heap_walk.h"
+#include "proc/memory.h"
 
 #define MAX_VMS		16
 #define TOP_PATHS	20

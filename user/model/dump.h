@@ -1,7 +1,7 @@
 /* What `dump` found in one VM: every thread and coroutine with its frames
  * (function, chunk, current line) and, with --locals, each frame's named
  * locals as short texts; and what could not be read.  Built by the
- * command from target memory (target/dump_thread.h) and the symbolizer,
+ * command from target memory (heap/dump_thread.h) and the symbolizer,
  * written by report/dump_out.c.  Owns its strings. */
 #ifndef LBP_DUMP_H
 #define LBP_DUMP_H

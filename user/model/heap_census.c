@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "target/heap_walk.h"
-#include "target/layout.h"
+#include "heap/heap_walk.h"
+#include "luajit/layout.h"
 
 enum heap_kind heap_kind_of(const struct heap_snapshot *snap, uint32_t i)
 {

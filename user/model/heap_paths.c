@@ -8,11 +8,11 @@
 #include "base/hashfn.h"
 #include "base/xalloc.h"
 #include "model/heap_census.h"
-#include "target/heap_mem.h"
-#include "target/heap_refs.h"
-#include "target/heap_stack.h"
-#include "target/heap_walk.h"
-#include "target/layout.h"
+#include "heap/heap_mem.h"
+#include "heap/heap_refs.h"
+#include "heap/heap_stack.h"
+#include "heap/heap_walk.h"
+#include "luajit/layout.h"
 
 #define LABEL_MAX	96
 

@@ -96,7 +96,7 @@ enum profile_event {
 };
 
 /* The container a process runs in, from its cgroup and the files its
- * runtime keeps on the host (target/container.h); a NULL field is not
+ * runtime keeps on the host (container/container.h); a NULL field is not
  * known.  Strings are interned by the profile. */
 struct proc_container {
 	const char *id;			/* 64 hex digits (Docker, containerd, CRI-O, Podman) */

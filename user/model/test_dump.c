@@ -1,5 +1,5 @@
 /* dump's pure parts: short values of TValues read from a synthetic heap
- * (target/test_heap_image.h), GC64 and non-GC64; the status of a main
+ * (heap/test_heap_image.h), GC64 and non-GC64; the status of a main
  * thread with no Lua running; and the model's order of threads. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +7,10 @@
 
 #include "base/unit.h"
 #include "model/dump.h"
-#include "target/dump_thread.h"
-#include "target/heap_walk.h"
-#include "target/memory.h"
-#include "target/test_heap_image.h"
+#include "heap/dump_thread.h"
+#include "heap/heap_walk.h"
+#include "proc/memory.h"
+#include "heap/test_heap_image.h"
 
 static struct heap_image im;
 

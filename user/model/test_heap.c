@@ -1,5 +1,5 @@
 /* The heap walker, census and reference paths on synthetic heaps
- * (target/test_heap_image.h), GC64 and non-GC64: exact counts and sizes,
+ * (heap/test_heap_image.h), GC64 and non-GC64: exact counts and sizes,
  * exact paths, and corruptions (a cycle in the root list, a bad pointer,
  * a truncated image, a wild string table) counted, never followed. */
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include "base/unit.h"
 #include "model/heap_census.h"
 #include "model/heap_paths.h"
-#include "target/heap_walk.h"
-#include "target/memory.h"
-#include "target/test_heap_image.h"
+#include "heap/heap_walk.h"
+#include "proc/memory.h"
+#include "heap/test_heap_image.h"
 
 static struct heap_image im;
 

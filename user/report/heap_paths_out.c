@@ -6,7 +6,7 @@
 
 #include "model/heap_census.h"
 #include "model/heap_paths.h"
-#include "target/heap_walk.h"
+#include "heap/heap_walk.h"
 
 #define NAME_MAX_TEXT	1024
 

@@ -11,8 +11,8 @@
 #include "model/heap_paths.h"
 #include "report/heap_pprof.h"
 #include "report/otlp.h"
-#include "target/discover.h"
-#include "target/heap_walk.h"
+#include "luajit/discover.h"
+#include "heap/heap_walk.h"
 
 static uint64_t now_ns(void)
 {

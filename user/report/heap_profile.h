@@ -16,7 +16,7 @@ struct otlp_request;
 struct otlp_resource;
 
 /* Walks the heap of the VM (found in a process whose memory mem reads)
- * once, within lim (target/heap_walk.h), into gz as pprof (replacing its
+ * once, within lim (heap/heap_walk.h), into gz as pprof (replacing its
  * content; NULL: none) and into the OTLP request r as an inuse_space
  * profile of res (NULL: none), both stamped with the same time.  0, or
  * -1 with why; a walk that spent its budget gives the partial heap, and

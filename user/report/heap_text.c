@@ -6,7 +6,7 @@
 #include "base/textsafe.h"
 #include "model/heap_census.h"
 #include "model/heap_growth.h"
-#include "target/heap_walk.h"
+#include "heap/heap_walk.h"
 
 /* src/lj_gc.h GCSpause ... GCSfinalize */
 static const char *gc_state_name(unsigned s)

@@ -11,7 +11,7 @@
 #include "base/textsafe.h"
 #include "base/xalloc.h"
 #include "model/frame_fmt.h"
-#include "target/jtrace.h"
+#include "jit/jtrace.h"
 
 enum jclass { JC_COMPILED, JC_INTERP, JC_C, JC_GC, JC_JIT, JC__MAX };
 

@@ -1,4 +1,4 @@
-/* -e alloc: finds each VM's allocator (target/allocfn.c) and hands the
+/* -e alloc: finds each VM's allocator (luajit/allocfn.c) and hands the
  * site to the collector, which attaches once per process and site (VMs of
  * one process usually share lj_alloc_f). */
 #include "sample/alloc_sites.h"
@@ -8,8 +8,8 @@
 
 #include "base/log.h"
 #include "sample/collector.h"
-#include "target/allocfn.h"
-#include "target/discover.h"
+#include "luajit/allocfn.h"
+#include "luajit/discover.h"
 
 void alloc_sites_attach(struct collector *col, pid_t pid, struct mem_reader *mem,
 			const struct lj_vm *vms, int n)

@@ -16,11 +16,11 @@
 #include "sample/targets.h"
 #include "symbolize/native_stack.h"
 #include "symbolize/symbolize.h"
-#include "target/discover.h"
-#include "target/layout.h"
-#include "target/luaobj.h"
-#include "target/memory.h"
-#include "target/nmods.h"
+#include "luajit/discover.h"
+#include "luajit/layout.h"
+#include "luajit/luaobj.h"
+#include "proc/memory.h"
+#include "native/nmods.h"
 
 #define EPOCH_NS	1000000000ull	/* prototype revalidation period */
 #define ZONE_NAME_MAX	256

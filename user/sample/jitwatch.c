@@ -10,15 +10,15 @@
 #include "base/xalloc.h"
 #include "sample/targets.h"
 #include "symbolize/symbolize.h"
-#include "target/arch.h"
-#include "target/discover.h"
-#include "target/jblack.h"
-#include "target/jstate.h"
-#include "target/jsnap.h"
-#include "target/jtrace.h"
-#include "target/layout.h"
-#include "target/memory.h"
-#include "target/traceerr.h"
+#include "luajit/arch.h"
+#include "luajit/discover.h"
+#include "jit/jblack.h"
+#include "jit/jstate.h"
+#include "jit/jsnap.h"
+#include "jit/jtrace.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
+#include "jit/traceerr.h"
 
 #define PROTO_MAX_BACK	(1u << 20)	/* instructions walked back to a header */
 #define MAX_BLACK	64		/* blacklisted instructions per prototype */
@@ -242,7 +242,7 @@ struct vm_traces {
 #define MCODE_MAX	(1u << 20)	/* machine code of one trace read */
 
 /* jsnap_jumps_fn: reads the trace's code once, with what follows it where
- * the architecture keeps the exit stubs there (target/arch.h); the code
+ * the architecture keeps the exit stubs there (luajit/arch.h); the code
  * alone if that cannot be read. */
 static int trace_jumps_to(void *ctx, size_t idx, uint64_t target)
 {

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "target/procmaps.h"
+#include "proc/procmaps.h"
 
 #define PF_KTHREAD	0x00200000u	/* /proc/PID/stat flags: a kernel thread */
 

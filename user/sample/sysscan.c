@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "target/elfinfo.h"
+#include "proc/elfinfo.h"
 #include "base/log.h"
 #include "sample/targets.h"
 #include "sample/vmwatch.h"

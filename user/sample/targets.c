@@ -21,12 +21,12 @@
 #include "sample/procfs.h"
 #include "sample/targets_int.h"
 #include "symbolize/symbolize.h"
-#include "target/discover.h"
-#include "target/label_hook.h"
-#include "target/layout.h"
-#include "target/memory.h"
-#include "target/procmaps.h"
-#include "target/vmdef.h"
+#include "luajit/discover.h"
+#include "container/label_hook.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
+#include "proc/procmaps.h"
+#include "luajit/vmdef.h"
 
 #define RESCAN_FIRST_NS		20000000ull	/* waiting for a VM: then doubling */
 #define RESCAN_FIRST_SCANS	25		/* scans at that pace: 0.5 s */

@@ -29,7 +29,7 @@ void targets_free(struct targets *ts);
 void targets_set_profile(struct targets *ts, struct profile *p);
 
 /* --label-from: the program that labels each new target
- * (target/label_hook.h); NULL for none.  Kept, not copied. */
+ * (container/label_hook.h); NULL for none.  Kept, not copied. */
 void targets_set_label_from(struct targets *ts, const char *program);
 
 /* Hands every target to the collector (targets added before it existed),

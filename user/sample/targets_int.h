@@ -9,8 +9,8 @@
 #include <sys/types.h>
 
 #include "base/sampler_types.h"
-#include "target/container.h"
-#include "target/discover.h"
+#include "container/container.h"
+#include "luajit/discover.h"
 
 struct target {
 	pid_t pid;

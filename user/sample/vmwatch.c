@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/elfinfo.h"
+#include "proc/elfinfo.h"
 #include "base/log.h"
 #include "sample/verifier.h"
 #include "uprobes.skel.h"

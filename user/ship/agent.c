@@ -37,7 +37,7 @@
 #include "ship/naming.h"
 #include "ship/sink_files.h"
 #include "ship/spool.h"
-#include "target/heap_walk.h"
+#include "heap/heap_walk.h"
 
 #define FLUSH_TIMEOUT_S	10.0		/* delivery time left at shutdown */
 #define CONNECT_TIMEOUT_S 5

@@ -12,7 +12,7 @@
 #include "ship/push.h"
 
 #define NAMING_MAX_BASE		32	/* --label */
-#define NAMING_HOOK_LABELS	8	/* --label-from's (target/label_hook.h) */
+#define NAMING_HOOK_LABELS	8	/* --label-from's (container/label_hook.h) */
 #define NAMING_OWN_LABELS	(6 + NAMING_HOOK_LABELS)	/* pid, the container's five */
 #define NAMING_MAX_LABELS	(NAMING_MAX_BASE + NAMING_OWN_LABELS)
 #define NAMING_VALUE_MAX	128

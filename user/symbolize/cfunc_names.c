@@ -16,8 +16,8 @@
 #include "base/log.h"
 #include "symbolize/ffnames.h"
 #include "symbolize/luanames.h"
-#include "target/elfinfo.h"
-#include "target/procmaps.h"
+#include "proc/elfinfo.h"
+#include "proc/procmaps.h"
 
 #define MAX_CNAME	256
 #define MAX_BACKOFF	64	/* epochs between walks at most */

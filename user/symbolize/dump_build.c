@@ -8,9 +8,9 @@
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
 #include "symbolize/symbolize.h"
-#include "target/dump_thread.h"
-#include "target/heap_mem.h"
-#include "target/layout.h"
+#include "heap/dump_thread.h"
+#include "heap/heap_mem.h"
+#include "luajit/layout.h"
 
 #define READ_BYTES	(256ull << 20)	/* stacks, prototypes' debug info, tables counted */
 #define READ_NS		(5ull * 1000000000ull)

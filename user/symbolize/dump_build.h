@@ -1,5 +1,5 @@
 /* `dump`'s model of one VM, built from a heap walk: every thread object
- * the walk found, read (target/dump_thread.h), its frames named by the
+ * the walk found, read (heap/dump_thread.h), its frames named by the
  * symbolizer as a profile's are, and with locals their short values. */
 #ifndef LBP_DUMP_BUILD_H
 #define LBP_DUMP_BUILD_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "model/dump.h"
-#include "target/heap_walk.h"
+#include "heap/heap_walk.h"
 
 struct symbolizer;
 

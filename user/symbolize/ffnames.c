@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "target/layout.h"
+#include "luajit/layout.h"
 
 /* Every fast function in id order, as one list (like LuaJIT's own BCDEF):
  * FF_OR only in OpenResty's luajit2, FF_JIT only in builds with the JIT.

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/bcmode.h"
-#include "target/layout.h"
-#include "target/memory.h"
-#include "target/varinfo.h"
+#include "luajit/bcmode.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
+#include "luajit/varinfo.h"
 #include "symbolize/symbolizer_int.h"
 
 #define MAX_DEBUGINFO	VARINFO_MAX	/* uvinfo/varinfo bytes read at most */

@@ -1,4 +1,4 @@
-/* The functions a trace inlined without a snapshot (target/jinline.h),
+/* The functions a trace inlined without a snapshot (jit/jinline.h),
  * named for a note: the upvalue a known closure of the trace holds them
  * in (the way the recorder made them constants), else the local variable
  * a known function's FNEW created them in, else "chunk:line". */
@@ -9,14 +9,14 @@
 
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
-#include "target/bcmode.h"
+#include "luajit/bcmode.h"
 #include "symbolize/symbolizer_int.h"
-#include "target/jinline.h"
-#include "target/jstate.h"
-#include "target/jtrace.h"
-#include "target/layout.h"
-#include "target/luaobj.h"
-#include "target/memory.h"
+#include "jit/jinline.h"
+#include "jit/jstate.h"
+#include "jit/jtrace.h"
+#include "luajit/layout.h"
+#include "luajit/luaobj.h"
+#include "proc/memory.h"
 
 #define LJ_ITYPE_FUNC	0xfffffff7u	/* ~8 */
 #define MAX_UPVALUES	256

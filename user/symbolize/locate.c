@@ -7,9 +7,9 @@
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
 #include "symbolize/symbolizer_int.h"
-#include "target/layout.h"
-#include "target/memory.h"
-#include "target/vmdef.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
+#include "luajit/vmdef.h"
 
 int sym_pc_location(struct symbolizer *s, uint64_t pt, uint64_t pc, char fmt, char *buf,
 		    size_t len)

@@ -18,9 +18,9 @@
 #include "base/hashfn.h"
 #include "base/hashidx.h"
 #include "base/xalloc.h"
-#include "target/layout.h"
-#include "target/luaobj.h"
-#include "target/memory.h"
+#include "luajit/layout.h"
+#include "luajit/luaobj.h"
+#include "proc/memory.h"
 
 #define LJ_GCT_FUNC	8
 #define LJ_GCT_TAB	11

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "model/profile.h"
-#include "target/nmods.h"
-#include "target/unwind.h"
-#include "target/vmedge.h"
+#include "native/nmods.h"
+#include "native/unwind.h"
+#include "native/vmedge.h"
 
 #define MAX_CFRAMES	64
 #define CFRAME_RAW	(~3ull)
@@ -281,7 +281,7 @@ static bool returns_to_c(struct merge *g, uint64_t pc)
 
 /* The sampled PC in the interpreter at an activation's edge, where its C
  * frame is not whole or not linked into L->cframe: the rest of saveregs
- * or restoreregs read from the code (target/vmedge.h) or, past saveregs
+ * or restoreregs read from the code (native/vmedge.h) or, past saveregs
  * and before L->cframe is set (no C frame at or above SP), the frame at
  * SP.  Only an outermost activation's Lua frames can be missing there:
  * the VM links the frame before it enters Lua. */

@@ -1,7 +1,7 @@
 /* --native: a sample's whole stack, native and Lua frames interleaved.
  *
  * The native part is unwound by CFI over the stack the sampler copied
- * (target/unwind.h); where it reaches the VM (interpreter or JIT code,
+ * (native/unwind.h); where it reaches the VM (interpreter or JIT code,
  * which have no usable CFI), the VM activation's C frame (L->cframe and
  * its chain, src/lj_frame.h) says where the C caller resumes, and the
  * activation's Lua frames go there.  docs/native.md has the details. */

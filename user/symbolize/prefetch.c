@@ -5,8 +5,8 @@
 #include "symbolize/symbolize.h"
 
 #include "symbolize/symbolizer_int.h"
-#include "target/layout.h"
-#include "target/memory.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
 
 /* Bounds on the work done for one prototype (a chunk's main function can
  * be large): call sites whose names are derived ahead, at most. */

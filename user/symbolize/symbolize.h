@@ -69,7 +69,7 @@ int sym_prefetch(struct symbolizer *s, uint64_t pt, uint32_t fp, const struct me
 int sym_trace_start(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);
 
 /* The Lua functions trace traceno of the VM at g inlined without a
- * snapshot of their own (target/jinline.h), as "chunk:name" ('F' keys),
+ * snapshot of their own (jit/jinline.h), as "chunk:name" ('F' keys),
  * comma-separated, into buf: their time is counted in the frames around
  * them.  Returns how many (0: none), -1 when the trace is gone. */
 int sym_trace_inlined(struct symbolizer *s, uint64_t g, int traceno, char *buf, size_t len);

@@ -9,8 +9,8 @@
 
 #include "base/unit.h"
 #include "symbolize/ffnames.h"
-#include "target/layout.h"
-#include "target/vmdef.h"
+#include "luajit/layout.h"
+#include "luajit/vmdef.h"
 
 /* The first layout of the family. */
 static const struct lj_layout *family(bool openresty)

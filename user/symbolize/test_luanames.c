@@ -10,8 +10,8 @@
 
 #include "base/unit.h"
 #include "symbolize/luanames.h"
-#include "target/layout.h"
-#include "target/memory.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
 
 #define BASE		0x7f4400000000ull
 #define IMG_SIZE	(64 * 1024)

@@ -13,8 +13,8 @@
 #include "base/unit.h"
 #include "model/profile.h"
 #include "symbolize/native_stack.h"
-#include "target/nmods.h"
-#include "target/procmaps.h"
+#include "native/nmods.h"
+#include "proc/procmaps.h"
 
 #define CF_SIZE	80	/* x64 CFRAME_SIZE with external unwinding */
 #define CF_PREV	32	/* CFRAME_OFS_PREV */

@@ -13,9 +13,9 @@
 #include "base/strbuf.h"
 #include "base/unit.h"
 #include "model/frame_fmt.h"
-#include "target/layout.h"
-#include "target/memory.h"
-#include "target/vmdef.h"
+#include "luajit/layout.h"
+#include "proc/memory.h"
+#include "luajit/vmdef.h"
 #include "symbolize/symbolize.h"
 
 #define BASE		0x7f5500000000ull
