@@ -20,9 +20,9 @@ static __always_inline __u64 frame_func_at(const struct lj_offsets *off, __u64 s
 		return 0;
 	tv = read_u64(base - (off->gc64 ? 16 : 8));
 	if (off->gc64)
-		return gc64_itype(tv) == GC64_ITYPE_FUNC ? tv & GC64_PTR_MASK : 0;
+		return gc64_itype(tv) == LJ_TFUNC ? tv & LJ_GCVMASK : 0;
 	fn = tv & 0xffffffffull;
-	if (!fn || bpf_probe_read_user(&gct, 1, (void *)(fn + off->gct)) || gct != GCT_FUNC)
+	if (!fn || bpf_probe_read_user(&gct, 1, (void *)(fn + off->gct)) || gct != LJ_GCT(LJ_TFUNC))
 		return 0;
 	return fn;
 }

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "sampler.h"
+#include "lj_consts.h"
 #include "regs.bpf.h"
 #include "protos.bpf.h"
 #include "walk.bpf.h"

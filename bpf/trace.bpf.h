@@ -206,7 +206,6 @@ static __always_inline __u32 trace_mc_offset(struct tr_scratch *ts, __u64 mcode,
  * the function's address (src/lj_clib.c clib_index: CTSIZE_PTR bytes
  * after the GCcdata header, 16 bytes GC64, 8 otherwise).  0 when the slot
  * holds no cdata; user space uses it only under an FFI call's frame. */
-#define ITYPE_CDATA	0xfffffff5u	/* ~LJ_TCDATA */
 static __always_inline __u64 ffi_callee(__u32 gc64, __u64 base)
 {
 	__u64 slot = 0, cd, fn = 0;
@@ -214,11 +213,11 @@ static __always_inline __u64 ffi_callee(__u32 gc64, __u64 base)
 	if (!base || bpf_probe_read_user(&slot, 8, (void *)base))
 		return 0;
 	if (gc64) {
-		if (gc64_itype(slot) != ITYPE_CDATA)
+		if (gc64_itype(slot) != LJ_TCDATA)
 			return 0;
-		cd = slot & GC64_PTR_MASK;
+		cd = slot & LJ_GCVMASK;
 	} else {
-		if ((__u32)(slot >> 32) != ITYPE_CDATA)
+		if ((__u32)(slot >> 32) != LJ_TCDATA)
 			return 0;
 		cd = slot & 0xffffffffull;
 	}

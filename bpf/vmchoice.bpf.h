@@ -27,13 +27,13 @@ static __always_inline __u64 active_state(const struct vm_slot *v, const __u8 *g
 
 	L = g_field(off, gblk, off->g_cur_L, ref);
 	if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
-		cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
+		cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	if (!cf) {
 		/* A C function that resumed a coroutine leaves cur_L on the
 		 * suspended coroutine until it returns: try the main thread. */
 		L = g_field(off, gblk, off->g_mainthref, ref);
 		if (L && !bpf_probe_read_user(lblk, L_BLOCK, (void *)(L + off->L_base)))
-			cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & ~3ull;
+			cf = field(lblk, L_BLOCK, off->L_cframe - off->L_base, 8) & CFRAME_RAWMASK;
 	}
 	if (!cf || cf < sp || cf - sp >= cframe_max_dist)
 		return 0;
@@ -70,12 +70,12 @@ __noinline __u64 zone_top_of(__u64 zone_tab, __u32 tab_array, __u32 tab_asize, _
 		if (gc64) {
 			if (tv == ~0ull)	/* nil */
 				break;
-			if (gc64_itype(tv) == ITYPE_STR)
-				top = tv & GC64_PTR_MASK;
+			if (gc64_itype(tv) == LJ_TSTR)
+				top = tv & LJ_GCVMASK;
 		} else {
 			if ((__u32)(tv >> 32) == ~0u)
 				break;
-			if ((__u32)(tv >> 32) == ITYPE_STR)
+			if ((__u32)(tv >> 32) == LJ_TSTR)
 				top = tv & 0xffffffffull;
 		}
 	}

@@ -10,20 +10,7 @@
 #ifndef LBP_WALK_BPF_H
 #define LBP_WALK_BPF_H
 
-/* Frame link types (low bits of the link, src/lj_frame.h). */
-#define FRAME_LUA	0
-#define FRAME_C		1
-#define FRAME_CONT	2
-#define FRAME_VARG	3
-#define FRAME_TYPE	3
-#define FRAME_TYPEP	7
-
-#define GC64_PTR_MASK	((1ull << 47) - 1)
-
 #include "native.bpf.h"
-#define GC64_ITYPE_FUNC	0xfffffff7u	/* ~LJ_TFUNC as itype */
-#define ITYPE_STR	0xfffffffbu	/* ~LJ_TSTR: a string TValue's type, either layout */
-#define GCT_FUNC	8		/* ~LJ_TFUNC as stored in GCHeader.gct */
 
 /* A GC64 TValue's type: its top 17 bits, sign-extended (src/lj_obj.h
  * itype: a GC object's is ~its type, its address below). */
@@ -183,7 +170,7 @@ static __always_inline int resolve_func(struct walk_ctx *c, __u64 fn, __u64 *id)
 		span = sizeof(c->fn_hdr);
 	if (bpf_probe_read_user(hdr, span, (void *)fn))
 		return -1;
-	if (word_field(hdr, FN_WORDS, off->gct, 1) != GCT_FUNC)
+	if (word_field(hdr, FN_WORDS, off->gct, 1) != LJ_GCT(LJ_TFUNC))
 		return 1;
 	ffid = word_field(hdr, FN_WORDS, off->fn_ffid, 1);
 	if (ffid == 0) {		/* Lua: bytecode follows the GCproto */
@@ -216,9 +203,9 @@ static __always_inline int read_frame(struct walk_ref *ref, __u64 *fn, __s64 *li
 	if (stack_read16(ref, c->frame - 8, slots))
 		return -1;
 	if (c->off.gc64) {
-		*fn = slots[0] & GC64_PTR_MASK;
+		*fn = slots[0] & LJ_GCVMASK;
 		*link = (__s64)slots[1];
-		if (*fn != c->L && gc64_itype(slots[0]) != GC64_ITYPE_FUNC)
+		if (*fn != c->L && gc64_itype(slots[0]) != LJ_TFUNC)
 			return 1;
 	} else {
 		__u64 id;
@@ -274,7 +261,7 @@ static __always_inline __u32 proto_fingerprint(struct walk_ctx *c, __u64 pt, __u
 		span = sizeof(c->pt_hdr);
 	if (bpf_probe_read_user(h, span, (void *)pt))
 		return 0;
-	*is_pt = word_field(h, PT_WORDS, off->gct, 1) == GCT_PROTO;
+	*is_pt = word_field(h, PT_WORDS, off->gct, 1) == LJ_GCT(LJ_TPROTO);
 	*sizebc = (__u32)word_field(h, PT_WORDS, off->pt_sizebc, 4);
 	if (pc_check && (!*is_pt || !pc_in_proto(c, pt, *sizebc, pc_check))) {
 		*is_pt = 0;
@@ -393,9 +380,9 @@ static __always_inline int call_cache_try(struct walk_ref *ref, __u64 link, __u3
 	if (frame <= c->bottom || frame >= c->stack_end || stack_read16(ref, frame - 8, slots))
 		return 0;
 	if (c->off.gc64) {
-		if (gc64_itype(slots[0]) != GC64_ITYPE_FUNC)
+		if (gc64_itype(slots[0]) != LJ_TFUNC)
 			return 0;
-		fn = slots[0] & GC64_PTR_MASK;
+		fn = slots[0] & LJ_GCVMASK;
 	} else {
 		fn = slots[1] & 0xffffffffull;
 	}
@@ -514,7 +501,6 @@ static __always_inline int walk_step(struct walk_ref *ref)
 /* Coroutines under their resumer */
 
 #define LBP_MAX_THREADS	4	/* threads walked per sample: the running one, its resumers */
-#define CFRAME_RAWMASK	(~3ull)	/* src/lj_frame.h: flag bits of L->cframe */
 #define CHAIN_MAX	8	/* nested VM activations followed per thread */
 #define THREAD_BLOCK	64	/* lua_State bytes read from L->base on */
 

@@ -40,7 +40,6 @@
 
 #define PT_CACHE_SLOTS		1024	/* powers of two */
 #define CALL_CACHE_SLOTS	1024
-#define GCT_PROTO		7	/* ~LJ_TPROTO as stored in GCHeader.gct */
 #define PT_WORDS		16	/* prototype header words read per frame (GC64: 10) */
 
 struct pt_cache_ent {

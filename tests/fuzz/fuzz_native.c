@@ -40,7 +40,7 @@ static void setup(void)
 	mods = nmods_new(getpid());
 	prof = profile_new(99);
 	for (int i = 0; i < NLUA; i++) {
-		struct frame_sym f = { .kind = i == 2 ? FRAME_C : FRAME_LUA, .name = names[i],
+		struct frame_sym f = { .kind = i == 2 ? SYM_C : SYM_LUA, .name = names[i],
 				       .chunk = "@f.lua", .firstline = 1, .line = -1,
 				       .cfunc = (uint64_t)(uintptr_t)code_blob };
 

@@ -15,7 +15,6 @@
 
 #define LUA_YIELD	1
 #define FF_C		1	/* GCfunc.ffid of a C function; Lua is 0 */
-#define CFRAME_RAWMASK	(~3ull)
 
 const char *dump_status_name(enum dump_status s)
 {

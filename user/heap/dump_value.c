@@ -13,15 +13,6 @@
 #include "heap/lua_frames.h"
 #include "luajit/luaobj.h"
 
-/* Type tags as luaobj.h's itypes: ~LJ_T* (src/lj_obj.h). */
-#define IT_NIL		0xffffffffu
-#define IT_FALSE	0xfffffffeu
-#define IT_TRUE		0xfffffffdu
-#define IT_LIGHTUD	0xfffffffcu
-#define IT_THREAD	0xfffffff9u
-#define IT_FUNC		0xfffffff7u
-#define IT_CDATA	0xfffffff5u
-#define IT_UDATA	0xfffffff3u
 #define MAX_COUNTED	65536u		/* table slots counted at most */
 
 /* "abc" with what cannot print as '?', cut to width bytes ("..." then). */
@@ -66,7 +57,7 @@ static uint32_t count_used(const struct heap_ctx *c, uint64_t at, uint32_t n, un
 		uint64_t tv;
 
 		memcpy(&tv, b + (size_t)i * stride, 8);
-		used += lj_tv_itype(c->lay, tv) != IT_NIL;
+		used += lj_tv_itype(c->lay, tv) != LJ_TNIL;
 	}
 	free(b);
 	return used;
@@ -122,10 +113,10 @@ void dump_value_short(const struct heap_ctx *c, uint64_t tv, size_t width, char 
 		return;
 	}
 	switch (it) {
-	case IT_NIL: snprintf(buf, len, "nil"); return;
-	case IT_FALSE: snprintf(buf, len, "false"); return;
-	case IT_TRUE: snprintf(buf, len, "true"); return;
-	case IT_LIGHTUD: snprintf(buf, len, "userdata: light"); return;
+	case LJ_TNIL: snprintf(buf, len, "nil"); return;
+	case LJ_TFALSE: snprintf(buf, len, "false"); return;
+	case LJ_TTRUE: snprintf(buf, len, "true"); return;
+	case LJ_TLIGHTUD: snprintf(buf, len, "userdata: light"); return;
 	default: break;
 	}
 	if (!obj || !heap_ptr_ok(c, obj)) {
@@ -133,12 +124,12 @@ void dump_value_short(const struct heap_ctx *c, uint64_t tv, size_t width, char 
 		return;
 	}
 	switch (it) {
-	case LJ_ITYPE_STR: put_string(c, obj, width, buf, len); break;
-	case LJ_ITYPE_TAB: put_table(c, obj, buf, len); break;
-	case IT_FUNC: put_function(c, obj, buf, len); break;
-	case IT_THREAD: snprintf(buf, len, "thread: %#llx", (unsigned long long)obj); break;
-	case IT_CDATA: snprintf(buf, len, "cdata: %#llx", (unsigned long long)obj); break;
-	case IT_UDATA: snprintf(buf, len, "userdata: %#llx", (unsigned long long)obj); break;
+	case LJ_TSTR: put_string(c, obj, width, buf, len); break;
+	case LJ_TTAB: put_table(c, obj, buf, len); break;
+	case LJ_TFUNC: put_function(c, obj, buf, len); break;
+	case LJ_TTHREAD: snprintf(buf, len, "thread: %#llx", (unsigned long long)obj); break;
+	case LJ_TCDATA: snprintf(buf, len, "cdata: %#llx", (unsigned long long)obj); break;
+	case LJ_TUDATA: snprintf(buf, len, "userdata: %#llx", (unsigned long long)obj); break;
 	default: snprintf(buf, len, "%s: %#llx", heap_type_name((int)~it), (unsigned long long)obj);
 	}
 }

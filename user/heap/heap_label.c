@@ -44,14 +44,14 @@ static void key_label(const struct heap_ctx *c, uint64_t key, char *buf, size_t 
 	char name[MAX_NAME];
 	double d;
 
-	if (it == LJ_ITYPE_STR && !read_name(c, obj, name, sizeof(name))) {
+	if (it == LJ_TSTR && !read_name(c, obj, name, sizeof(name))) {
 		snprintf(buf, len, is_ident(name) ? ".%s" : "[\"%s\"]", name);
 	} else if (obj) {
 		uint8_t gct = (uint8_t)heap_mem_uint(c->mem, obj + c->lay->gct, 1);
 
 		snprintf(buf, len, "[%s]", heap_type_name(gct));
-	} else if (it == 0xfffffffdu || it == 0xfffffffeu) {
-		snprintf(buf, len, "[%s]", it == 0xfffffffdu ? "true" : "false");
+	} else if (it == LJ_TTRUE || it == LJ_TFALSE) {
+		snprintf(buf, len, "[%s]", it == LJ_TTRUE ? "true" : "false");
 	} else if (lj_tv_number(c->lay, key, &d)) {
 		snprintf(buf, len, "[%.14g]", d);
 	} else {

@@ -11,11 +11,13 @@
 #include <stdint.h>
 
 struct heap_mem;
+#include "lj_consts.h"
+
 struct lj_layout;
 
 /* GCHeader.gct, the complement of the object's TValue type tag. */
 enum heap_type {
-	HT_STR = 4, HT_UPVAL, HT_THREAD, HT_PROTO, HT_FUNC, HT_TRACE, HT_CDATA,
+	HT_STR = LJ_GCT(LJ_TSTR), HT_UPVAL, HT_THREAD, HT_PROTO, HT_FUNC, HT_TRACE, HT_CDATA,
 	HT_TAB, HT_UDATA,
 	HT_MAX
 };

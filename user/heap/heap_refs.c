@@ -9,9 +9,6 @@
 #include "luajit/layout.h"
 #include "luajit/luaobj.h"
 
-#define ITYPE_GC_LO	0xfffffff3u	/* ~12: userdata, the last GC type */
-#define ITYPE_GC_HI	0xfffffffbu	/* ~4: string, the first */
-#define ITYPE_NUM_MAX	0xfffeffffu	/* below ~LJ_TISNUM (non-GC64 doubles) */
 #define MAX_VEC_BYTES	(256u << 20)	/* a table part read at most */
 #define MAX_LABEL_STR	40
 
@@ -19,7 +16,7 @@ uint64_t heap_tv_gcobj(const struct heap_ctx *c, uint64_t tv)
 {
 	uint32_t it = lj_tv_itype(c->lay, tv);
 
-	return it >= ITYPE_GC_LO && it <= ITYPE_GC_HI ? lj_tv_gcptr(c->lay, tv) : 0;
+	return it >= LJ_TUDATA && it <= LJ_TSTR ? lj_tv_gcptr(c->lay, tv) : 0;
 }
 
 /* Reads n bytes at addr into a new buffer; NULL when unreadable. */
@@ -78,13 +75,13 @@ static void refs_tab(const struct heap_ctx *c, const struct heap_obj *o, heap_ed
 		nodes = read_vec(c, heap_ref(c, o->addr + lay->tab_node),
 				 (hmask + 1) * lay->node_size);
 	for (uint64_t i = 0; nodes && i <= hmask; i++)
-		if (lj_tv_itype(lay, tv_at(nodes, i * lay->node_size)) != 0xffffffffu)
+		if (lj_tv_itype(lay, tv_at(nodes, i * lay->node_size)) != LJ_TNIL)
 			used++;
 	for (uint64_t i = 0; nodes && i <= hmask; i++) {
 		uint64_t val = tv_at(nodes, i * lay->node_size);
 		uint64_t key = tv_at(nodes, i * lay->node_size + lay->node_key);
 
-		if (lj_tv_itype(lay, val) == 0xffffffffu)
+		if (lj_tv_itype(lay, val) == LJ_TNIL)
 			continue;	/* nil: a free or dead slot */
 		emit(fn, ud, heap_tv_gcobj(c, key), HE_KEY, 0, 0);
 		emit(fn, ud, heap_tv_gcobj(c, val), used > HEAP_NAMED_KEYS ? HE_ANY : HE_FIELD,

@@ -14,11 +14,6 @@
 #include "luajit/layout.h"
 
 #define MAX_FRAMES	4096
-#define FRAME_TYPE	3	/* link & FRAME_TYPE: 0 is a Lua caller */
-#define FRAME_TYPEP	7	/* the bits below a delta link's byte count */
-#define FRAME_CONT	2
-#define FRAME_VARG	3
-#define GCPTR_MASK	((1ull << 47) - 1)
 
 uint64_t lua_frames_proto(const struct heap_ctx *c, uint64_t fn)
 {
@@ -71,7 +66,7 @@ int lua_frames_walk_from(const struct heap_ctx *c, uint64_t L, uint64_t base, lu
 		int64_t ftsz;
 
 		if (fr2) {
-			f.fn = heap_mem_uint(c->mem, frame - 8, 8) & GCPTR_MASK;
+			f.fn = heap_mem_uint(c->mem, frame - 8, 8) & LJ_GCVMASK;
 			ftsz = (int64_t)link;
 		} else {
 			f.fn = link & 0xffffffffu;
@@ -87,7 +82,7 @@ int lua_frames_walk_from(const struct heap_ctx *c, uint64_t L, uint64_t base, lu
 			return n + 1;
 		n += !varg_above && f.fn != L;
 		varg_above = (ftsz & FRAME_TYPEP) == FRAME_VARG;
-		if ((ftsz & FRAME_TYPE) == 0) {		/* a Lua caller: ftsz is the PC */
+		if ((ftsz & FRAME_TYPE) == FRAME_LUA) {		/* a Lua caller: ftsz is the PC */
 			uint64_t lpc = fr2 ? (uint64_t)ftsz : (uint32_t)ftsz;
 			uint32_t ins = (uint32_t)heap_mem_uint(c->mem, lpc - 4, 4);
 

@@ -39,7 +39,7 @@ static int proto_ok(struct mem_reader *mem, const struct lj_layout *lay, uint64_
 	uint8_t hdr[16];
 	uint32_t sizebc = 0;
 
-	if (mem_read(mem, pt, hdr, sizeof(hdr)) || hdr[lay->gct] != LJ_GCT_PROTO ||
+	if (mem_read(mem, pt, hdr, sizeof(hdr)) || hdr[lay->gct] != LJ_GCT(LJ_TPROTO) ||
 	    mem_read(mem, pt + lay->pt_sizebc, &sizebc, 4))
 		return 0;
 	return sizebc > pos && sizebc < MAX_SIZEBC;

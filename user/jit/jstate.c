@@ -6,12 +6,10 @@
 
 #include "luajit/layout.h"
 #include "proc/memory.h"
+#include "lj_consts.h"
 
 /* Type tags of a TValue (src/lj_obj.h): ~13 number (an int in the low
  * word when tagged so), ~8 function. */
-#define ITYPE_NUM	0xfffffff2u
-#define ITYPE_FUNC	0xfffffff7u
-#define GC64_GCMASK	((1ull << 47) - 1)
 #define MAX_SIZETRACE	65536	/* TraceNo is 16 bits */
 
 bool jstate_supported(const struct lj_layout *lay)
@@ -49,17 +47,17 @@ static void decode_errinfo(const struct lj_layout *lay, uint64_t tv, struct jsta
 	if (lay->gc64) {
 		/* A dual-number build's integer (arm64): itype LJ_TISNUM in
 		 * the top 17 bits, the value in the low 32. */
-		if ((uint32_t)((int64_t)tv >> 47) == ITYPE_NUM) {
+		if ((uint32_t)((int64_t)tv >> 47) == LJ_TNUMX) {
 			out->errinfo_kind = JERRINFO_INT;
 			out->errinfo_int = (int32_t)(uint32_t)tv;
-		} else if ((uint32_t)((int64_t)tv >> 47) == ITYPE_FUNC) {
+		} else if ((uint32_t)((int64_t)tv >> 47) == LJ_TFUNC) {
 			out->errinfo_kind = JERRINFO_FUNC;
-			out->errinfo_func = tv & GC64_GCMASK;
+			out->errinfo_func = tv & LJ_GCVMASK;
 		}
-	} else if (hi == ITYPE_NUM) {
+	} else if (hi == LJ_TNUMX) {
 		out->errinfo_kind = JERRINFO_INT;
 		out->errinfo_int = (int32_t)(uint32_t)tv;
-	} else if (hi == ITYPE_FUNC) {
+	} else if (hi == LJ_TFUNC) {
 		out->errinfo_kind = JERRINFO_FUNC;
 		out->errinfo_func = (uint32_t)tv;
 	}

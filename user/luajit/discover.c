@@ -194,11 +194,11 @@ uint64_t discover_zone_table(struct mem_reader *mem, const struct lj_vm *vm)
 	uint64_t registry = 0, loaded = 0, zone = 0;
 
 	if (mem_read(mem, vm->g + lay->g_registrytv, &registry, 8) ||
-	    lj_tv_itype(lay, registry) != LJ_ITYPE_TAB ||
+	    lj_tv_itype(lay, registry) != LJ_TTAB ||
 	    lj_tab_getstr(mem, lay, lj_tv_gcptr(lay, registry), "_LOADED", &loaded) ||
-	    lj_tv_itype(lay, loaded) != LJ_ITYPE_TAB ||
+	    lj_tv_itype(lay, loaded) != LJ_TTAB ||
 	    lj_tab_getstr(mem, lay, lj_tv_gcptr(lay, loaded), "jit.zone", &zone) ||
-	    lj_tv_itype(lay, zone) != LJ_ITYPE_TAB)
+	    lj_tv_itype(lay, zone) != LJ_TTAB)
 		return 0;
 	return lj_tv_gcptr(lay, zone);
 }

@@ -274,8 +274,8 @@ bool layout_signature_hint(const uint8_t *b)
 {
 	const struct lj_layout *w64 = &layouts[0], *w32 = &layouts[3];
 
-	return (b[w64->L_gct] == LJ_GCT_THREAD && b[w64->L_dummy_ffid] == FF_C) ||
-	       (b[w32->L_gct] == LJ_GCT_THREAD && b[w32->L_dummy_ffid] == FF_C);
+	return (b[w64->L_gct] == LJ_GCT(LJ_TTHREAD) && b[w64->L_dummy_ffid] == FF_C) ||
+	       (b[w32->L_gct] == LJ_GCT(LJ_TTHREAD) && b[w32->L_dummy_ffid] == FF_C);
 }
 
 unsigned layout_signature(const uint8_t *b, uint64_t addr, bool gc64)
@@ -285,7 +285,7 @@ unsigned layout_signature(const uint8_t *b, uint64_t addr, bool gc64)
 	const struct lj_layout *any = gc64 ? &layouts[0] : &layouts[3];
 	uint64_t glref;
 
-	if (b[any->L_gct] != LJ_GCT_THREAD || b[any->L_dummy_ffid] != FF_C)
+	if (b[any->L_gct] != LJ_GCT(LJ_TTHREAD) || b[any->L_dummy_ffid] != FF_C)
 		return 0;
 	glref = load_le(b + any->L_glref, gc64 ? 8 : 4);
 	if (glref <= addr || glref - addr > 255)
@@ -317,7 +317,7 @@ static const char *layout_check(struct mem_reader *mem, const struct lj_layout *
 
 	if (mem_read(mem, g + lay->g_strempty, str, sizeof(str)))
 		return "global_State unreadable";
-	if (str[lay->gct] != LJ_GCT_STR || load_le(str + lay->str_len, 4) != 0)
+	if (str[lay->gct] != LJ_GCT(LJ_TSTR) || load_le(str + lay->str_len, 4) != 0)
 		return "strempty is not an empty string";
 	if (layout_read_ref(mem, lay, g + lay->g_mainthref, &mainth) || mainth != gg)
 		return "mainthref does not point back to the main thread";

@@ -7,7 +7,6 @@
 #include "luajit/layout.h"
 #include "proc/memory.h"
 
-#define GC64_PTR_MASK	((1ull << 47) - 1)
 #define MAX_NODES	65536
 
 uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv)
@@ -19,11 +18,11 @@ bool lj_tv_number(const struct lj_layout *lay, uint64_t tv, double *d)
 {
 	uint32_t it = lj_tv_itype(lay, tv);
 
-	if (it < LJ_ITYPE_NUMX) {
+	if (it < LJ_TNUMX) {
 		memcpy(d, &tv, sizeof(*d));
 		return true;
 	}
-	if (it == LJ_ITYPE_NUMX) {	/* an integer of a dual-number build */
+	if (it == LJ_TNUMX) {	/* an integer of a dual-number build */
 		*d = (double)(int32_t)(uint32_t)tv;
 		return true;
 	}
@@ -32,7 +31,7 @@ bool lj_tv_number(const struct lj_layout *lay, uint64_t tv, double *d)
 
 uint64_t lj_tv_gcptr(const struct lj_layout *lay, uint64_t tv)
 {
-	return lay->gc64 ? tv & GC64_PTR_MASK : tv & 0xffffffffull;
+	return lay->gc64 ? tv & LJ_GCVMASK : tv & 0xffffffffull;
 }
 
 int lj_read_str(struct mem_reader *m, const struct lj_layout *lay, uint64_t str,
@@ -72,7 +71,7 @@ int lj_tab_getstr(struct mem_reader *m, const struct lj_layout *lay, uint64_t ta
 
 		memcpy(&val, nodes + (size_t)i * lay->node_size, 8);
 		memcpy(&k, nodes + (size_t)i * lay->node_size + lay->node_key, 8);
-		if (lj_tv_itype(lay, k) != LJ_ITYPE_STR)
+		if (lj_tv_itype(lay, k) != LJ_TSTR)
 			continue;
 		/* Reading keylen+1 bytes tells a prefix from an exact match. */
 		if (lj_read_str(m, lay, lj_tv_gcptr(lay, k), name, keylen + 2) ||

@@ -9,16 +9,7 @@
 struct lj_layout;
 struct mem_reader;
 
-#define LJ_ITYPE_STR	0xfffffffbu	/* ~4 */
-#define LJ_ITYPE_TAB	0xfffffff4u	/* ~11 */
-#define LJ_ITYPE_NUMX	0xfffffff2u	/* ~13: below it, a double */
-
-/* GCHeader.gct of an object (~its type tag) and GCHeader.marked bits. */
-#define LJ_GCT_STR	4
-#define LJ_GCT_THREAD	6
-#define LJ_GCT_PROTO	7
-#define LJ_GC_WHITES	0x03	/* the two whites */
-#define LJ_GC_BLACK	0x04
+#include "lj_consts.h"
 
 /* Type tag and GC pointer of a raw 8-byte TValue. */
 uint32_t lj_tv_itype(const struct lj_layout *lay, uint64_t tv);

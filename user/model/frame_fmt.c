@@ -56,15 +56,15 @@ static bool put_chunkname(struct strbuf *sb, const struct frame_sym *f, bool pat
  * never the call site's: one function, one key. */
 static bool has_own_name(const struct frame_sym *f)
 {
-	return ((f->kind == FRAME_C || f->kind == FRAME_NATIVE) && f->cname) ||
-	       (f->kind == FRAME_FF && f->ffname);
+	return ((f->kind == SYM_C || f->kind == SYM_NATIVE) && f->cname) ||
+	       (f->kind == SYM_FF && f->ffname);
 }
 
 void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathstrip)
 {
-	if ((c == 'f' || c == 'F') && f->name && f->kind != FRAME_UNKNOWN &&
-	    f->kind != FRAME_STATE && !has_own_name(f)) {
-		if (c == 'F' && f->kind == FRAME_LUA && f->firstline != -1) {
+	if ((c == 'f' || c == 'F') && f->name && f->kind != SYM_UNKNOWN &&
+	    f->kind != SYM_STATE && !has_own_name(f)) {
+		if (c == 'F' && f->kind == SYM_LUA && f->firstline != -1) {
 			put_chunkname(sb, f, pathstrip);
 			sb_putc(sb, ':');
 		}
@@ -72,21 +72,21 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 		return;
 	}
 	switch (f->kind) {
-	case FRAME_LUA:
+	case SYM_LUA:
 		if (put_chunkname(sb, f, pathstrip)) {
 			int line = c == 'l' && f->line >= 0 ? f->line : f->firstline;
 
 			sb_printf(sb, ":%d", line);
 		}
 		break;
-	case FRAME_FF:
+	case SYM_FF:
 		if (f->ffname)
 			sb_puts(sb, f->ffname);
 		else
 			sb_printf(sb, "[builtin#%d]", f->ffid);
 		break;
-	case FRAME_C:
-	case FRAME_NATIVE:
+	case SYM_C:
+	case SYM_NATIVE:
 		if (f->cname) {
 			sb_puts(sb, f->cname);
 			break;
@@ -94,15 +94,15 @@ void frame_put(struct strbuf *sb, const struct frame_sym *f, char c, bool pathst
 		sb_putc(sb, '@');
 		put_pointer(sb, f->cfunc);
 		break;
-	case FRAME_HOST:
+	case SYM_HOST:
 		sb_puts(sb, "[host]");
 		break;
-	case FRAME_STATE:
+	case SYM_STATE:
 		sb_putc(sb, '[');
 		sb_puts(sb, f->name ? f->name : "state");
 		sb_putc(sb, ']');
 		break;
-	case FRAME_UNKNOWN:
+	case SYM_UNKNOWN:
 		/* The name is the cause: "bad frame", "read fault" ... */
 		sb_puts(sb, "[unknown: ");
 		sb_puts(sb, f->name ? f->name : "unresolved");

@@ -10,14 +10,14 @@
 
 #include "model/profile_stats.h"
 
-enum frame_kind {
-	FRAME_LUA,		/* Lua function (bytecode prototype) */
-	FRAME_C,		/* lua_CFunction: cname, else @0x... */
-	FRAME_FF,		/* builtin fast function: ffname, else [builtin#N] */
-	FRAME_HOST,		/* synthetic: the [host] pseudo frame */
-	FRAME_UNKNOWN,		/* synthetic: a frame that could not be symbolized */
-	FRAME_STATE,		/* synthetic: a thread state, "[waiting for a CPU]" (name) */
-	FRAME_NATIVE,		/* --native: machine code of a mapped file (cname, map_*) */
+enum sym_kind {
+	SYM_LUA,		/* Lua function (bytecode prototype) */
+	SYM_C,		/* lua_CFunction: cname, else @0x... */
+	SYM_FF,		/* builtin fast function: ffname, else [builtin#N] */
+	SYM_HOST,		/* synthetic: the [host] pseudo frame */
+	SYM_UNKNOWN,		/* synthetic: a frame that could not be symbolized */
+	SYM_STATE,		/* synthetic: a thread state, "[waiting for a CPU]" (name) */
+	SYM_NATIVE,		/* --native: machine code of a mapped file (cname, map_*) */
 };
 
 /* A symbolized frame.  Frames are interned by the profile: equal frames are
@@ -25,7 +25,7 @@ enum frame_kind {
  */
 struct frame_sym {
 	uint32_t id;		/* 1-based, dense, assigned on interning */
-	enum frame_kind kind;
+	enum sym_kind kind;
 	/* Name derived from the caller's bytecode, as lj_debug_funcname gives
 	 * it ("work", "__index", "(for generator)"), or NULL when none. */
 	const char *name;
@@ -34,20 +34,20 @@ struct frame_sym {
 	const char *chunk;
 	int firstline;		/* -1 for builtin bytecode ([builtin:name]) */
 	int line;		/* current line, -1 when unknown */
-	uint64_t cfunc;		/* FRAME_C: the C function address */
-	int ffid;		/* FRAME_FF: the fast function id */
-	const char *ffname;	/* FRAME_FF: "string.gsub", or NULL */
-	/* FRAME_C: the one name of the function, the same wherever it is
+	uint64_t cfunc;		/* SYM_C: the C function address */
+	int ffid;		/* SYM_FF: the fast function id */
+	const char *ffname;	/* SYM_FF: "string.gsub", or NULL */
+	/* SYM_C: the one name of the function, the same wherever it is
 	 * called from ("ngx.say", an ELF symbol, "mod.so+0x1f0"), or NULL. */
 	const char *cname;
-	/* FRAME_NATIVE: cname is the ELF symbol, else "file+0xOFFSET"; cfunc
+	/* SYM_NATIVE: cname is the ELF symbol, else "file+0xOFFSET"; cfunc
 	 * the function's (or the address's) run-time address.
-	 * FRAME_C, FRAME_NATIVE: the file mapping that holds the function (for pprof's
+	 * SYM_C, SYM_NATIVE: the file mapping that holds the function (for pprof's
 	 * Mapping), map_file NULL when unknown.  map_build_id is lower-case
 	 * hex, or NULL. */
 	const char *map_file, *map_build_id;
 	uint64_t map_start, map_limit, map_offset;
-	/* FRAME_C under --native: the C function's own ELF symbol when it
+	/* SYM_C under --native: the C function's own ELF symbol when it
 	 * differs from cname (ngx.say's ngx_http_lua_ngx_say), for pprof's
 	 * system_name; else NULL. */
 	const char *csym;

@@ -14,20 +14,20 @@ static const char *dump(const struct frame_sym *const *fr, uint32_t n,
 
 int main(void)
 {
-	struct frame_sym leaf = { .kind = FRAME_LUA, .name = "work",
+	struct frame_sym leaf = { .kind = SYM_LUA, .name = "work",
 				  .chunk = "@/tmp/dir/t.lua", .firstline = 1, .line = 2 };
-	struct frame_sym mid = { .kind = FRAME_LUA, .name = "outer",
+	struct frame_sym mid = { .kind = SYM_LUA, .name = "outer",
 				 .chunk = "@/tmp/dir/t.lua", .firstline = 5, .line = 6 };
-	struct frame_sym main_chunk = { .kind = FRAME_LUA, .name = NULL,
+	struct frame_sym main_chunk = { .kind = SYM_LUA, .name = NULL,
 					.chunk = "@t.lua", .firstline = 0, .line = 9 };
-	struct frame_sym cbot = { .kind = FRAME_C, .cfunc = 0x55b303d132c0ull };
-	struct frame_sym ff = { .kind = FRAME_FF, .name = NULL, .ffid = 93,
+	struct frame_sym cbot = { .kind = SYM_C, .cfunc = 0x55b303d132c0ull };
+	struct frame_sym ff = { .kind = SYM_FF, .name = NULL, .ffid = 93,
 				.ffname = "table.sort" };
-	struct frame_sym ffnamed = { .kind = FRAME_FF, .name = "rep", .ffid = 80,
+	struct frame_sym ffnamed = { .kind = SYM_FF, .name = "rep", .ffid = 80,
 				     .ffname = "string.rep" };
-	struct frame_sym str = { .kind = FRAME_LUA, .chunk = "return 1",
+	struct frame_sym str = { .kind = SYM_LUA, .chunk = "return 1",
 				 .firstline = 3, .line = 4 };
-	struct frame_sym builtin = { .kind = FRAME_LUA, .chunk = "foreach",
+	struct frame_sym builtin = { .kind = SYM_LUA, .chunk = "foreach",
 				     .firstline = -1, .line = -1 };
 	const struct frame_sym *st[] = { &leaf, &mid, &main_chunk, &cbot };
 	struct strbuf sb = STRBUF_INIT;

@@ -200,7 +200,7 @@ void export_chunk_file(struct strbuf *sb, const struct frame_sym *f)
 {
 	const char *chunk = f->chunk;
 
-	if (f->kind != FRAME_LUA)
+	if (f->kind != SYM_LUA)
 		return;
 	if (!chunk)
 		chunk = "?";

@@ -96,13 +96,13 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 	switch (xf->kind) {
 	case XF_FRAME:
 		switch (xf->sym->kind) {
-		case FRAME_LUA: return NK_LUA;
-		case FRAME_C: return NK_C;
-		case FRAME_FF: return NK_FF;
-		case FRAME_HOST: return NK_HOST;
-		case FRAME_STATE: return NK_VMSTATE;
-		case FRAME_UNKNOWN: return NK_UNKNOWN;
-		case FRAME_NATIVE: return NK_NATIVE;
+		case SYM_LUA: return NK_LUA;
+		case SYM_C: return NK_C;
+		case SYM_FF: return NK_FF;
+		case SYM_HOST: return NK_HOST;
+		case SYM_STATE: return NK_VMSTATE;
+		case SYM_UNKNOWN: return NK_UNKNOWN;
+		case SYM_NATIVE: return NK_NATIVE;
 		}
 		return NK_UNKNOWN;
 	case XF_COMM:
@@ -177,7 +177,7 @@ static void svg_label(struct strbuf *sb, const struct xframe *xf, const struct p
 	const struct frame_sym *f = xf->sym;
 	struct frame_sym where;
 
-	if (xf->kind != XF_FRAME || f->kind != FRAME_LUA || !f->name || f->firstline == -1 ||
+	if (xf->kind != XF_FRAME || f->kind != SYM_LUA || !f->name || f->firstline == -1 ||
 	    o->scope == 'f') {
 		xframe_put(sb, xf, p, s, o);
 		return;
@@ -214,7 +214,7 @@ static void flame_merge(struct flame *fl)
 			svg_label(&label, &st.f[k], p, s, &fl->o);
 			cur = node_child(fl, cur, sb_str(&label), label.len,
 					 node_kind_of(&st.f[k]));
-			if (st.f[k].kind == XF_FRAME && st.f[k].sym->kind == FRAME_LUA)
+			if (st.f[k].kind == XF_FRAME && st.f[k].sym->kind == SYM_LUA)
 				fl->nodes[cur].lua = st.f[k].sym;
 			if (top >= 0 && st.f[k].kind == XF_FRAME && st.f[k].sym == s->frames[top] &&
 			    !fl->nodes[cur].inlined)

@@ -16,7 +16,7 @@
 int inlined_frame_of(const struct sample *s)
 {
 	for (uint32_t i = 0; i < s->nframes; i++)
-		if (s->frames[i] && s->frames[i]->kind == FRAME_LUA)
+		if (s->frames[i] && s->frames[i]->kind == SYM_LUA)
 			return (int)i;
 	return -1;
 }

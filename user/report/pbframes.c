@@ -81,14 +81,14 @@ void pbframes_function(struct pbframes *f, const struct xframe *xf, const struct
 	sb_reset(&f->text);
 	export_chunk_file(&f->text, fs);
 	out->filename = text_id(f);
-	out->start_line = fs->kind == FRAME_LUA && fs->firstline > 0 ? fs->firstline : 0;
+	out->start_line = fs->kind == SYM_LUA && fs->firstline > 0 ? fs->firstline : 0;
 }
 
 int64_t pbframes_line(const struct xframe *xf)
 {
 	const struct frame_sym *f = xf->sym;
 
-	if (xf->kind != XF_FRAME || f->kind != FRAME_LUA)
+	if (xf->kind != XF_FRAME || f->kind != SYM_LUA)
 		return 0;
 	if (f->line >= 0)
 		return f->line;
@@ -100,7 +100,7 @@ bool pbframes_mapping(struct pbframes *f, const struct xframe *xf, struct pb_map
 {
 	const struct frame_sym *fs = xf->sym;
 
-	if (xf->kind != XF_FRAME || (fs->kind != FRAME_C && fs->kind != FRAME_NATIVE) ||
+	if (xf->kind != XF_FRAME || (fs->kind != SYM_C && fs->kind != SYM_NATIVE) ||
 	    !fs->map_file)
 		return false;
 	memset(out, 0, sizeof(*out));

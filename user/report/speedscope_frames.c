@@ -53,7 +53,7 @@ static uint32_t intern(struct ss_frames *sf, const struct xframe *xf, const stru
 	sb_reset(&sf->name);
 	sb_reset(&sf->file);
 	xframe_put(&sf->name, xf, p, s, o);
-	if (xf->kind == XF_FRAME && f->kind == FRAME_LUA) {
+	if (xf->kind == XF_FRAME && f->kind == SYM_LUA) {
 		export_chunk_file(&sf->file, f);
 		if (f->firstline >= 0)
 			line = o->scope == 'l' && f->line >= 0 ? f->line : f->firstline;

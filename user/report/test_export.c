@@ -46,7 +46,7 @@ static void add(struct profile *p, uint32_t pid, int32_t vmstate, uint32_t flags
 
 static struct frame_sym lua(const char *name, const char *chunk, int firstline, int line)
 {
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = chunk,
+	struct frame_sym f = { .kind = SYM_LUA, .name = name, .chunk = chunk,
 			       .firstline = firstline, .line = line };
 
 	return f;
@@ -135,7 +135,7 @@ static void check_roots(void)
 {
 	struct profile *p = profile_new(99);
 	struct frame_sym w = lua("work", "@/x/t.lua", 1, 2);
-	struct frame_sym host = { .kind = FRAME_HOST };
+	struct frame_sym host = { .kind = SYM_HOST };
 	const struct frame_sym *st[] = { &w };
 	const struct frame_sym *hostst[] = { &host };
 	struct export_opts states = { .scope = 'F', .pathstrip = true,
@@ -281,9 +281,9 @@ static void check_odd_frames(void)
 	struct frame_sym nochunk = lua(NULL, NULL, 3, -1);
 	struct frame_sym str = lua(NULL, "local x = 1\nreturn x", 1, 2);
 	struct frame_sym builtin = lua(NULL, "foreach", -1, -1);
-	struct frame_sym unknown = { .kind = FRAME_UNKNOWN };
-	struct frame_sym ff = { .kind = FRAME_FF, .ffid = 21 };
-	struct frame_sym cf = { .kind = FRAME_C, .cfunc = 0x7f0011223344ull };
+	struct frame_sym unknown = { .kind = SYM_UNKNOWN };
+	struct frame_sym ff = { .kind = SYM_FF, .ffid = 21 };
+	struct frame_sym cf = { .kind = SYM_C, .cfunc = 0x7f0011223344ull };
 	const struct frame_sym *st[] = { &cf, &nochunk, &str, &builtin, &unknown, &ff };
 
 	profile_set_comm(p, 1, "x");
@@ -389,7 +389,7 @@ static void check_unknown_everywhere(void)
 {
 	struct profile *p = profile_new(99);
 	struct frame_sym w = lua("work", "@/x/t.lua", 1, 2);
-	struct frame_sym cut = { .kind = FRAME_UNKNOWN, .name = "bad frame", .line = -1 };
+	struct frame_sym cut = { .kind = SYM_UNKNOWN, .name = "bad frame", .line = -1 };
 	const struct frame_sym *partial[] = { &cut, &w }, *whole[] = { &w };
 
 	profile_set_comm(p, 7, "x");

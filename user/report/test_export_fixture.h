@@ -12,37 +12,37 @@
 
 #define FIX_CFUNC 0x55b303d132c0ull
 
-static const struct frame_sym fix_main = { .kind = FRAME_LUA, .chunk = "@/srv/app/main.lua",
+static const struct frame_sym fix_main = { .kind = SYM_LUA, .chunk = "@/srv/app/main.lua",
 					   .firstline = 0, .line = 40 };
-static const struct frame_sym fix_outer = { .kind = FRAME_LUA, .name = "outer",
+static const struct frame_sym fix_outer = { .kind = SYM_LUA, .name = "outer",
 					    .chunk = "@/srv/app/main.lua", .firstline = 10,
 					    .line = 14 };
-static const struct frame_sym fix_work = { .kind = FRAME_LUA, .name = "work",
+static const struct frame_sym fix_work = { .kind = SYM_LUA, .name = "work",
 					   .chunk = "@/srv/app/main.lua", .firstline = 2,
 					   .line = 5 };
 /* Same function, another current line: one key for 'F', two for 'l'. */
-static const struct frame_sym fix_work7 = { .kind = FRAME_LUA, .name = "work",
+static const struct frame_sym fix_work7 = { .kind = SYM_LUA, .name = "work",
 					    .chunk = "@/srv/app/main.lua", .firstline = 2,
 					    .line = 7 };
-static const struct frame_sym fix_odd = { .kind = FRAME_LUA, .name = "a;b<c>&\"q'",
+static const struct frame_sym fix_odd = { .kind = SYM_LUA, .name = "a;b<c>&\"q'",
 					  .chunk = "@/srv/app/odd <dir>/x&y.lua",
 					  .firstline = 20, .line = 21 };
-static const struct frame_sym fix_utf8 = { .kind = FRAME_LUA, .name = "gr\xc3\xb6\xc3\x9f" "e",
+static const struct frame_sym fix_utf8 = { .kind = SYM_LUA, .name = "gr\xc3\xb6\xc3\x9f" "e",
 					   .chunk = "=stdin", .firstline = 3, .line = 3 };
-static const struct frame_sym fix_bad = { .kind = FRAME_LUA, .name = "bad\xff" "name",
+static const struct frame_sym fix_bad = { .kind = SYM_LUA, .name = "bad\xff" "name",
 					  .chunk = "@/srv/app/main.lua", .firstline = 30,
 					  .line = 31 };
-static const struct frame_sym fix_digits = { .kind = FRAME_LUA, .name = "v 42",
+static const struct frame_sym fix_digits = { .kind = SYM_LUA, .name = "v 42",
 					     .chunk = "@/srv/app/main.lua", .firstline = 50,
 					     .line = 51 };
-static const struct frame_sym fix_string = { .kind = FRAME_LUA,
+static const struct frame_sym fix_string = { .kind = SYM_LUA,
 					     .chunk = "return function() end",
 					     .firstline = 1, .line = 1 };
-static const struct frame_sym fix_cfunc = { .kind = FRAME_C, .cfunc = FIX_CFUNC,
+static const struct frame_sym fix_cfunc = { .kind = SYM_C, .cfunc = FIX_CFUNC,
 					    .firstline = 0, .line = -1 };
-static const struct frame_sym fix_rep = { .kind = FRAME_FF, .ffid = 80,
+static const struct frame_sym fix_rep = { .kind = SYM_FF, .ffid = 80,
 					  .ffname = "string.rep", .line = -1 };
-static const struct frame_sym fix_foreach = { .kind = FRAME_LUA, .chunk = "foreach",
+static const struct frame_sym fix_foreach = { .kind = SYM_LUA, .chunk = "foreach",
 					      .firstline = -1, .line = -1 };
 
 struct fix_sample {

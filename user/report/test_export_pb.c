@@ -384,12 +384,12 @@ static void check_pprof_mapping(void)
 {
 	struct profile *p = profile_new(100);
 	struct frame_sym c = {
-		.kind = FRAME_C, .cfunc = 0x7f0000012340ull, .line = -1, .cname = "ngx.say",
+		.kind = SYM_C, .cfunc = 0x7f0000012340ull, .line = -1, .cname = "ngx.say",
 		.map_file = "/usr/lib/mod.so", .map_build_id = "0123abcd",
 		.map_start = 0x7f0000010000ull, .map_limit = 0x7f0000020000ull,
 		.map_offset = 0x3000,
 	};
-	struct frame_sym lua = { .kind = FRAME_LUA, .chunk = "@a.lua", .firstline = 1, .line = 2 };
+	struct frame_sym lua = { .kind = SYM_LUA, .chunk = "@a.lua", .firstline = 1, .line = 2 };
 	const struct frame_sym *frames[2];
 	struct sample smp = { .pid = 1, .tid = 1, .vmstate = -2, .count = 3, .nframes = 2 };
 	struct strbuf gz = STRBUF_INIT, pb = STRBUF_INIT;
@@ -447,9 +447,9 @@ static void check_pprof_mapping(void)
 static void check_pprof_unknown(void)
 {
 	struct profile *p = profile_new(100);
-	struct frame_sym w = { .kind = FRAME_LUA, .name = "work", .chunk = "@t.lua",
+	struct frame_sym w = { .kind = SYM_LUA, .name = "work", .chunk = "@t.lua",
 			       .firstline = 1, .line = 2 };
-	struct frame_sym cut = { .kind = FRAME_UNKNOWN, .name = "bad frame", .line = -1 };
+	struct frame_sym cut = { .kind = SYM_UNKNOWN, .name = "bad frame", .line = -1 };
 	const struct frame_sym *partial[2];
 	struct sample s1 = { .pid = 1, .tid = 1, .vmstate = -1, .count = 3, .nframes = 2,
 			     .frames = partial };

@@ -11,7 +11,7 @@
 
 static const struct frame_sym *lua(struct profile *p, const char *name, int firstline, int line)
 {
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = "@/src/sn.lua",
+	struct frame_sym f = { .kind = SYM_LUA, .name = name, .chunk = "@/src/sn.lua",
 			       .firstline = firstline, .line = line };
 
 	return profile_frame(p, &f);
@@ -40,7 +40,7 @@ static char *render(const struct profile *p)
 int main(void)
 {
 	struct profile *p = profile_new(100);
-	struct frame_sym nat = { .kind = FRAME_NATIVE, .cname = "memset" };
+	struct frame_sym nat = { .kind = SYM_NATIVE, .cname = "memset" };
 	const struct frame_sym *av10 = lua(p, "Av", 7, 10), *av11 = lua(p, "Av", 7, 11);
 	const struct frame_sym *atv = lua(p, "Atv", 15, 18), *chunk = lua(p, NULL, 0, 32);
 	const struct frame_sym *m = profile_frame(p, &nat);

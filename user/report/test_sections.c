@@ -54,9 +54,9 @@ static const char *tree(const struct profile *p, bool per_process)
 int main(void)
 {
 	struct profile *p = profile_new(100);
-	struct frame_sym fw = { .kind = FRAME_LUA, .name = "work", .chunk = "@/x/t.lua",
+	struct frame_sym fw = { .kind = SYM_LUA, .name = "work", .chunk = "@/x/t.lua",
 				.firstline = 1, .line = 2 };
-	struct frame_sym fo = { .kind = FRAME_LUA, .name = "other", .chunk = "@/x/u.lua",
+	struct frame_sym fo = { .kind = SYM_LUA, .name = "other", .chunk = "@/x/u.lua",
 				.firstline = 1, .line = 2 };
 	const struct frame_sym *w = profile_frame(p, &fw), *o = profile_frame(p, &fo);
 	struct view_jitp_opts per_process = { .per_process = true };

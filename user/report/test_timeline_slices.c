@@ -125,7 +125,7 @@ static char *render(int (*export)(FILE *, const struct profile *, const struct e
 static void test_export(void)
 {
 	struct profile *p = profile_new(100);	/* 10 ms period */
-	struct frame_sym fa = { .kind = FRAME_LUA, .name = "a", .chunk = "@/x/t.lua",
+	struct frame_sym fa = { .kind = SYM_LUA, .name = "a", .chunk = "@/x/t.lua",
 				.firstline = 3, .line = 4 };
 	const struct frame_sym *fr[1] = { profile_frame(p, &fa) };
 	struct sample s = { .pid = 7, .tid = 7, .vmstate = -1, .frames = fr, .nframes = 1,

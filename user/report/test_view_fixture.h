@@ -19,7 +19,7 @@
 static inline const struct frame_sym *lua_frame(struct profile *p, const char *name,
 					 const char *chunk, int firstline, int line)
 {
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = chunk,
+	struct frame_sym f = { .kind = SYM_LUA, .name = name, .chunk = chunk,
 			       .firstline = firstline, .line = line };
 
 	return profile_frame(p, &f);
@@ -43,8 +43,8 @@ static inline void add(struct profile *p, uint32_t pid, int32_t vmstate, const c
 static inline struct profile *fixture_with(uint32_t pid, bool states)
 {
 	struct profile *p = profile_new(100);
-	struct frame_sym cf = { .kind = FRAME_C, .cfunc = 0x55b303d132c0ull };
-	struct frame_sym ff = { .kind = FRAME_FF, .name = "rep", .ffid = 79,
+	struct frame_sym cf = { .kind = SYM_C, .cfunc = 0x55b303d132c0ull };
+	struct frame_sym ff = { .kind = SYM_FF, .name = "rep", .ffid = 79,
 				.ffname = "string.rep" };
 	const struct frame_sym *C = profile_frame(p, &cf), *rep = profile_frame(p, &ff);
 	const struct frame_sym *main20 = lua_frame(p, NULL, "@/src/app.lua", 0, 20);

@@ -147,7 +147,7 @@ static void add_sample(struct top_table *t, const struct profile *p, const struc
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		const struct frame_sym *f = s->frames[i];
 
-		if (f->kind != FRAME_LUA)
+		if (f->kind != SYM_LUA)
 			continue;
 		r = row_for(t, p, pid, frame_key(f, sb), f->name, &stamp);
 		if (!own_done) {

@@ -57,7 +57,7 @@ int view_jit_key(const struct sample *s, char *buf, size_t len)
 		struct frame_sym f;
 		struct strbuf sb = STRBUF_INIT;
 
-		if (s->frames[i]->kind != FRAME_LUA)
+		if (s->frames[i]->kind != SYM_LUA)
 			continue;
 		f = *s->frames[i];
 		f.name = NULL;

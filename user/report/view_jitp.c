@@ -220,7 +220,7 @@ static void section_add(struct section *sec, const struct sample *s, const struc
 		return;
 	e = keymap_add(&sec->count1, k1, s->count);
 	/* Annotations group keys by file; only Lua frames name one. */
-	if (!s->nframes || s->frames[0]->kind != FRAME_LUA)
+	if (!s->nframes || s->frames[0]->kind != SYM_LUA)
 		e->nonfile = true;
 	if (k2) {
 		if (!e->sub)

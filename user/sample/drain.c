@@ -106,7 +106,7 @@ static struct stack_memo *memo_get(struct drain_state *ds, uint64_t id, bool *fr
  * every format shows the loss and counts it in its totals. */
 static const struct frame_sym *unknown_frame(struct profile *p, const char *cause)
 {
-	struct frame_sym f = { .kind = FRAME_UNKNOWN, .name = cause, .line = -1 };
+	struct frame_sym f = { .kind = SYM_UNKNOWN, .name = cause, .line = -1 };
 
 	return profile_frame(p, &f);
 }
@@ -144,7 +144,7 @@ static struct nmods *native_mods(struct drain *d, pid_t pid);
  * frame count once sym_leaf has placed it. */
 static uint32_t name_leaf(struct drain_state *ds, struct symbolizer *sym, pid_t pid, uint32_t n)
 {
-	if (!n || ds->scratch[0].kind != FRAME_NATIVE)
+	if (!n || ds->scratch[0].kind != SYM_NATIVE)
 		return n;
 	native_name(native_mods(ds->d, pid), ds->scratch[0].cfunc, true, &ds->scratch[0],
 		    ds->leaf_name, sizeof(ds->leaf_name));
@@ -187,7 +187,7 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 	/* The bottom of a whole stack is the C function the host entered the
 	 * VM with (lua_pcall of luajit's pmain, ...): the same in every stack,
 	 * so noise unless asked for.  Alone, it is what ran: kept. */
-	if (!ds->d->o.keep_root && n > 1 && ds->scratch[n - 1].kind == FRAME_C &&
+	if (!ds->d->o.keep_root && n > 1 && ds->scratch[n - 1].kind == SYM_C &&
 	    !(st->flags & STACK_TRUNCATED))
 		m->nframes = --n;
 	for (uint32_t i = 0; i < n; i++)
@@ -226,7 +226,7 @@ static void weigh(const struct profile *p, const struct sample_key *key, uint64_
  * stack it was preempted in. */
 static void add_state_frame(struct drain_state *ds, struct sample *s, const char *state)
 {
-	struct frame_sym f = { .kind = FRAME_STATE, .name = state, .line = -1 };
+	struct frame_sym f = { .kind = SYM_STATE, .name = state, .line = -1 };
 
 	if (s->nframes >= LBP_MAX_FRAMES)
 		return;

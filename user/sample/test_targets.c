@@ -148,10 +148,10 @@ static void test_drain(struct targets *ts, pid_t pid)
 	      (s->flags & PSAMPLE_HOST) && s->nframes == 0);
 	s = find_sample(p, 2);
 	CHECK("drain: a lost stack is one unknown frame", s && s->count == 2 && s->nframes == 1 &&
-	      s->frames[0]->kind == FRAME_UNKNOWN && p->stats.stack_lost == 2);
+	      s->frames[0]->kind == SYM_UNKNOWN && p->stats.stack_lost == 2);
 	s = find_sample(p, 3);
 	CHECK("drain: frames of a VM that is gone are unknown, kept truncated",
-	      s && s->count == 4 && s->nframes == 3 && s->frames[2]->kind == FRAME_UNKNOWN &&
+	      s && s->count == 4 && s->nframes == 3 && s->frames[2]->kind == SYM_UNKNOWN &&
 	      (s->flags & PSAMPLE_TRUNCATED));
 	CHECK("drain: a stack shared in one pass is counted once",
 	      p->stats.sym_unknown == 3 && find_sample(p, 5) && find_sample(p, 5)->nframes == 3);
@@ -246,7 +246,7 @@ static void test_drain_offcpu(struct targets *ts, pid_t pid)
 	s = find_sample(p, 2);
 	CHECK("drain off-cpu: waiting for a CPU is a frame on top",
 	      s && s->count == 250000 && (s->flags & PSAMPLE_WAITING) && s->nframes == 3 &&
-	      s->frames[0]->kind == FRAME_STATE && !strcmp(s->frames[0]->name, "waiting for a CPU"));
+	      s->frames[0]->kind == SYM_STATE && !strcmp(s->frames[0]->name, "waiting for a CPU"));
 	s = find_sample(p, 3);
 	CHECK("drain off-cpu: [host] waiting keeps both flags", s && s->count == 40000 &&
 	      (s->flags & PSAMPLE_HOST) && (s->flags & PSAMPLE_WAITING));

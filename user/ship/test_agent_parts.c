@@ -352,8 +352,8 @@ static void test_sink_files(void)
 static void test_split(void)
 {
 	struct profile *p = profile_new(99), *one;
-	struct frame_sym fa = { .kind = FRAME_LUA, .name = "a", .chunk = "@t.lua", .firstline = 1, .line = 2 };
-	struct frame_sym fb = { .kind = FRAME_LUA, .name = "b", .chunk = "@t.lua", .firstline = 5, .line = 6 };
+	struct frame_sym fa = { .kind = SYM_LUA, .name = "a", .chunk = "@t.lua", .firstline = 1, .line = 2 };
+	struct frame_sym fb = { .kind = SYM_LUA, .name = "b", .chunk = "@t.lua", .firstline = 5, .line = 6 };
 	const struct frame_sym *ab[2], *b[1];
 	struct sample s = { .pid = 10, .tid = 10, .vmstate = -1, .count = 3 };
 	uint32_t *pids;
@@ -411,7 +411,7 @@ static void test_split(void)
 static void test_halves(void)
 {
 	struct profile *p = profile_new(1000), *cpu, *off;
-	struct frame_sym fa = { .kind = FRAME_LUA, .name = "a", .chunk = "@t.lua", .firstline = 1, .line = 2 };
+	struct frame_sym fa = { .kind = SYM_LUA, .name = "a", .chunk = "@t.lua", .firstline = 1, .line = 2 };
 	const struct frame_sym *a[1];
 	struct sample s = { .pid = 10, .tid = 10, .vmstate = -1, .count = 3000000, .events = 3 };
 	struct push_meta m = { .type = PUSH_TYPE_OFFCPU, .service = "svc", .hz = 1000 };

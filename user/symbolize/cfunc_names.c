@@ -351,11 +351,11 @@ void cfn_name(struct cfunc_names *c, struct frame_sym *f)
 
 void cfn_name_frame(struct cfunc_names *c, const struct lj_layout *lay, struct frame_sym *f)
 {
-	if (f->kind == FRAME_C) {
+	if (f->kind == SYM_C) {
 		cfn_name(c, f);
 		if (f->cname)
 			f->name = NULL;
-	} else if (f->kind == FRAME_FF) {
+	} else if (f->kind == SYM_FF) {
 		if (!f->ffname)
 			f->ffname = cfn_ffname(c, lay, f->ffid);
 		/* A call through the FFI (a cdata's __call) is the C function

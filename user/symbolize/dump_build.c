@@ -41,16 +41,16 @@ static void add_frames(struct symbolizer *sym, const struct heap_ctx *c,
 		struct dump_frame *df;
 
 		sb_reset(&sb);
-		if (f->kind == FRAME_UNKNOWN) {
+		if (f->kind == SYM_UNKNOWN) {
 			loss->unknown_frames++;
 			sb_puts(&sb, "?");
 		} else {
 			frame_put(&sb, f, 'f', true);	/* unnamed: "file.lua:12" */
 		}
-		df = dump_add_frame(t, sb_str(&sb), f->kind == FRAME_LUA ? chunk_file(f->chunk) : NULL,
-				    f->kind == FRAME_LUA ? f->line : -1,
-				    f->kind == FRAME_LUA ? f->firstline : -1);
-		if (o->locals && f->kind == FRAME_LUA)
+		df = dump_add_frame(t, sb_str(&sb), f->kind == SYM_LUA ? chunk_file(f->chunk) : NULL,
+				    f->kind == SYM_LUA ? f->line : -1,
+				    f->kind == SYM_LUA ? f->firstline : -1);
+		if (o->locals && f->kind == SYM_LUA)
 			dump_frame_locals(c, raw, i, o->width, add_local, df);
 	}
 	sb_free(&sb);

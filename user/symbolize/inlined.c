@@ -18,7 +18,6 @@
 #include "luajit/luaobj.h"
 #include "proc/memory.h"
 
-#define LJ_ITYPE_FUNC	0xfffffff7u	/* ~8 */
 #define MAX_UPVALUES	256
 
 /* Whether upvalue i of closure c holds fn. */
@@ -30,7 +29,7 @@ static bool upvalue_holds(struct symbolizer *s, uint64_t c, uint32_t i, uint64_t
 	return !layout_read_ref(s->mem, lay, c + lay->fn_uvptr + (uint64_t)i * (lay->gc64 ? 8 : 4),
 				&uv) && uv &&
 	       !layout_read_ref(s->mem, lay, uv + lay->uv_v, &v) && v &&
-	       !mem_read(s->mem, v, &tv, 8) && lj_tv_itype(lay, tv) == LJ_ITYPE_FUNC &&
+	       !mem_read(s->mem, v, &tv, 8) && lj_tv_itype(lay, tv) == LJ_TFUNC &&
 	       lj_tv_gcptr(lay, tv) == fn;
 }
 
@@ -110,7 +109,7 @@ static int trace_inlined(struct symbolizer *s, uint64_t g, int traceno, char *bu
 		known[nknown++] = inl[i];
 	for (int i = 0; i < n; i++) {
 		struct proto_entry *e = proto_get(s, inl[i].pt, 0);
-		struct frame_sym f = { .kind = FRAME_LUA, .line = -1 };
+		struct frame_sym f = { .kind = SYM_LUA, .line = -1 };
 
 		if (!e)
 			continue;

@@ -15,7 +15,7 @@ int sym_pc_location(struct symbolizer *s, uint64_t pt, uint64_t pc, char fmt, ch
 		    size_t len)
 {
 	struct proto_entry *e = proto_get(s, pt, 0);
-	struct frame_sym f = { .kind = FRAME_LUA };
+	struct frame_sym f = { .kind = SYM_LUA };
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!e)

@@ -22,9 +22,6 @@
 #include "luajit/luaobj.h"
 #include "proc/memory.h"
 
-#define LJ_GCT_FUNC	8
-#define LJ_GCT_TAB	11
-#define LJ_ITYPE_FUNC	0xfffffff7u	/* ~8 */
 #define FF_C		1
 
 #define MAX_DEPTH	3		/* _G -> ngx -> req -> get_headers */
@@ -195,7 +192,7 @@ static bool read_key(struct lua_names *ln, uint64_t str, char *buf, size_t max)
 	uint32_t len;
 
 	if (!str || ln->lay->str_data > sizeof(h) || mem_read(ln->mem, str, h, ln->lay->str_data) ||
-	    h[ln->lay->gct] != LJ_GCT_STR)
+	    h[ln->lay->gct] != LJ_GCT(LJ_TSTR))
 		return false;
 	memcpy(&len, h + ln->lay->str_len, 4);
 	if (!len || len >= max || mem_read(ln->mem, str + ln->lay->str_data, buf, len))
@@ -213,7 +210,7 @@ static void record_func(struct lua_names *ln, uint64_t fn, const char *name, boo
 	uint8_t ffid;
 	uint64_t cfunc = 0;
 
-	if (gc_type(ln, fn) != LJ_GCT_FUNC || mem_read(ln->mem, fn + ln->lay->fn_ffid, &ffid, 1))
+	if (gc_type(ln, fn) != LJ_GCT(LJ_TFUNC) || mem_read(ln->mem, fn + ln->lay->fn_ffid, &ffid, 1))
 		return;
 	if (ffid > FF_C) {
 		map_put(ln, KEY_FF | ffid, name, global);
@@ -232,7 +229,7 @@ static int read_nodes(struct lua_names *ln, uint64_t tab, uint8_t **nodes, uint3
 	uint32_t hmask = 0;
 	size_t size;
 
-	if (gc_type(ln, tab) != LJ_GCT_TAB ||
+	if (gc_type(ln, tab) != LJ_GCT(LJ_TTAB) ||
 	    layout_read_ref(ln->mem, ln->lay, tab + ln->lay->tab_node, &node) ||
 	    mem_read(ln->mem, tab + ln->lay->tab_hmask, &hmask, 4) || !node ||
 	    hmask > MAX_HMASK || ln->nodes + hmask + 1 > MAX_NODES || ln->tables >= MAX_TABLES)
@@ -274,15 +271,15 @@ static void walk_table(struct lua_names *ln, uint64_t tab, const char *prefix, i
 		memcpy(&val, node, 8);
 		memcpy(&k, node + ln->lay->node_key, 8);
 		vt = lj_tv_itype(ln->lay, val);
-		if ((vt != LJ_ITYPE_FUNC && vt != LJ_ITYPE_TAB) ||
-		    lj_tv_itype(ln->lay, k) != LJ_ITYPE_STR ||
+		if ((vt != LJ_TFUNC && vt != LJ_TTAB) ||
+		    lj_tv_itype(ln->lay, k) != LJ_TSTR ||
 		    !read_key(ln, lj_tv_gcptr(ln->lay, k), key, sizeof(key)))
 			continue;
 		if (*prefix)
 			snprintf(name, sizeof(name), "%s.%s", prefix, key);
 		else
 			snprintf(name, sizeof(name), "%s", key);
-		if (vt == LJ_ITYPE_FUNC)
+		if (vt == LJ_TFUNC)
 			record_func(ln, lj_tv_gcptr(ln->lay, val), name, !*prefix);
 		else if (depth + 1 < MAX_DEPTH && lj_tv_gcptr(ln->lay, val) != ln->global)
 			walk_table(ln, lj_tv_gcptr(ln->lay, val), name, depth + 1);
@@ -309,12 +306,12 @@ static void walk_loaded(struct lua_names *ln, uint64_t loaded)
 		memcpy(&val, node, 8);
 		memcpy(&k, node + ln->lay->node_key, 8);
 		vt = lj_tv_itype(ln->lay, val);
-		if (lj_tv_itype(ln->lay, k) != LJ_ITYPE_STR ||
+		if (lj_tv_itype(ln->lay, k) != LJ_TSTR ||
 		    !read_key(ln, lj_tv_gcptr(ln->lay, k), key, sizeof(key)))
 			continue;
-		if (vt == LJ_ITYPE_FUNC)
+		if (vt == LJ_TFUNC)
 			record_func(ln, lj_tv_gcptr(ln->lay, val), key, false);
-		else if (vt == LJ_ITYPE_TAB)
+		else if (vt == LJ_TTAB)
 			walk_table(ln, lj_tv_gcptr(ln->lay, val), strcmp(key, "_G") ? key : "",
 				   strcmp(key, "_G") ? 1 : 0);
 	}
@@ -327,15 +324,15 @@ int luanames_walk(struct lua_names *ln)
 	uint64_t reg = 0, loaded = 0;
 
 	if (mem_read(ln->mem, ln->g + ln->lay->g_registrytv, &reg, 8) ||
-	    lj_tv_itype(ln->lay, reg) != LJ_ITYPE_TAB ||
+	    lj_tv_itype(ln->lay, reg) != LJ_TTAB ||
 	    lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, reg), "_LOADED", &loaded) ||
-	    lj_tv_itype(ln->lay, loaded) != LJ_ITYPE_TAB)
+	    lj_tv_itype(ln->lay, loaded) != LJ_TTAB)
 		return -1;
 	memset(&ln->map, 0, sizeof(ln->map));
 	ln->tables = ln->nodes = 0;
 	ln->global = 0;
 	if (!lj_tab_getstr(ln->mem, ln->lay, lj_tv_gcptr(ln->lay, loaded), "_G", &reg) &&
-	    lj_tv_itype(ln->lay, reg) == LJ_ITYPE_TAB)
+	    lj_tv_itype(ln->lay, reg) == LJ_TTAB)
 		ln->global = lj_tv_gcptr(ln->lay, reg);
 	walk_loaded(ln, lj_tv_gcptr(ln->lay, loaded));
 	ln->walks++;

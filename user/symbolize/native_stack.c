@@ -20,9 +20,9 @@
 #include "native/nmods.h"
 #include "native/unwind.h"
 #include "native/vmedge.h"
+#include "lj_consts.h"
 
 #define MAX_CFRAMES	64
-#define CFRAME_RAW	(~3ull)
 #define EDGE_CODE	32	/* bytes of code read at a PC in the VM */
 
 struct merge {
@@ -59,15 +59,15 @@ static const struct native_vm *vm_at(const struct native_in *in, uint64_t pc)
 
 static void read_chain(struct merge *g, const struct uw_stack *st)
 {
-	uint64_t cf = g->in->rec->cframe & CFRAME_RAW, prev;
-	uint64_t resumer = g->in->rec->cframe_resumer & CFRAME_RAW;
+	uint64_t cf = g->in->rec->cframe & CFRAME_RAWMASK, prev;
+	uint64_t resumer = g->in->rec->cframe_resumer & CFRAME_RAWMASK;
 	uint16_t at = g->in->nvms ? g->in->vms[0].cframe_prev : 0;
 
 	while (cf && g->ncf < MAX_CFRAMES) {
 		g->cf[g->ncf++] = cf;
 		if (uw_read(st, cf + at, &prev))
 			break;
-		prev &= CFRAME_RAW;
+		prev &= CFRAME_RAWMASK;
 		/* A coroutine's chain ends at its lj_vm_resume frame; its
 		 * resumer's goes on above. */
 		if (!prev && resumer > cf) {
@@ -113,7 +113,7 @@ void native_name(struct nmods *m, uint64_t pc, bool top, struct frame_sym *f, ch
 	struct nmod_loc loc;
 	const char *sym;
 
-	f->kind = FRAME_NATIVE;
+	f->kind = SYM_NATIVE;
 	f->line = f->firstline = -1;
 	f->cfunc = pc;
 	if (!m || nmods_find(m, at, &loc) || !loc.path) {
@@ -154,14 +154,14 @@ static const struct frame_sym *native_frame(struct merge *g, uint64_t pc, bool t
 
 static const struct frame_sym *unknown(struct profile *p, const char *cause)
 {
-	struct frame_sym f = { .kind = FRAME_UNKNOWN, .name = cause, .line = -1 };
+	struct frame_sym f = { .kind = SYM_UNKNOWN, .name = cause, .line = -1 };
 
 	return profile_frame(p, &f);
 }
 
 static bool in_vm_file(const struct merge *g, const struct frame_sym *f)
 {
-	return f->kind == FRAME_NATIVE && g->vm_file && f->map_file &&
+	return f->kind == SYM_NATIVE && g->vm_file && f->map_file &&
 	       !strcmp(f->map_file, g->vm_file);
 }
 
@@ -233,11 +233,11 @@ static void put_activation(struct merge *g)
 		bool entry = in->entry[g->lua_next];
 
 		g->lua_next++;
-		if (first && last && last->kind == FRAME_NATIVE) {
-			if (f->kind == FRAME_C && same_function(last, f)) {
+		if (first && last && last->kind == SYM_NATIVE) {
+			if (f->kind == SYM_C && same_function(last, f)) {
 				g->n--;
 				f = with_symbol(g, f, last);
-			} else if (f->kind == FRAME_FF && f->ffname && last->cname &&
+			} else if (f->kind == SYM_FF && f->ffname && last->cname &&
 				   !strcmp(f->ffname, last->cname)) {
 				first = false;
 				if (entry)

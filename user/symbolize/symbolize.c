@@ -189,7 +189,7 @@ void sym_set_pid(struct symbolizer *s, pid_t pid)
 /* One name per C or fast function, wherever it is called from. */
 static void name_function(struct symbolizer *s, struct frame_sym *f)
 {
-	if (!s->cfn && s->pid > 0 && s->g && (f->kind == FRAME_C || f->kind == FRAME_FF))
+	if (!s->cfn && s->pid > 0 && s->g && (f->kind == SYM_C || f->kind == SYM_FF))
 		s->cfn = cfn_new(s->pid, s->mem, s->lay, s->g);
 	cfn_name_frame(s->cfn, s->lay, f);
 }
@@ -199,11 +199,11 @@ uint32_t sym_leaf(struct symbolizer *s, const struct lua_frame *frames, struct f
 {
 	const char *ff;
 
-	if (n < 2 || out[0].kind != FRAME_NATIVE)
+	if (n < 2 || out[0].kind != SYM_NATIVE)
 		return n;
-	if (out[1].kind == FRAME_LUA || out[1].kind == FRAME_UNKNOWN)
+	if (out[1].kind == SYM_LUA || out[1].kind == SYM_UNKNOWN)
 		return n;	/* called from compiled code */
-	ff = out[1].kind == FRAME_FF ? cfn_ffname(s->cfn, s->lay, (int)(frames[1].id & FRAME_ID_MASK))
+	ff = out[1].kind == SYM_FF ? cfn_ffname(s->cfn, s->lay, (int)(frames[1].id & FRAME_ID_MASK))
 				     : NULL;
 	if ((frames[0].id & FRAME_CALLEE) && ff && !strcmp(ff, "ffi.meta.__call")) {
 		/* An FFI call of the interpreter: the C function its cdata
@@ -254,7 +254,7 @@ int64_t read_gcstr_into(struct symbolizer *s, uint64_t str, uint8_t parent_marke
 	uint32_t len;
 
 	if (lay->str_data > sizeof(h) || mem_read(s->mem, str, h, lay->str_data) ||
-	    h[lay->gct] != LJ_GCT_STR || !same_white(parent_marked, h[lay->gct - 1]))
+	    h[lay->gct] != LJ_GCT(LJ_TSTR) || !same_white(parent_marked, h[lay->gct - 1]))
 		return -1;
 	memcpy(&len, h + lay->str_len, 4);
 	if (len > max)
@@ -294,7 +294,7 @@ static int proto_header(struct symbolizer *s, uint64_t pt, struct proto_entry *e
 
 	if (lay->sizeof_proto > sizeof(h) || mem_read(s->mem, pt, h, lay->sizeof_proto))
 		return -1;
-	if (h[lay->gct] != LJ_GCT_PROTO)
+	if (h[lay->gct] != LJ_GCT(LJ_TPROTO))
 		return -1;
 	memset(e, 0, sizeof(*e));
 	e->addr = pt;
@@ -564,35 +564,35 @@ void sym_stack(struct symbolizer *s, const struct lua_frame *frames, uint32_t n,
 		case FRAME_KIND_LUA:
 			pt = proto_get(s, id, frames[i].fp);
 			if (!pt) {
-				f->kind = FRAME_UNKNOWN;
+				f->kind = SYM_UNKNOWN;
 				s->unknown++;
 				break;
 			}
-			f->kind = FRAME_LUA;
+			f->kind = SYM_LUA;
 			f->chunk = pt->chunk;
 			f->firstline = pt->firstline;
 			f->line = line_at(s, pt, pc_pos(s, pt, frame_pc(&frames[i])));
 			break;
 		case FRAME_KIND_C:
-			f->kind = FRAME_C;
+			f->kind = SYM_C;
 			f->cfunc = id;
 			break;
 		case FRAME_KIND_FF:
-			f->kind = FRAME_FF;
+			f->kind = SYM_FF;
 			f->ffid = (int)id;
 			f->ffname = vmdef_ffname(s->vd, (int)id);
 			break;
 		case FRAME_KIND_NATIVE:	/* named by the caller (native_name) */
-			f->kind = FRAME_NATIVE;
+			f->kind = SYM_NATIVE;
 			f->cfunc = id & ~FRAME_CALLEE;
 			break;
 		default:
-			f->kind = FRAME_UNKNOWN;
+			f->kind = SYM_UNKNOWN;
 			s->unknown++;
 		}
 		/* The caller's PC is this frame's call site when the caller is Lua
 		 * and called it from Lua (its PC is unknown otherwise). */
-		if (f->kind != FRAME_UNKNOWN && f->kind != FRAME_NATIVE && caller && i + 1 < n)
+		if (f->kind != SYM_UNKNOWN && f->kind != SYM_NATIVE && caller && i + 1 < n)
 			f->name = call_site_name(s, caller, frame_pc(&frames[i + 1]));
 		name_function(s, f);
 		caller = pt;

@@ -42,7 +42,7 @@ void sym_next_epoch(struct symbolizer *s);
  * memory can no longer be reused (and can no longer be read). */
 void sym_freeze(struct symbolizer *s);
 
-/* After sym_stack: a leaf FRAME_NATIVE (C code outside the VM that Lua
+/* After sym_stack: a leaf SYM_NATIVE (C code outside the VM that Lua
  * called) stays above a Lua frame (C called from a trace), replaces the
  * frame of an FFI call the interpreter made when it is the C function
  * called (FRAME_CALLEE), and goes inside any other C function's frame;

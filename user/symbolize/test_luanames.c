@@ -12,17 +12,12 @@
 #include "symbolize/luanames.h"
 #include "luajit/layout.h"
 #include "proc/memory.h"
+#include "lj_consts.h"
 
 #define BASE		0x7f4400000000ull
 #define IMG_SIZE	(64 * 1024)
 #define G_ADDR		(BASE + 64)
 
-#define IT_STR		0xfffffffbu
-#define IT_FUNC		0xfffffff7u
-#define IT_TAB		0xfffffff4u
-#define GCT_STR		4
-#define GCT_FUNC	8
-#define GCT_TAB		11
 
 static const struct lj_layout *lay;
 static uint8_t img[IMG_SIZE];
@@ -58,7 +53,7 @@ static uint64_t mkstr(const char *s)
 	size_t len = strlen(s);
 	uint64_t a = alloc(lay->str_data + len + 1);
 
-	put(a + lay->gct, GCT_STR, 1);
+	put(a + lay->gct, LJ_GCT(LJ_TSTR), 1);
 	put(a + lay->str_len, len, 4);
 	memcpy(&img[a + lay->str_data - BASE], s, len);
 	return a;
@@ -68,7 +63,7 @@ static uint64_t mkfunc(int ffid, uint64_t cfunc)
 {
 	uint64_t a = alloc(64);
 
-	put(a + lay->gct, GCT_FUNC, 1);
+	put(a + lay->gct, LJ_GCT(LJ_TFUNC), 1);
 	put(a + lay->fn_ffid, (uint64_t)ffid, 1);
 	put(a + lay->fn_cfunc, cfunc, 8);
 	return a;
@@ -79,7 +74,7 @@ static uint64_t mktab(uint32_t hmask)
 {
 	uint64_t a = alloc(64), nodes = alloc((size_t)(hmask + 1) * lay->node_size);
 
-	put(a + lay->gct, GCT_TAB, 1);
+	put(a + lay->gct, LJ_GCT(LJ_TTAB), 1);
 	put(a + lay->tab_node, nodes, 8);
 	put(a + lay->tab_hmask, hmask, 4);
 	return a;
@@ -92,7 +87,7 @@ static void set(uint64_t tab, uint32_t slot, const char *key, uint64_t val)
 
 	memcpy(&nodes, &img[tab + lay->tab_node - BASE], 8);
 	put(nodes + (uint64_t)slot * lay->node_size, val, 8);
-	put(nodes + (uint64_t)slot * lay->node_size + lay->node_key, tv(IT_STR, mkstr(key)), 8);
+	put(nodes + (uint64_t)slot * lay->node_size + lay->node_key, tv(LJ_TSTR, mkstr(key)), 8);
 }
 
 static struct lua_names *open_names(struct mem_reader **m)
@@ -120,41 +115,41 @@ int main(void)
 	req = mktab(1);
 	strlib = mktab(3);
 	chost = mktab(1);
-	put(G_ADDR + lay->g_registrytv, tv(IT_TAB, reg), 8);
-	set(reg, 2, "_LOADED", tv(IT_TAB, loaded));
+	put(G_ADDR + lay->g_registrytv, tv(LJ_TTAB, reg), 8);
+	set(reg, 2, "_LOADED", tv(LJ_TTAB, loaded));
 
-	set(loaded, 0, "_G", tv(IT_TAB, G));
-	set(loaded, 1, "string", tv(IT_TAB, strlib));
-	set(loaded, 2, "table.new", tv(IT_FUNC, mkfunc(120, 0)));
-	set(strlib, 0, "gsub", tv(IT_FUNC, mkfunc(90, 0)));
+	set(loaded, 0, "_G", tv(LJ_TTAB, G));
+	set(loaded, 1, "string", tv(LJ_TTAB, strlib));
+	set(loaded, 2, "table.new", tv(LJ_TFUNC, mkfunc(120, 0)));
+	set(strlib, 0, "gsub", tv(LJ_TFUNC, mkfunc(90, 0)));
 	/* The same fast function again under a longer library name. */
-	set(G, 9, "string2", tv(IT_TAB, strlib));
+	set(G, 9, "string2", tv(LJ_TTAB, strlib));
 
 	say = mkfunc(1, 0x401000);
 	spin = mkfunc(1, 0x402000);
-	set(G, 0, "print", tv(IT_FUNC, mkfunc(20, 0)));
-	set(G, 1, "ngx", tv(IT_TAB, ngx));
-	set(G, 2, "string", tv(IT_TAB, strlib));
-	set(G, 3, "_G", tv(IT_TAB, G));		/* a cycle */
-	set(G, 4, "say", tv(IT_FUNC, say));	/* a global alias of ngx.say */
-	set(G, 5, "chost", tv(IT_TAB, chost));
+	set(G, 0, "print", tv(LJ_TFUNC, mkfunc(20, 0)));
+	set(G, 1, "ngx", tv(LJ_TTAB, ngx));
+	set(G, 2, "string", tv(LJ_TTAB, strlib));
+	set(G, 3, "_G", tv(LJ_TTAB, G));		/* a cycle */
+	set(G, 4, "say", tv(LJ_TFUNC, say));	/* a global alias of ngx.say */
+	set(G, 5, "chost", tv(LJ_TTAB, chost));
 	/* A "table" whose object is a string: skipped, not followed. */
-	set(G, 6, "bogus", tv(IT_TAB, mkstr("not a table")));
+	set(G, 6, "bogus", tv(LJ_TTAB, mkstr("not a table")));
 	/* A table pointer into unmapped memory. */
-	set(G, 7, "wild", tv(IT_TAB, 0x7f0000001000ull));
+	set(G, 7, "wild", tv(LJ_TTAB, 0x7f0000001000ull));
 	/* A key that is not a string object. */
 	junk = mkfunc(1, 0x403000);
-	set(G, 8, "junk", tv(IT_FUNC, junk));
+	set(G, 8, "junk", tv(LJ_TFUNC, junk));
 	{
 		uint64_t nodes = 0;
 
 		memcpy(&nodes, &img[G + lay->tab_node - BASE], 8);
-		put(nodes + 8ull * lay->node_size + lay->node_key, tv(IT_STR, say), 8);
+		put(nodes + 8ull * lay->node_size + lay->node_key, tv(LJ_TSTR, say), 8);
 	}
-	set(ngx, 0, "say", tv(IT_FUNC, say));
-	set(ngx, 1, "req", tv(IT_TAB, req));
-	set(req, 1, "get_headers", tv(IT_FUNC, mkfunc(1, 0x404000)));
-	set(chost, 0, "spin", tv(IT_FUNC, spin));
+	set(ngx, 0, "say", tv(LJ_TFUNC, say));
+	set(ngx, 1, "req", tv(LJ_TTAB, req));
+	set(req, 1, "get_headers", tv(LJ_TFUNC, mkfunc(1, 0x404000)));
+	set(chost, 0, "spin", tv(LJ_TFUNC, spin));
 
 	ln = open_names(&m);
 	CHECK("nothing before a walk", !luanames_cfunc(ln, 0x401000) && !luanames_ff(ln, 90));
@@ -172,13 +167,13 @@ int main(void)
 	      !luanames_ff(ln, 1) && !luanames_ff(ln, 0));
 
 	/* The same names in another hash order. */
-	set(ngx, 0, "zzz", tv(IT_TAB, req));
-	set(ngx, 3, "say", tv(IT_FUNC, say));
+	set(ngx, 0, "zzz", tv(LJ_TTAB, req));
+	set(ngx, 3, "say", tv(LJ_TFUNC, say));
 	luanames_walk(ln);
 	CHECK_STR("hash order does not change the choice", luanames_cfunc(ln, 0x401000), "ngx.say");
 
 	/* Roots unreadable: the last walk's names stay. */
-	put(G_ADDR + lay->g_registrytv, tv(IT_TAB, 0x7f0000002000ull), 8);
+	put(G_ADDR + lay->g_registrytv, tv(LJ_TTAB, 0x7f0000002000ull), 8);
 	CHECK("an unreadable registry fails the walk", luanames_walk(ln) < 0);
 	CHECK_STR("and keeps the names found before", luanames_cfunc(ln, 0x402000), "chost.spin");
 

@@ -96,9 +96,9 @@ static const char *names(const struct frame_sym **f, uint32_t n, struct strbuf *
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			sb_putc(sb, ';');
-		if (f[i]->kind == FRAME_NATIVE || f[i]->kind == FRAME_C)
+		if (f[i]->kind == SYM_NATIVE || f[i]->kind == SYM_C)
 			sb_puts(sb, f[i]->cname ? f[i]->cname : "?");
-		else if (f[i]->kind == FRAME_UNKNOWN)
+		else if (f[i]->kind == SYM_UNKNOWN)
 			sb_printf(sb, "[%s]", f[i]->name);
 		else
 			sb_puts(sb, f[i]->name ? f[i]->name : "?");
@@ -108,7 +108,7 @@ static const char *names(const struct frame_sym **f, uint32_t n, struct strbuf *
 
 static const struct frame_sym *lua(struct profile *p, const char *name)
 {
-	struct frame_sym f = { .kind = FRAME_LUA, .name = name, .chunk = "@t.lua",
+	struct frame_sym f = { .kind = SYM_LUA, .name = name, .chunk = "@t.lua",
 			       .firstline = 1, .line = -1 };
 
 	return profile_frame(p, &f);
@@ -134,7 +134,7 @@ static void put_word(uint64_t addr, uint64_t v)
 
 static const struct frame_sym *ffi_call(struct profile *p, const char *cfunc)
 {
-	struct frame_sym f = { .kind = FRAME_FF, .name = cfunc, .ffname = cfunc, .line = -1,
+	struct frame_sym f = { .kind = SYM_FF, .name = cfunc, .ffname = cfunc, .line = -1,
 			       .firstline = -1 };
 
 	return profile_frame(p, &f);

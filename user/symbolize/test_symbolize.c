@@ -212,7 +212,7 @@ static void chunks(void)
 
 		fr[0] = lua_at(mkproto(&q), 1);
 		run(fr, 1);
-		CHECK("line past INT_MAX: unknown", out[0].kind == FRAME_LUA && out[0].line == -1);
+		CHECK("line past INT_MAX: unknown", out[0].kind == SYM_LUA && out[0].line == -1);
 		q.firstline = 5;
 		fr[0] = lua_at(mkproto(&q), 2);	/* pos == sizebc - 1: delta 0 */
 		run(fr, 1);

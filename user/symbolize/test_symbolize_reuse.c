@@ -39,7 +39,7 @@ static void reuse(void)
 	unknown = sym_unknown_count(sym);
 	spare[lay->gct] = 11;
 	run(fr, 1);
-	CHECK("reused by a table: unknown frame", out[0].kind == FRAME_UNKNOWN);
+	CHECK("reused by a table: unknown frame", out[0].kind == SYM_UNKNOWN);
 	CHECK_STR("unknown frame prints its cause", put_frame(&out[0], 'f'),
 		  "[unknown: unresolved]");
 	CHECK("reused by a table: counted", sym_unknown_count(sym) == unknown + 1);
@@ -50,7 +50,7 @@ static void reuse(void)
 	CHECK_STR("mapped again", put_frame(&out[0], 'l'), "first.lua:11");
 	regions[1].len = 0;
 	run(fr, 1);
-	CHECK("unmapped: unknown frame", out[0].kind == FRAME_UNKNOWN);
+	CHECK("unmapped: unknown frame", out[0].kind == SYM_UNKNOWN);
 	CHECK("unmapped: counted", sym_unknown_count(sym) == unknown + 2);
 	regions[1].len = SPARE_SIZE;
 
@@ -58,17 +58,17 @@ static void reuse(void)
 	mkproto_at(&a, SPARE);
 	put(SPARE + lay->pt_sizebc, 0, 4);
 	run(fr, 1);
-	CHECK("sizebc 0: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("sizebc 0: unknown", out[0].kind == SYM_UNKNOWN);
 	put(SPARE + lay->pt_sizebc, 0xffffffffu, 4);
 	run(fr, 1);
-	CHECK("sizebc huge: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("sizebc huge: unknown", out[0].kind == SYM_UNKNOWN);
 	put(SPARE + lay->pt_sizebc, 3, 4);
 	put(SPARE + lay->pt_chunkname, 0, 8);
 	run(fr, 1);
-	CHECK("no chunk name: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("no chunk name: unknown", out[0].kind == SYM_UNKNOWN);
 	put(SPARE + lay->pt_chunkname, 0x10, 8);
 	run(fr, 1);
-	CHECK("chunk name unreadable: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("chunk name unreadable: unknown", out[0].kind == SYM_UNKNOWN);
 
 	/* Freed memory that passes for a prototype: the allocator's links
 	 * over the GC header leave gct == 7 now and then, but not the mark
@@ -78,29 +78,29 @@ static void reuse(void)
 	CHECK_STR("intact again", put_frame(&out[0], 'l'), "first.lua:11");
 	spare[lay->gct - 1] = 0xc8;	/* marked: a pointer byte */
 	run(fr, 1);
-	CHECK("freed: garbage mark bits: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("freed: garbage mark bits: unknown", out[0].kind == SYM_UNKNOWN);
 	spare[lay->gct - 1] = 0x03;	/* both whites */
 	run(fr, 1);
-	CHECK("freed: both whites: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("freed: both whites: unknown", out[0].kind == SYM_UNKNOWN);
 	spare[lay->gct - 1] = 0x04;	/* black: fine */
 	put(SPARE + lay->pt_sizebc, 0x7f69, 4);	/* a pointer's upper half */
 	run(fr, 1);
-	CHECK("freed: bytecode running past the constants: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("freed: bytecode running past the constants: unknown", out[0].kind == SYM_UNKNOWN);
 	put(SPARE + lay->pt_sizebc, 3, 4);
 	put(SPARE + lay->pt_lineinfo, SPARE + 8, 8);	/* below k */
 	run(fr, 1);
-	CHECK("freed: line info below the constants: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("freed: line info below the constants: unknown", out[0].kind == SYM_UNKNOWN);
 
 	/* A frame kind the decoder does not know. */
 	fr[0].id = 0x7full << FRAME_KIND_SHIFT | 1234;
 	unknown = sym_unknown_count(sym);
 	run(fr, 1);
 	CHECK("unknown frame kind: unknown, counted",
-	      out[0].kind == FRAME_UNKNOWN && sym_unknown_count(sym) == unknown + 1);
+	      out[0].kind == SYM_UNKNOWN && sym_unknown_count(sym) == unknown + 1);
 	/* An address nowhere near the image. */
 	fr[0] = lua_at(0xdeadbeef000ull, 1);
 	run(fr, 1);
-	CHECK("proto address unmapped: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("proto address unmapped: unknown", out[0].kind == SYM_UNKNOWN);
 }
 
 /* A prototype that dies while its parts are read one after the other: a
@@ -138,11 +138,11 @@ static void fingerprints(void)
 	unknown = sym_unknown_count(sym);
 	run(fr, 1);
 	CHECK("string reused under a dead prototype: unknown, not gen37.lua:14",
-	      out[0].kind == FRAME_UNKNOWN);
+	      out[0].kind == SYM_UNKNOWN);
 	CHECK("string reused under a dead prototype: counted",
 	      sym_unknown_count(sym) == unknown + 1);
 	sym_stack(sym, fr, 1, out);
-	CHECK("string reused: unknown in the same epoch too", out[0].kind == FRAME_UNKNOWN);
+	CHECK("string reused: unknown in the same epoch too", out[0].kind == SYM_UNKNOWN);
 
 	/* A new prototype there, and samples of both. */
 	b.chunk = "@gen37.lua";
@@ -163,7 +163,7 @@ static void fingerprints(void)
 	 * whole: unknown, never named after another that held the address. */
 	fr[0].fp = fp_a2;
 	run(fr, 1);
-	CHECK("a dead prototype never read: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("a dead prototype never read: unknown", out[0].kind == SYM_UNKNOWN);
 
 	/* A matching fingerprint needs no read: the sample saw that prototype. */
 	fr[0].fp = fp_b;
@@ -176,7 +176,7 @@ static void fingerprints(void)
 		  put_frame(&out[0], 'l'), "gen37.lua:39");
 	fr[0].fp = fp_a2;
 	run(fr, 1);
-	CHECK("memory gone, fingerprint never read: unknown", out[0].kind == FRAME_UNKNOWN);
+	CHECK("memory gone, fingerprint never read: unknown", out[0].kind == SYM_UNKNOWN);
 	fr[0].fp = fp_a;
 	run(fr, 1);
 	CHECK_STR("memory gone, a predecessor's fingerprint: its name", put_frame(&out[0], 'l'),
@@ -225,7 +225,7 @@ static void prefetched(struct mem_reader *m)
 	fr[1].fp = fp ^ 1;
 	run(fr, 2);
 	CHECK("prefetch: another fingerprint at that address: unknown",
-	      out[1].kind == FRAME_UNKNOWN);
+	      out[1].kind == SYM_UNKNOWN);
 
 	/* The copy serves reads inside it; one across its edge would pair it
 	 * with memory as it is now. */
@@ -304,7 +304,7 @@ static void dying(void)
 		put(g + lay->g_gc_root, pt, 8);
 		fr[0] = lua_at(pt, 1);
 		run(fr, 1);
-		CHECK("dying: the newest GC object is not trusted yet", out[0].kind == FRAME_UNKNOWN);
+		CHECK("dying: the newest GC object is not trusted yet", out[0].kind == SYM_UNKNOWN);
 		put(g + lay->g_gc_root, pt + 4096, 8);
 		run(fr, 1);
 		CHECK_STR("dying: once something newer exists, named", put_frame(&out[0], 'f'),
@@ -324,7 +324,7 @@ static void dying(void)
 		put(chunk + lay->gct - 1, 0x02, 1);
 		fr[0] = lua_at(pt, 1);
 		run(fr, 1);
-		CHECK("dying: chunk name of another GC white: unknown", out[0].kind == FRAME_UNKNOWN);
+		CHECK("dying: chunk name of another GC white: unknown", out[0].kind == SYM_UNKNOWN);
 		put(chunk + lay->gct - 1, 0x04, 1);	/* black: not swept yet */
 		run(fr, 1);
 		CHECK_STR("dying: a black chunk name is fine", put_frame(&out[0], 'f'),
@@ -339,7 +339,7 @@ static void dying(void)
 	fr[0] = lua_at(pt, 1);
 	run(fr, 1);
 	CHECK("dying: a chunk name that is no longer a string: unknown",
-	      out[0].kind == FRAME_UNKNOWN);
+	      out[0].kind == SYM_UNKNOWN);
 }
 
 /* Prototypes that no drain used for a while leave the cache, so that memory
@@ -378,11 +378,11 @@ static void sweep(void)
 		  put_frame(&out[0], 'l'), "idle.lua:4");
 	for (int i = 0; i < 200; i++) {
 		run(fb, 1);
-		busy_named += out[0].kind == FRAME_LUA;
+		busy_named += out[0].kind == SYM_LUA;
 	}
 	CHECK("sweep: a prototype used in every drain stays cached", busy_named == 200);
 	run(fi, 1);
-	CHECK("sweep: an idle prototype left the cache", out[0].kind == FRAME_UNKNOWN);
+	CHECK("sweep: an idle prototype left the cache", out[0].kind == SYM_UNKNOWN);
 	regions[1].len = SPARE_SIZE;
 }
 
