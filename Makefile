@@ -109,13 +109,20 @@ $(OUT):
 deps:
 	@tests/install-deps.sh core
 
-test-deps:
+test-deps: deps
 	@tests/install-deps.sh test
 
 demo: deps all
 	@tests/demo.sh
 
-test: deps test-deps all unit
+# make test: set-up, then the build on every CPU, then the suite (which
+# schedules its own jobs, tests/run.sh); each part prints its time.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@s=$$(date +%s); $(MAKE) --no-print-directory deps test-deps && \
+		echo "time: set-up $$(($$(date +%s) - s)) s"
+	@s=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) all unit && \
+		echo "time: build $$(($$(date +%s) - s)) s"
 	@tests/run.sh
 
 bench: deps test-deps all
