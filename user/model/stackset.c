@@ -20,12 +20,13 @@ void stackset_free(struct stackset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n, uint64_t count,
-		 uint32_t vmstate, uint32_t zone)
+int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n,
+		 const struct ss_sample *values)
 {
 	struct ss_sample *sm;
 
-	if (n > SS_MAX_DEPTH || s->nframes + n > SS_MAX_FRAMES || s->total + count < s->total)
+	if (n > SS_MAX_DEPTH || s->nframes + n > SS_MAX_FRAMES ||
+	    s->total + values->count < s->total)
 		return -1;
 	if (s->nframes + n > s->capframes) {
 		while (s->nframes + n > s->capframes)
@@ -38,13 +39,11 @@ int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n, 
 	}
 	memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
 	sm = &s->samples[s->nsamples++];
+	*sm = *values;
 	sm->at = s->nframes;
 	sm->n = n;
-	sm->vmstate = vmstate;
-	sm->zone = zone;
-	sm->count = count;
 	s->nframes += n;
-	s->total += count;
+	s->total += values->count;
 	return 0;
 }
 

@@ -24,7 +24,8 @@ struct ss_sample {
 	size_t at;		/* first frame (the root) in frames[] */
 	uint32_t n;
 	uint32_t vmstate, zone;	/* string ids, 0: none */
-	uint64_t count;
+	uint64_t count;		/* samples; bytes in a heap profile */
+	uint64_t objects;	/* a heap profile's objects, else 0 */
 };
 
 /* What every file of the set carried: a view that needs more is refused. */
@@ -33,6 +34,7 @@ enum {
 	SS_HAS_VMSTATE = 2,	/* a vmstate label ('v') */
 	SS_HAS_ZONE = 4,	/* zone labels ('z') */
 	SS_HAS_DURATION = 8,	/* --per-second */
+	SS_HEAP = 16,		/* a heap census: bytes and objects by path */
 };
 
 struct stackset {
@@ -42,6 +44,9 @@ struct stackset {
 	struct ss_sample *samples;
 	size_t nsamples, capsamples;
 	uint64_t total;		/* sum of the counts */
+	/* The samples one busy CPU would give over the files' durations
+	 * (duration / period, summed): what --per-second divides by. */
+	double ticks;
 	uint64_t duration_ns;	/* summed over the files */
 	uint64_t start_ns;	/* the earliest file's start, 0 if unknown */
 	unsigned files;
@@ -51,9 +56,10 @@ struct stackset {
 void stackset_init(struct stackset *s);
 void stackset_free(struct stackset *s);
 
-/* Appends one stack (root first).  -1 when it would pass the bounds. */
-int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n, uint64_t count,
-		 uint32_t vmstate, uint32_t zone);
+/* Appends one stack (root first) with values' counts and labels (its at
+ * and n are the set's).  -1 when it would pass the bounds. */
+int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n,
+		 const struct ss_sample *values);
 
 /* One more file read into s, which carried `has`. */
 void stackset_file_done(struct stackset *s, unsigned has);
