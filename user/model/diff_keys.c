@@ -111,7 +111,8 @@ void diff_table_finish(struct diff_table *t, double z, const double span[2])
 		r->score = diff_share_score(&r->c);
 	}
 	sort_table = t;
-	qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
+	if (t->nrows)
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
 	sort_table = NULL;
 }
 

@@ -37,7 +37,8 @@ int stackset_add(struct stackset *s, const struct ss_frame *frames, uint32_t n,
 		s->capsamples = s->capsamples ? 2 * s->capsamples : 256;
 		s->samples = xrealloc(s->samples, s->capsamples * sizeof(*s->samples));
 	}
-	memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
+	if (n)
+		memcpy(s->frames + s->nframes, frames, n * sizeof(*frames));
 	sm = &s->samples[s->nsamples++];
 	*sm = *values;
 	sm->at = s->nframes;

@@ -197,7 +197,8 @@ static int read_dir(int fd, const char *path, const struct read_window *w,
 		}
 		names[n++] = xstrdup(de->d_name);
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		snprintf(shown, sizeof(shown), "%s/%s", path, names[i]);
 		rc = read_one(dirfd(d), names[i], shown, w, s, err, errlen);

@@ -207,6 +207,8 @@ static const struct pp_func *find_func(const struct pp *p, uint64_t id)
 {
 	struct pp_func key = { .id = id };
 
+	if (!p->funcs.n)
+		return NULL;
 	return bsearch(&key, p->funcs.v, p->funcs.n, sizeof(key), cmp_func);
 }
 
@@ -214,6 +216,8 @@ static const struct pp_loc *find_loc(const struct pp *p, uint64_t id)
 {
 	struct pp_loc key = { .id = id };
 
+	if (!p->locs.n)
+		return NULL;
 	return bsearch(&key, p->locs.v, p->locs.n, sizeof(key), cmp_loc);
 }
 
@@ -435,8 +439,10 @@ int read_pprof(const char *name, const uint8_t *data, size_t n, const struct rea
 		pp_free(&p);
 		return 1;
 	}
-	qsort(p.funcs.v, p.funcs.n, sizeof(*p.funcs.v), cmp_func);
-	qsort(p.locs.v, p.locs.n, sizeof(*p.locs.v), cmp_loc);
+	if (p.funcs.n)
+		qsort(p.funcs.v, p.funcs.n, sizeof(*p.funcs.v), cmp_func);
+	if (p.locs.n)
+		qsort(p.locs.v, p.locs.n, sizeof(*p.locs.v), cmp_loc);
 	if (read_samples(&p, s, &has)) {
 		snprintf(err, errlen, "%s: a malformed or oversized sample (more than %u frames, or counts past 2^64)",
 			 name, SS_MAX_DEPTH);
