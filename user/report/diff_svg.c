@@ -228,12 +228,7 @@ static void put_head(struct strbuf *sb, const struct drawing *dr, const struct d
 		  "shrank (%s, %g%% intervals), grey: noise; click to zoom, Ctrl-F to search</text>\n",
 		  SVG_IMAGE_WIDTH / 2, o->per_second ? "per second" : "share of samples",
 		  100 * o->confidence);
-	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
-		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
-		  "text-anchor=\"end\">Search</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
-		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		  SVG_XPAD, SVG_IMAGE_WIDTH - SVG_XPAD, SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4,
-		  SVG_IMAGE_WIDTH - SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4);
+	svg_document_controls(sb, h);
 }
 
 static void tree_free(struct dtree *t)
