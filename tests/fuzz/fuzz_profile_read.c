@@ -1,7 +1,7 @@
 /* libFuzzer target: `luabpfprof diff`'s readers (report/profile_read.c)
  * on any bytes: gzip or not, pprof or folded.  What reads is counted by
- * every view's key and written as the diff's text, difffolded lines and
- * flame graph against itself, to /dev/null.  Every input must be read or
+ * every view's key and written as the diff's text, difffolded lines,
+ * flame graph against itself and as a pprof side, to /dev/null.  Every input must be read or
  * refused within its bounds, without a sanitizer report. */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 			if (*v == 'F') {
 				diff_folded_write(null, &s, &s, t.span);
 				diff_svg_write(null, &s, &s, t.span, &o);
+				diff_pprof_write(null, &s);
 			}
 			diff_table_free(&t);
 		}

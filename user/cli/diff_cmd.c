@@ -105,6 +105,42 @@ static void table_for(const struct diff_run *d, char view, double z, struct diff
 	diff_table_finish(t, z, d->o->per_second ? d->span : NULL);
 }
 
+/* -o x.pb.gz: BASE's name, x.base.pb.gz. */
+static void base_name_of(const char *out, char *buf, size_t len)
+{
+	size_t n = strlen(out), sl = strlen(".pb.gz");
+
+	if (n > sl && !strcmp(out + n - sl, ".pb.gz"))
+		snprintf(buf, len, "%.*s.base.pb.gz", (int)(n - sl), out);
+	else
+		snprintf(buf, len, "%s.base", out);
+}
+
+/* -f pprof: NEW merged into -o, BASE beside it. */
+static int write_pair(const struct diff_run *d)
+{
+	char base[4096], err[256];
+	const char *path[2] = { base, d->o->output };
+
+	base_name_of(d->o->output, base, sizeof(base));
+	for (int i = 0; i < 2; i++) {
+		struct output out = { 0 };
+		int rc;
+
+		if (output_open(&out, path[i], err, sizeof(err))) {
+			log_error("%s", err);
+			return -1;
+		}
+		rc = diff_pprof_write(out.f, &d->side[i]);
+		if (output_commit(&out, err, sizeof(err)) || rc) {
+			log_error("%s", rc ? "writing the pprof pair failed" : err);
+			return -1;
+		}
+	}
+	log_info("go tool pprof -diff_base %s %s", base, d->o->output);
+	return 0;
+}
+
 static int write_report(const struct diff_run *d, const struct diff_table *t)
 {
 	const struct options *o = d->o;
@@ -116,6 +152,8 @@ static int write_report(const struct diff_run *d, const struct diff_table *t)
 	char err[256];
 	int rc;
 
+	if (o->fmt == FMT_PPROF)
+		return write_pair(d);
 	if (output_open(&out, o->output, err, sizeof(err))) {
 		log_error("%s", err);
 		return -1;

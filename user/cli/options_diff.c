@@ -115,8 +115,12 @@ static int check_operands(const struct options *o)
 		log_error("diff compares two profiles: luabpfprof diff BASE NEW (files or directories)");
 		return -1;
 	}
-	if (o->fmt != FMT_TEXT && o->fmt != FMT_FOLDED && o->fmt != FMT_SVG) {
-		log_error("diff writes text, folded (difffolded's 'stack BASE NEW') or svg (a differential flame graph)");
+	if (o->fmt != FMT_TEXT && o->fmt != FMT_FOLDED && o->fmt != FMT_SVG && o->fmt != FMT_PPROF) {
+		log_error("diff writes text, folded (difffolded's 'stack BASE NEW'), svg (a differential flame graph) or pprof (the pair for go tool pprof -diff_base)");
+		return -1;
+	}
+	if (o->fmt == FMT_PPROF && !o->output) {
+		log_error("diff -f pprof writes two files: give -o NEW.pb.gz (BASE goes to NEW.base.pb.gz)");
 		return -1;
 	}
 	return 0;

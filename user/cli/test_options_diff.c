@@ -45,7 +45,11 @@ int main(void)
 	CHECK("three operands are refused", P("diff", "a", "b", "c") == OPTIONS_ERROR);
 	CHECK("-p with diff is refused", P("diff", "a", "b", "-p", "1") == OPTIONS_ERROR);
 	CHECK("-d with diff is refused", P("diff", "a", "b", "-d", "5") == OPTIONS_ERROR);
-	CHECK("-f pprof with diff is refused", P("diff", "-f", "pprof", "a", "b") == OPTIONS_ERROR);
+	CHECK("-f pprof without -o is refused", P("diff", "-f", "pprof", "a", "b") == OPTIONS_ERROR);
+	CHECK("-o x.pb.gz: the pair", P("diff", "-o", "x.pb.gz", "a", "b") == OPTIONS_OK &&
+	      opts.fmt == FMT_PPROF);
+	CHECK("-f speedscope with diff is refused", P("diff", "-f", "speedscope", "a", "b") ==
+	      OPTIONS_ERROR);
 	CHECK("--fail-if without diff is refused", P("-p", "1", "--fail-if", "total-cpu > +5%") ==
 	      OPTIONS_ERROR);
 	CHECK("windows: one directory", P("diff", "dir", "--base-window", "100,200", "--new-window",

@@ -27,4 +27,8 @@ int diff_text_write(FILE *f, const struct diff_table *t, const struct stackset *
 int diff_folded_write(FILE *f, const struct stackset *base, const struct stackset *now,
 		      const double span[2]);
 
+/* One side as a gzip'd pprof file (report/diff_pprof.c): with the other
+ * side's, the pair `go tool pprof -diff_base` takes. */
+int diff_pprof_write(FILE *f, const struct stackset *s);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "base/unit.h"
 #include "model/diff_keys.h"
+#include "report/diff_out.h"
 #include "report/export.h"
 #include "report/profile_read.h"
 #include "report/test_export_fixture.h"
@@ -35,6 +36,27 @@ static int read_mem(const void *data, size_t n, struct stackset *s)
 	return profile_read_buf("mem", data, n, NULL, s, err, sizeof(err));
 }
 
+/* A side written as one pprof file (diff -f pprof) reads back the same. */
+static void merged_round_trip(const struct stackset *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	struct stackset back;
+	const char keys[][16] = { "Fmain.lua:work", "fwork", "lmain.lua:7", "zparse", "v(none)" };
+	bool same = true;
+
+	CHECK("pair: a side writes as pprof", f && diff_pprof_write(f, s) == 0);
+	fclose(f);
+	CHECK("pair: reads back", read_mem(buf, n, &back) == 0 && back.total == s->total &&
+	      back.duration_ns == s->duration_ns && back.ticks > 249.9 && back.ticks < 250.1);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		same &= count_of(&back, keys[i][0], keys[i] + 1) == count_of(s, keys[i][0], keys[i] + 1);
+	CHECK("pair: F, f, l, z and v keys count the same", same);
+	stackset_free(&back);
+	free(buf);
+}
+
 static void pprof_round_trip(const struct profile *p, struct strbuf *gz)
 {
 	struct stackset s;
@@ -54,6 +76,7 @@ static void pprof_round_trip(const struct profile *p, struct strbuf *gz)
 	      count_of(&s, 'l', "main.lua:7") == 50);
 	CHECK("pprof: z key", count_of(&s, 'z', "parse") == 12);
 	CHECK("pprof: v key of the host sample", count_of(&s, 'v', "(none)") == 4);
+	merged_round_trip(&s);
 	stackset_free(&s);
 }
 
