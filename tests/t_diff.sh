@@ -128,7 +128,7 @@ fi
 mkdir -p "$TMP/basedir" "$TMP/windows"
 cp "$TMP/base2.pb.gz" "$TMP/base3.pb.gz" "$TMP/basedir/"
 "$PROF" diff "$TMP/basedir" "$TMP/new.pb.gz" >"$TMP/dir.txt" 2>&1
-check "directory: both files merged" grep -q "^# BASE .*basedir: [0-9]* samples, 2 files" "$TMP/dir.txt"
+check "directory: both files merged" grep -q "^# BASE .*basedir: [0-9]* samples, 2 profiles" "$TMP/dir.txt"
 read -r d lo hi sig <<<"$(row "$TMP/dir.txt" diff_work.lua:render)"
 check "directory: NEW's render is about 10 points above the merged BASE ($d)" \
 	awk -v d="${d:-0}" 'BEGIN { exit !(d > 7 && d < 13) }'
@@ -154,8 +154,8 @@ fi
 cp "$TMP/base1.pb.gz" "$TMP/new.pb.gz" "$TMP/base2.pb.gz" "$TMP/windows/"
 "$PROF" diff "$TMP/windows" --base-window "0,$t_mid" --new-window "$t_mid,$((t_mid + 3600))" \
 	>"$TMP/win.txt" 2>&1
-check "windows: BASE is base1 alone" grep -q "^# BASE .*: [0-9]* samples, 1 file," "$TMP/win.txt"
-check "windows: NEW is new and base2" grep -q "^# NEW .*: [0-9]* samples, 2 files," "$TMP/win.txt"
+check "windows: BASE is base1 alone" grep -q "^# BASE .*: [0-9]* samples, 1 profile," "$TMP/win.txt"
+check "windows: NEW is new and base2" grep -q "^# NEW .*: [0-9]* samples, 2 profiles," "$TMP/win.txt"
 
 # --- heap diff: two censuses of a program that leaks into _G.sessions
 start_bg "$LUAJIT" "$WL/heap_leak.lua" 200 >"$TMP/leak.target"

@@ -49,7 +49,7 @@ struct stackset {
 	double ticks;
 	uint64_t duration_ns;	/* summed over the files */
 	uint64_t start_ns;	/* the earliest file's start, 0 if unknown */
-	unsigned files;
+	unsigned files;		/* profiles read: a file each, an OTLP request's each */
 	unsigned has;		/* SS_HAS_*, and-ed over the files */
 };
 

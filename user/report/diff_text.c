@@ -11,7 +11,7 @@ static void put_side(FILE *f, const char *label, const char *name, const struct 
 	struct strbuf sb = STRBUF_INIT;
 
 	text_put(&sb, name);
-	fprintf(f, "# %s %s: %llu samples, %u file%s", label, sb_str(&sb),
+	fprintf(f, "# %s %s: %llu samples, %u profile%s", label, sb_str(&sb),
 		(unsigned long long)s->total, s->files, s->files == 1 ? "" : "s");
 	if (s->has & SS_HAS_DURATION)
 		fprintf(f, ", %.1f s", (double)s->duration_ns / 1e9);

@@ -19,7 +19,7 @@
 #include "base/xalloc.h"
 
 /* The names a directory's profiles have (the agent's: .pb.gz). */
-static const char *const suffixes[] = { ".pb.gz", ".pprof", ".pb", ".folded" };
+static const char *const suffixes[] = { ".pb.gz", ".pprof", ".pb", ".otlp", ".folded" };
 
 static int gunzip(const char *name, const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
 		  char *err, size_t errlen)
@@ -100,7 +100,11 @@ int profile_read_buf(const char *name, const void *data, size_t n, const struct 
 		/* No time in the file: a window never takes it. */
 		rc = w && w->to_ns ? 1 : read_folded(name, (const char *)p, len, s, err, errlen);
 	} else {
+		/* Both are protobuf: a request has no string table at its top
+		 * level, which pprof must have. */
 		rc = read_pprof(name, p, len, w, s, err, errlen);
+		if (rc == READ_NOT_PPROF)
+			rc = read_otlp(name, p, len, w, s, err, errlen);
 	}
 	free(plain);
 	return rc;

@@ -29,9 +29,15 @@ int profile_read_path(const char *path, const struct read_window *w, struct stac
 int profile_read_buf(const char *name, const void *data, size_t n, const struct read_window *w,
 		     struct stackset *s, char *err, size_t errlen);
 
-/* The two formats, on uncompressed bytes (read_pprof.c, read_folded.c). */
+/* The formats, on uncompressed bytes (read_pprof.c, read_otlp.c,
+ * read_folded.c). */
+#define READ_NOT_PPROF	(-2)	/* read_pprof: no pprof at all (err says so) */
 int read_pprof(const char *name, const uint8_t *data, size_t n, const struct read_window *w,
 	       struct stackset *s, char *err, size_t errlen);
+/* OTLP: every Profile of the request (read_otlp.c); 1 when the window
+ * left all out. */
+int read_otlp(const char *name, const uint8_t *data, size_t n, const struct read_window *w,
+	      struct stackset *s, char *err, size_t errlen);
 int read_folded(const char *name, const char *data, size_t n, struct stackset *s, char *err,
 		size_t errlen);
 

@@ -433,7 +433,7 @@ int read_pprof(const char *name, const uint8_t *data, size_t n, const struct rea
 	if (rc < 0 || p.bad || !p.strs.n) {
 		snprintf(err, errlen, "%s: not a pprof profile (malformed protobuf)", name);
 		pp_free(&p);
-		return -1;
+		return READ_NOT_PPROF;
 	}
 	if (w && w->to_ns && !(p.time >= w->from_ns && p.time < w->to_ns)) {
 		pp_free(&p);

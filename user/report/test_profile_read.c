@@ -11,6 +11,7 @@
 #include "model/diff_keys.h"
 #include "report/diff_out.h"
 #include "report/export.h"
+#include "report/otlp.h"
 #include "report/profile_read.h"
 #include "report/test_export_fixture.h"
 
@@ -103,6 +104,26 @@ static void folded_round_trip(const struct profile *p)
 	free(buf);
 }
 
+/* OTLP: one Profile per process, the same keys as pprof's. */
+static void otlp_round_trip(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	struct stackset s;
+
+	CHECK("otlp: exports", f && export_otlp(f, p, NULL) == 0);
+	fclose(f);
+	CHECK("otlp: reads back, a profile per process", read_mem(buf, n, &s) == 0 &&
+	      s.files == 2 && s.total == FIX_TOTAL);
+	CHECK("otlp: F, l, z and v keys", count_of(&s, 'F', "main.lua:work") == 88 &&
+	      count_of(&s, 'l', "main.lua:7") == 50 && count_of(&s, 'z', "parse") == 12 &&
+	      count_of(&s, 'v', "(none)") == 4);
+	CHECK("otlp: carries durations", (s.has & SS_HAS_DURATION) && s.duration_ns == 5000000000ull);
+	stackset_free(&s);
+	free(buf);
+}
+
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
@@ -154,6 +175,7 @@ int main(void)
 
 	pprof_round_trip(p, &gz);
 	folded_round_trip(p);
+	otlp_round_trip(p);
 	damaged(&gz);
 	sb_free(&gz);
 	profile_free(p);
