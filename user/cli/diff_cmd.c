@@ -122,6 +122,10 @@ static int write_pair(const struct diff_run *d)
 	char base[4096], err[256];
 	const char *path[2] = { base, d->o->output };
 
+	if (d->side[0].has & SS_HEAP) {
+		log_error("heap profiles are pprof already: give go tool pprof -diff_base the two files");
+		return -1;
+	}
 	base_name_of(d->o->output, base, sizeof(base));
 	for (int i = 0; i < 2; i++) {
 		struct output out = { 0 };
@@ -175,13 +179,14 @@ static int write_report(const struct diff_run *d, const struct diff_table *t)
 	return rc ? -1 : 0;
 }
 
-static void say_broken(const struct diff_rule *r, const struct diff_verdict *v, double conf)
+static void say_broken(const struct diff_run *d, const struct diff_rule *r,
+		       const struct diff_verdict *v, double conf)
 {
 	const char *unit = !r->view || r->relative ? "%" : " points";
+	const char *of = r->view ? "%" : d->o->per_second ? " samples/s" : " samples";
 
 	log_error("--fail-if '%s' broken: %+.2f%s, %g%% interval [%+.2f, %+.2f]; BASE %.2f%s, NEW %.2f%s",
-		  r->text, v->value, unit, 100 * conf, v->lo, v->hi, v->base,
-		  r->view ? "%" : "/s", v->now, r->view ? "%" : "/s");
+		  r->text, v->value, unit, 100 * conf, v->lo, v->hi, v->base, of, v->now, of);
 }
 
 /* One rule: 1 broken, 0 kept, -1 when its key is in neither profile. */
@@ -213,7 +218,7 @@ static int judge_rule(const struct diff_run *d, const struct diff_rule *r, doubl
 		diff_table_free(&t);
 	}
 	if (v.broken)
-		say_broken(r, &v, conf);
+		say_broken(d, r, &v, conf);
 	return v.broken;
 }
 

@@ -81,16 +81,27 @@ static void pprof_round_trip(const struct profile *p, struct strbuf *gz)
 	stackset_free(&s);
 }
 
+typedef int exporter(FILE *out, const struct profile *p, const struct export_opts *o);
+
+/* p exported by fn into *buf (the caller frees it), then read into s:
+ * the read's result, or -3 when the export failed. */
+static int export_read(exporter *fn, const struct profile *p, char **buf, struct stackset *s)
+{
+	size_t n = 0;
+	FILE *f = open_memstream(buf, &n);
+	int rc = f && fn(f, p, NULL) == 0 ? 0 : -3;
+
+	if (f)
+		fclose(f);
+	return rc ? rc : read_mem(*buf, n, s);
+}
+
 static void folded_round_trip(const struct profile *p)
 {
 	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
 	struct stackset s;
 
-	CHECK("folded: exports", f && export_folded(f, p, NULL) == 0);
-	fclose(f);
-	CHECK("folded: reads back", read_mem(buf, n, &s) == 0);
+	CHECK("folded: exports and reads back", export_read(export_folded, p, &buf, &s) == 0);
 	CHECK("folded: every sample", s.total == FIX_TOTAL);
 	CHECK("folded: no lines, states or duration", !(s.has & (SS_HAS_LINES | SS_HAS_VMSTATE |
 							       SS_HAS_DURATION)));
@@ -108,14 +119,10 @@ static void folded_round_trip(const struct profile *p)
 static void otlp_round_trip(const struct profile *p)
 {
 	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
 	struct stackset s;
 
-	CHECK("otlp: exports", f && export_otlp(f, p, NULL) == 0);
-	fclose(f);
-	CHECK("otlp: reads back, a profile per process", read_mem(buf, n, &s) == 0 &&
-	      s.files == 2 && s.total == FIX_TOTAL);
+	CHECK("otlp: exports and reads back, a profile per process",
+	      export_read(export_otlp, p, &buf, &s) == 0 && s.files == 2 && s.total == FIX_TOTAL);
 	CHECK("otlp: F, l, z and v keys", count_of(&s, 'F', "main.lua:work") == 88 &&
 	      count_of(&s, 'l', "main.lua:7") == 50 && count_of(&s, 'z', "parse") == 12 &&
 	      count_of(&s, 'v', "(none)") == 4);
