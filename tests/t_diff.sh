@@ -147,7 +147,9 @@ check "pprof pair: written (NEW and BASE beside it)" test -s "$TMP/pair.pb.gz" -
 check "pprof pair: read back, the same rows" \
 	cmp <(grep -v '^#' "$TMP/dir.txt") <(grep -v '^#' "$TMP/pair.txt")
 if command -v go >/dev/null; then
-	go tool pprof -top -diff_base "$TMP/pair.base.pb.gz" "$TMP/pair.pb.gz" >"$TMP/pair.top" 2>&1
+	# BASE is two runs: -normalize scales it to NEW's total first.
+	go tool pprof -top -normalize -diff_base "$TMP/pair.base.pb.gz" "$TMP/pair.pb.gz" \
+		>"$TMP/pair.top" 2>&1
 	check "pprof pair: go tool pprof -diff_base reads it, render grew" \
 		awk '/diff_work.lua:render/ && $1 + 0 > 0 { ok = 1 } END { exit !ok }' "$TMP/pair.top"
 fi

@@ -4,7 +4,7 @@
 void pbr_init(struct pb_reader *r, const void *data, size_t n)
 {
 	r->p = data;
-	r->end = r->p + n;
+	r->end = data ? r->p + n : r->p;
 }
 
 /* At most ten bytes, none past end: -1 otherwise. */
@@ -81,7 +81,7 @@ bad:
 
 int pbr_varints(const struct pb_field *f, void (*fn)(void *ctx, uint64_t v), void *ctx)
 {
-	const uint8_t *p = f->data, *end = f->data + f->len;
+	const uint8_t *p, *end;
 	uint64_t v;
 
 	if (f->wire == PB_VARINT) {
@@ -90,6 +90,8 @@ int pbr_varints(const struct pb_field *f, void (*fn)(void *ctx, uint64_t v), voi
 	}
 	if (f->wire != PB_LEN)
 		return -1;
+	p = f->data;
+	end = p + f->len;
 	while (p < end) {
 		if (read_varint(&p, end, &v))
 			return -1;
