@@ -38,6 +38,8 @@ LDLIBS    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw
 # luabpfprof top's screen (user/cli/top_screen.c): the wide-character
 # ncurses where pkg-config knows it.
 LDLIBS    += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncurses)
+# diff's intervals (user/model/diff_stats.c).
+LDLIBS    += -lm
 
 ifeq ($(SANITIZE),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer

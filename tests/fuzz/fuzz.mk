@@ -18,7 +18,7 @@ FUZZ_LINK   := -fsanitize=fuzzer,address,undefined
 FUZZ_UNITS  := $(filter-out cli/main sample/collector sample/collector_alloc sample/collector_native sample/vmwatch,$(patsubst user/%.c,%,$(USER_SRCS)))
 FUZZ_LIB    := $(FUZZ_DIR)/libuser.a
 FUZZ_BINS   := $(FUZZ_DIR)/fuzz_symbolize $(FUZZ_DIR)/fuzz_vm $(FUZZ_DIR)/fuzz_heap \
-	       $(FUZZ_DIR)/fuzz_native
+	       $(FUZZ_DIR)/fuzz_native $(FUZZ_DIR)/fuzz_profile_read
 
 $(FUZZ_DIR)/obj/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(@D)
@@ -33,7 +33,7 @@ $(FUZZ_LIB): $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_UNITS))
 	ar rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/obj/snapfmt.o $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -ldw -lelf -lz -lpthread
+	$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -ldw -lelf -lz -lpthread -lm
 
 # The snapshot tool: the real collector and discovery, with a memory reader
 # that records what the symbolizer reads (it replaces memory.o).

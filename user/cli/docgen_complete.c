@@ -33,7 +33,7 @@ static const char pid_test[] =
 
 /* The command words `luabpfprof top|dump ...` (options.c reads them as the
  * first argument): offered for the first word only. */
-static const char command_words[] = "dump top";
+static const char command_words[] = "diff dump top";
 
 /* -- bash ------------------------------------------------------------------ */
 

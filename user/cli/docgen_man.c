@@ -182,6 +182,8 @@ static void head(FILE *f)
 		"\\fB\\-\\-\\fR \\fICOMMAND\\fR\n"
 		".br\n"
 		".B luabpfprof dump\n[\\fB\\-\\-locals\\fR] [\\fB\\-\\-json\\fR] \\fB\\-p\\fR \\fIPID\\fR[,\\fIPID\\fR...]\n"
+		".br\n"
+		".B luabpfprof diff\n[\\fIOPTIONS\\fR] \\fIBASE\\fR \\fINEW\\fR\n"
 		".SH DESCRIPTION\n", LUABPFPROF_DATE, LUABPFPROF_VERSION);
 	roff_line(f, options_summary);
 	roff_line(f, "A perf_event BPF program walks the Lua stack inside the kernel at the "

@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "cli/options.h"
 #include "cli/check_cmd.h"
+#include "cli/diff_cmd.h"
 #include "cli/dump_cmd.h"
 #include "cli/heap_cmd.h"
 #include "cli/launch.h"
@@ -423,6 +424,8 @@ int main(int argc, char **argv)
 	fmt = o.fmt;
 	if (o.check_kernel)
 		return check_cmd_run(&o);
+	if (o.diff)
+		return diff_cmd_run(&o);
 	if (o.dump) {
 		install_signals();
 		return dump_cmd_run(&o, &stop_signal);

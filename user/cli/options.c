@@ -379,6 +379,15 @@ const struct opt_row options_rows[] = {
 	  "dump: each Lua frame's named locals with short values",
 	  .at = AT(dump_locals) },
 	{ N("json"), 0, NONE, NULL, set_flag, "dump: write JSON, for scripts", .at = AT(dump_json) },
+	{ N("fail-if"), 0, REQ, "RULE", options_set_fail_if, "diff: exit 3 on a significant change "
+	  "past RULE:\n'F:app.lua:render > +5' (points), 'total-cpu > +10%'", .at = OWN },
+	{ N("confidence"), 0, REQ, "C", options_set_confidence,
+	  "diff: the intervals' confidence (default 0.99)", .at = AT(confidence) },
+	{ N("per-second"), 0, NONE, NULL, set_flag,
+	  "diff: normalize by duration, not by total samples", .at = AT(per_second) },
+	{ N("base-window"), 0, REQ, "FROM,TO", options_set_window, "diff DIR: BASE is DIR's profiles "
+	  "starting in\n[FROM, TO): UTC 2026-01-31T12:00:00 or Unix seconds", .at = OWN },
+	{ N("new-window"), 0, REQ, "FROM,TO", options_set_window, "diff DIR: NEW's window", .at = OWN },
 	{ "all", "-a/--all", 'a', NONE, NULL, set_flag,
 	  "every LuaJIT process on the host, including new ones", .at = AT(all) },
 	{ N("delay"), 0, REQ, "DUR", set_duration,
@@ -467,6 +476,7 @@ static void set_defaults(struct options *o)
 	o->jit_hot = 1.0;
 	o->fail_interp = -1;
 	o->top_delay = 1;
+	o->confidence = 0.99;
 }
 
 /* getopt_long's tables: a row's long option returns 256 + its index, its
@@ -514,11 +524,16 @@ static const char *typed_option(int argc, char **argv)
 	return prev;
 }
 
-/* The operands: nothing, or a command after "--". */
+/* The operands: nothing, a command after "--", or diff's profiles. */
 static int take_command(struct options *o, int argc, char **argv)
 {
 	if (optind >= argc)
 		return 0;
+	if (o->diff) {
+		o->diff_paths = &argv[optind];
+		o->ndiff_paths = argc - optind;
+		return 0;
+	}
 	/* getopt stops at "--" (consumed) or at the first operand. */
 	if (strcmp(argv[optind - 1], "--")) {
 		log_error("unexpected argument '%s' (a command goes after --)", argv[optind]);
@@ -538,18 +553,21 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	int c;
 
 	set_defaults(o);
-	/* "luabpfprof top|dump ...": the word is the command; its options
+	/* "luabpfprof top|dump|diff ...": the word is the command; its options
 	 * follow, parsed as if the word were not there. */
-	if (argc > 1 && (!strcmp(argv[1], "top") || !strcmp(argv[1], "dump"))) {
+	if (argc > 1 && (!strcmp(argv[1], "top") || !strcmp(argv[1], "dump") ||
+			 !strcmp(argv[1], "diff"))) {
 		o->top = !strcmp(argv[1], "top");
-		o->dump = !o->top;
+		o->diff = !strcmp(argv[1], "diff");
+		o->dump = !o->top && !o->diff;
 		argv[1] = argv[0];
 		argc--;
 		argv++;
 	}
 	build_getopt(longopts, shortopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	/* diff: without the '+', getopt moves operands behind the options. */
+	while ((c = getopt_long(argc, argv, shortopts + o->diff, longopts, NULL)) != -1) {
 		int i = row_of(c), r;
 
 		if (i < 0) {
@@ -570,7 +588,7 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 		}
 	}
 	if (take_command(o, argc, argv) || options_check_combination(o, given) ||
-	    options_check_top(o, given))
+	    options_check_top(o, given) || options_check_diff(o, given))
 		return OPTIONS_ERROR;
 	options_settle(o, proc_root);
 	return OPTIONS_OK;

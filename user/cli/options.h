@@ -15,6 +15,7 @@
 #include "ship/push.h"
 
 #define MAX_PIDS 256
+#define OPTIONS_MAX_RULES 32
 
 struct options {
 	pid_t pids[MAX_PIDS];
@@ -67,6 +68,16 @@ struct options {
 	bool dump;		/* `dump`: every coroutine's stack, at once */
 	bool dump_locals;	/* dump --locals */
 	bool dump_json;		/* dump --json */
+	/* `diff BASE NEW`: two profiles read back and compared; no target. */
+	bool diff;
+	char **diff_paths;	/* the operands: BASE NEW, or one directory with windows */
+	int ndiff_paths;
+	const char *fail_if[OPTIONS_MAX_RULES];	/* --fail-if, checked by diff_rule_parse */
+	int nfail_if;
+	double confidence;	/* --confidence (default 0.99) */
+	bool per_second;	/* --per-second: shares of time, not of samples */
+	/* --base-window, --new-window: [from, to) in CLOCK_REALTIME ns; to 0: none. */
+	unsigned long long window[2][2];
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

@@ -7,8 +7,8 @@
 
 int options_check_combination(const struct options *o, const bool *given)
 {
-	if (o->check_kernel)
-		return 0;	/* it profiles nothing */
+	if (o->check_kernel || o->diff)
+		return 0;	/* they profile nothing (diff: options_check_diff) */
 	if (!o->npids && !o->command && !o->all) {
 		log_error("nothing to profile: give -p PID, -a or -- COMMAND (see -h)");
 		return -1;

@@ -77,6 +77,7 @@ void options_usage(FILE *f)
 		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       luabpfprof top [OPTIONS] -p PID | -a | -- COMMAND\n"
 		"       luabpfprof dump [--locals] [--json] -p PID[,PID...]\n"
+		"       luabpfprof diff [OPTIONS] BASE NEW   (two profiles: docs/diff.md)\n"
 		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];

@@ -68,6 +68,17 @@ int options_set_alloc_duty(struct options *o, const struct opt_row *r, const cha
 /* --alloc-exact's combinations: 0, or -1 with one line logged. */
 int options_check_alloc_exact(const struct options *o);
 
+/* options_diff.c: diff's values and combinations. */
+int options_set_fail_if(struct options *o, const struct opt_row *r, const char *arg, char *err,
+			size_t errlen);
+int options_set_confidence(struct options *o, const struct opt_row *r, const char *arg,
+			   char *err, size_t errlen);
+int options_set_window(struct options *o, const struct opt_row *r, const char *arg, char *err,
+		       size_t errlen);
+/* 0, or -1 with one line logged: diff's operands and options, and diff's
+ * options refused without diff. */
+int options_check_diff(const struct options *o, const bool *given);
+
 extern const struct opt_row options_rows[];
 extern const int options_nrows;
 

@@ -59,6 +59,12 @@ struct export_opts {
 /* Each returns 0, or -1 with errno set (EINVAL for bad options, the write
  * error otherwise).  opts may be NULL for the defaults. */
 int export_folded(FILE *out, const struct profile *p, const struct export_opts *o);
+/* Appends data[0..n) gzip-compressed (pprof's framing) to gz; -1 with
+ * errno set. */
+int export_gzip(struct strbuf *gz, const void *data, size_t n);
+/* One frame's label in a folded line, escaped so that reading it back
+ * (report/read_folded.c) gives s[0..n) again. */
+void export_folded_label(struct strbuf *sb, const char *s, size_t n);
 int export_svg(FILE *out, const struct profile *p, const struct export_opts *o);
 int export_speedscope(FILE *out, const struct profile *p, const struct export_opts *o);
 int export_pprof(FILE *out, const struct profile *p, const struct export_opts *o);

@@ -13,7 +13,7 @@
  * everywhere (control characters, invalid UTF-8), the separators '%' and
  * ';', and the space of a trailing " <digits>" (a parser would take those
  * digits for a count). */
-static void put_folded_label(struct strbuf *sb, const char *s, size_t n)
+void export_folded_label(struct strbuf *sb, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t digits = n, space = n;
@@ -71,7 +71,7 @@ int export_folded(FILE *out, const struct profile *p, const struct export_opts *
 			xframe_put(&label, &st.f[k], p, s, &o);
 			if (k)
 				sb_putc(&line, ';');
-			put_folded_label(&line, sb_str(&label), label.len);
+			export_folded_label(&line, sb_str(&label), label.len);
 		}
 		/* Lines never outnumber samples, so counts[] is large enough. */
 		idx = keytab_intern(&lines, sb_str(&line), line.len, NULL);

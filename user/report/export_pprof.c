@@ -244,7 +244,7 @@ static void pprof_build(struct pprof_builder *b, struct strbuf *pb)
 }
 
 /* gzip, not zlib: pprof rejects a zlib-wrapped stream. */
-static int gzip_append(struct strbuf *gz, const void *data, size_t n)
+int export_gzip(struct strbuf *gz, const void *data, size_t n)
 {
 	z_stream zs;
 	unsigned char *out = NULL;
@@ -290,7 +290,7 @@ int pprof_encode(const struct profile *p, const struct export_opts *opts, struct
 		return -1;
 	pbframes_init(&b.f, p, &b.o);
 	pprof_build(&b, &pb);
-	err = gzip_append(gz, sb_str(&pb), pb.len);
+	err = export_gzip(gz, sb_str(&pb), pb.len);
 	sb_free(&pb);
 	pbframes_free(&b.f);
 	keytab_free(&b.functions);

@@ -62,12 +62,7 @@ static void put_head(struct strbuf *sb, const char *title, uint64_t total, int h
 	sb_printf(sb, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"40\">%llu bytes by reference "
 		  "path; click a frame to zoom, Ctrl-F to search</text>\n",
 		  SVG_IMAGE_WIDTH / 2, (unsigned long long)total);
-	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
-		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
-		  "text-anchor=\"end\">Search</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
-		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		  SVG_XPAD, SVG_IMAGE_WIDTH - SVG_XPAD, SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4,
-		  SVG_IMAGE_WIDTH - SVG_XPAD, h - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4);
+	svg_document_controls(sb, h);
 }
 
 int heap_svg_write(FILE *f, const struct heap_paths *hp, const char *title)

@@ -153,3 +153,14 @@ void svg_document_open(struct strbuf *sb, int height, uint64_t total)
 	sb_printf(sb, "<rect id=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		  "fill=\"#f8f8f4\"/>\n", SVG_IMAGE_WIDTH, height);
 }
+
+void svg_document_controls(struct strbuf *sb, int height)
+{
+	int y = height - SVG_BOTTOM_PAD + SVG_FRAME_HEIGHT + 4;
+
+	sb_printf(sb, "<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"22\">Reset Zoom</text>\n"
+		  "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" "
+		  "text-anchor=\"end\">Search</text>\n<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+		  "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		  SVG_XPAD, SVG_IMAGE_WIDTH - SVG_XPAD, SVG_XPAD, y, SVG_IMAGE_WIDTH - SVG_XPAD, y);
+}

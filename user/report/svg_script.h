@@ -28,4 +28,8 @@ extern const char svg_flame_style[];
  * parameters, and the background; the caller writes the title next. */
 void svg_document_open(struct strbuf *sb, int height, uint64_t total);
 
+/* The controls the script drives, after the title and subtitle: Reset
+ * Zoom, Search, the details line and the search's match count. */
+void svg_document_controls(struct strbuf *sb, int height);
+
 #endif
