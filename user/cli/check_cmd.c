@@ -54,9 +54,11 @@ static void print_stats(void *ctx, const struct verifier_stats *st)
 	       st->loaded ? "" : "  ", st->loaded ? "" : st->error);
 }
 
-int check_cmd_run(const struct options *o)
+int check_cmd_run(const struct options *o, volatile sig_atomic_t *stop)
 {
 	int refused = 0;
+
+	(void)stop;	/* one short read or load: nothing to interrupt */
 
 	printf("kernel %s: BPF verifier limits %u instructions, %u bytes of stack\n",
 	       verifier_kernel_release(), VERIFIER_INSN_LIMIT, VERIFIER_STACK_LIMIT);

@@ -3,9 +3,13 @@
 #ifndef LBP_CHECK_CMD_H
 #define LBP_CHECK_CMD_H
 
+#include <signal.h>
+
+#include <signal.h>
+
 struct options;
 
 /* Prints a line per mode and program; 0 when every mode loads, else 1. */
-int check_cmd_run(const struct options *o);
+int check_cmd_run(const struct options *o, volatile sig_atomic_t *stop);
 
 #endif

@@ -5,6 +5,10 @@
 #ifndef LBP_DIFF_CMD_H
 #define LBP_DIFF_CMD_H
 
+#include <signal.h>
+
+#include <signal.h>
+
 struct options;
 
 /* Exit status when a --fail-if rule is broken. */
@@ -12,6 +16,6 @@ struct options;
 
 /* Returns the exit status: 0, 1 (a file could not be read or written),
  * DIFF_EXIT_GATE. */
-int diff_cmd_run(const struct options *o);
+int diff_cmd_run(const struct options *o, volatile sig_atomic_t *stop);
 
 #endif

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cli/commands.h"
 #include "cli/docgen.h"
 #include "cli/options_table.h"
 
@@ -31,9 +32,20 @@ static enum value_kind value_kind(const struct opt_row *r)
 static const char pid_test[] =
 	"[[ $(readlink \"$d/exe\" 2>/dev/null) == *luajit* ]] || grep -qs luajit \"$d/maps\"";
 
-/* The command words `luabpfprof top|dump ...` (options.c reads them as the
- * first argument): offered for the first word only. */
-static const char command_words[] = "diff dump top";
+/* The command words of cli/commands.h, space-separated, record's
+ * included: offered for the first word only. */
+static const char *command_words(void)
+{
+	static char words[256];
+	size_t n = 0;
+
+	if (words[0])
+		return words;
+	for (int i = 0; i < CMD__COUNT && n < sizeof(words) - 1; i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s", n ? " " : "",
+				      commands[i].word);
+	return words;
+}
 
 /* -- bash ------------------------------------------------------------------ */
 
@@ -121,7 +133,7 @@ int docgen_bash(FILE *f)
 		"\t[[ $eq ]] && { COMPREPLY=(); return; }\n"
 		"\tlocal words=\n"
 		"\t((COMP_CWORD == 1)) && words='%s '\n"
-		"\tCOMPREPLY=($(compgen -W \"$words\"'", command_words);
+		"\tCOMPREPLY=($(compgen -W \"$words\"'", command_words());
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
 
@@ -233,7 +245,7 @@ int docgen_zsh(FILE *f)
 		if (value_kind(&options_rows[i]) == VAL_LETTERS)
 			zsh_letters_function(f, &options_rows[i]);
 	fprintf(f, "# The command word, first and alone.\n"
-		"(( CURRENT == 2 )) && [[ $PREFIX != -* ]] && compadd -- %s\n", command_words);
+		"(( CURRENT == 2 )) && [[ $PREFIX != -* ]] && compadd -- %s\n", command_words());
 	fputs("_arguments -s -S \\\n", f);
 	for (int i = 0; i < options_nrows; i++)
 		zsh_spec(f, &options_rows[i]);

@@ -553,13 +553,10 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	int c;
 
 	set_defaults(o);
-	/* "luabpfprof top|dump|diff ...": the word is the command; its options
-	 * follow, parsed as if the word were not there. */
-	if (argc > 1 && (!strcmp(argv[1], "top") || !strcmp(argv[1], "dump") ||
-			 !strcmp(argv[1], "diff"))) {
-		o->top = !strcmp(argv[1], "top");
-		o->diff = !strcmp(argv[1], "diff");
-		o->dump = !o->top && !o->diff;
+	/* "luabpfprof WORD ...": the word names the command (cli/commands.h);
+	 * its options follow, parsed as if the word were not there. */
+	if (argc > 1 && command_by_word(argv[1])) {
+		command_select(o, command_by_word(argv[1])->id);
 		argv[1] = argv[0];
 		argc--;
 		argv++;
@@ -591,6 +588,7 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 	    options_check_top(o, given) || options_check_diff(o, given))
 		return OPTIONS_ERROR;
 	options_settle(o, proc_root);
+	command_resolve(o);
 	return OPTIONS_OK;
 }
 

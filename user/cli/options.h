@@ -5,6 +5,7 @@
 #ifndef LBP_OPTIONS_H
 #define LBP_OPTIONS_H
 
+#include "cli/commands.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -58,6 +59,9 @@ struct options {
 	bool alloc_exact_prod;	/* --alloc-exact-in-production: even with --continuous */
 	double offcpu_rate;	/* off-CPU: share of switches out walked, (0, 1]; 0: auto */
 
+	/* The subcommand (cli/commands.h): its word, else an alias
+	 * option (--heap, --check-kernel), else record. */
+	enum command_id cmd;
 	/* luabpfprof top: a live table instead of a report. */
 	bool top;
 	double top_delay;	/* --delay: seconds between screen updates */
@@ -119,5 +123,11 @@ unsigned long long options_alloc_every(const struct options *o);
  * rate limit) under proc_root instead of /proc: for tests. */
 enum options_result options_parse_at(int argc, char **argv, struct options *o,
 				     const char *proc_root);
+
+/* Picks the subcommand id and keeps the older flags in step with it. */
+void command_select(struct options *o, enum command_id id);
+/* After parsing: an alias option (--heap, --check-kernel) picks its
+ * command when no word did. */
+void command_resolve(struct options *o);
 
 #endif

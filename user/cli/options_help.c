@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "cli/commands.h"
 #include "cli/options_table.h"
 #include "cli/optvalue.h"
 
@@ -73,12 +74,19 @@ const int options_nexamples = sizeof(options_examples) / sizeof(options_examples
 
 void options_usage(FILE *f)
 {
-	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
-		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       luabpfprof top [OPTIONS] -p PID | -a | -- COMMAND\n"
-		"       luabpfprof dump [--locals] [--json] -p PID[,PID...]\n"
-		"       luabpfprof diff [OPTIONS] BASE NEW   (two profiles: docs/diff.md)\n"
-		"\n%s\n\n", options_summary);
+	/* One line per command of cli/commands.h; record, the default,
+	 * without its word. */
+	for (int i = 0; i < CMD__COUNT; i++) {
+		const struct command *c = &commands[i];
+
+		fprintf(f, "%s luabpfprof", i ? "      " : "Usage:");
+		if (c->id != CMD_RECORD)
+			fprintf(f, " %s", c->word);
+		if (c->alias)
+			fprintf(f, " (or %s)", c->alias);
+		fprintf(f, "%s%s\n", *c->usage ? " " : "", c->usage);
+	}
+	fprintf(f, "\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
 
