@@ -503,4 +503,4 @@ int on_sample(struct bpf_perf_event_data *ctx)
 #include "offcpu.bpf.h"
 #include "alloc.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
