@@ -11,6 +11,9 @@ TMP=${TMP:-$(mktemp -d /tmp/lbp-test.XXXXXX)}
 # LUAJIT_EXE is the binary itself, what /proc/PID/exe shows.
 LUAJIT=${LUAJIT:-$TOP/tests/bin/luajit}
 LUAJIT_EXE=${LUAJIT_EXE:-$TOP/.deps/luajit-deb/usr/bin/luajit}
+# The OTLP profiles schema the project keeps (tests/otlp/profiles.proto),
+# the -I directory for protoc.
+OTLP_SCHEMA=$TOP/tests/otlp
 CHILDREN=()
 
 pass() { echo "PASS: $1"; }

@@ -12,8 +12,6 @@ set -u
 cd "$TOP"
 
 CHECK=$TOP/tests/otlp_check.py
-SHARED=$TOP/../shared/otlp
-[ -d "$SHARED" ] || SHARED=/work/shared/otlp
 PPROF_PROTO=$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile.proto$' | head -1)
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
@@ -68,7 +66,7 @@ layout() {
 	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" ${HOOK:+--label-from "$HOOK"} 2>"$out/p.err"
 	python3 "$CHECK" labels "$PPROF_PROTO" "$out/p.pb.gz" >"$out/p.labels" 2>&1
 	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" ${HOOK:+--label-from "$HOOK"} 2>"$out/o.err"
-	python3 "$CHECK" summary "$SHARED" "$out/p.otlp" >"$out/o.sum" 2>&1
+	python3 "$CHECK" summary "$OTLP_SCHEMA" "$out/p.otlp" >"$out/o.sum" 2>&1
 	"$PROF" --continuous -p "$pid" -F 99 --every 1s -d 3 --service "${TEMPLATE:-{container\}}" \
 		--out-dir "$out/files" --push "http://127.0.0.1:$PORT" --push-api "$api" \
 		--label "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" ${HOOK:+--label-from "$HOOK"} \
