@@ -49,6 +49,35 @@ cleanup_children() {
 }
 trap cleanup_children EXIT
 
+# Upstream LuaJIT sources that no package registry serves (the v2.0, v2.1
+# and OpenResty heads, LuaJIT's bench collection) come from the directory
+# $LBP_RUNTIMES names, and from nowhere else: without it a test skips the
+# checks that need them with one line that says how to provide them.
+# runtimes_file GLOB: the first file of $LBP_RUNTIMES matching GLOB.
+runtimes_file() {
+	local f
+	[ -n "${LBP_RUNTIMES:-}" ] || return 1
+	f=$(ls -- "$LBP_RUNTIMES"/$1 2>/dev/null | head -n1)
+	[ -f "$f" ] && echo "$f"
+}
+
+# skip_runtimes NAME FILES: the one SKIP line for the checks that need
+# FILES (globs, one string).
+skip_runtimes() {
+	local missing="LBP_RUNTIMES is unset"
+	[ -n "${LBP_RUNTIMES:-}" ] && missing="no $2 in $LBP_RUNTIMES"
+	echo "SKIP: $1: $missing; set LBP_RUNTIMES=DIR holding $2"
+}
+
+# runtimes_build: builds the heads of $LBP_RUNTIMES into $RUNTIMES_CACHE
+# (tests/deps/setup-runtimes.sh: cached by the tarballs' sums, so the
+# builds are of the tarballs there now); its log in $TMP/setup-runtimes.log.
+RUNTIMES_CACHE=${LBP_CACHE:-/var/cache/luabpfprof}/runtimes
+runtimes_build() {
+	[ -n "${LBP_RUNTIMES:-}" ] || return 1
+	"$TOP/tests/deps/setup-runtimes.sh" >"$TMP/setup-runtimes.log" 2>&1
+}
+
 # start_bg CMD...: starts a command in the background; sets BGPID.
 # wait_lua PID: until PID runs LuaJIT, not the shell still forking it
 # (-p refuses a process that maps no LuaJIT yet).

@@ -54,8 +54,9 @@ fi
 # the JIT inlines into one trace: they make the hot-function check bite.
 # They are not part of the realistic corpus's 0.5% total.
 BENCH=(bench:md5 bench:spectral-norm)
-if corpus_bench_dir >/dev/null; then progs+=("${BENCH[@]}")
-else fail "corpus: LuaJIT's bench programs present" "no luajit-bench-*.tar.gz under shared/runtimes"; fi
+if [ -z "$CORPUS_BENCH_TGZ" ]; then skip_runtimes "corpus ${BENCH[*]}" "$CORPUS_BENCH_GLOB"
+elif corpus_bench_dir >/dev/null; then progs+=("${BENCH[@]}")
+else fail "corpus: LuaJIT's bench programs unpack" "$CORPUS_BENCH_TGZ"; fi
 command -v python3 >/dev/null || fail "python3 present" "pprof keys cannot be read (tests/deps/apt.corpus)"
 
 # --- per program --------------------------------------------------------------------

@@ -2,7 +2,7 @@
 # --heap against heaps known by construction (tests/workloads/heap_known.lua),
 # on Debian's 2.1 and OpenResty's luajit2, GC64 and non-GC64 (when
 # tests/deps/setup-nongc64.sh built them), and the v2.1 head (when
-# tests/deps/setup-runtimes.sh built it):
+# tests/deps/setup-runtimes.sh built it from $LBP_RUNTIMES):
 #   - the census's accounted bytes are within 5% of what the target's own
 #     collectgarbage("count") printed (it is quiescent: collected, blocked);
 #   - per kind, the census of the full heap minus that of the same program
@@ -140,12 +140,18 @@ runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 runtime openresty-gc64 "$TOP/.deps/luajit2/usr/bin/luajit"
 runtime deb-nogc64 "$TOP/.deps/luajit-deb-nogc64/usr/bin/luajit"
 runtime openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
-# The v2.1 head (2025+ layout), when tests/deps/setup-runtimes.sh built it
-# (OpenResty's head has the layout of the luajit2 package above).
-RT=${LBP_CACHE:-/var/cache/luabpfprof}/runtimes
-for v in head-gc64 head-nogc64; do
-	runtime "$v" "$RT/$v/src/luajit"
-done
+# The v2.1 head (2025+ layout), built from $LBP_RUNTIMES's tarball by
+# tests/deps/setup-runtimes.sh (OpenResty's head has the layout of the
+# luajit2 package above).
+if ! runtimes_file 'luajit-2.1-*.tar.gz' >/dev/null; then
+	skip_runtimes "the v2.1 head (head-gc64, head-nogc64)" 'luajit-2.1-*.tar.gz'
+elif ! runtimes_build; then
+	fail "v2.1 head builds" "tests/deps/setup-runtimes.sh: $(tail -3 "$TMP/setup-runtimes.log" | tr '\n' '|')"
+else
+	for v in head-gc64 head-nogc64; do
+		runtime "$v" "$RUNTIMES_CACHE/$v/src/luajit"
+	done
+fi
 
 growth() {
 	local name=$1 lj=$2 out=$TMP/leak.$1 rate=100 per top got want

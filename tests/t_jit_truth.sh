@@ -174,7 +174,9 @@ else
 	# recursion (recursive-fib), plain loops (scimark-sor).
 	PROGS=(array3d fasta recursive-fib scimark-sor)
 fi
-if jb_unpack "$TMP/jb" 2>/dev/null; then
+if [ ! -f "$JB_TARBALL" ]; then
+	skip_runtimes "bench ${PROGS[*]} against jit.p" "$JB_GLOB"
+elif jb_unpack "$TMP/jb" 2>/dev/null; then
 	for p in "${PROGS[@]}"; do
 		d=$TMP/jb-$p
 		mkdir -p "$d"
