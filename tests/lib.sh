@@ -78,6 +78,30 @@ runtimes_build() {
 	"$TOP/tests/deps/setup-runtimes.sh" >"$TMP/setup-runtimes.log" 2>&1
 }
 
+# root_only_dir: a fresh directory for files the product must trust (the
+# programs --label-from runs), mode 0700 under /run: root's, as every
+# ancestor is, none writable by others, wherever the checkout is (a clone
+# under /tmp lies below a directory anyone can write, which the product
+# rightly refuses).  Prints it, or says why not on stderr and fails.  The
+# caller removes it.
+root_only_dir() {
+	local d p
+	d=$(mktemp -d /run/lbp-test.XXXXXX) || { echo "mktemp -d /run/lbp-test.XXXXXX failed" >&2; return 1; }
+	chmod 700 "$d"
+	p=$d
+	while :; do
+		if [ -L "$p" ] || [ ! -d "$p" ] || [ "$(stat -c %u "$p")" != 0 ] ||
+		   [ $((0$(stat -c %a "$p") & 022)) -ne 0 ]; then
+			echo "$p: not a directory of root's that no one else may write" >&2
+			rm -rf "$d"
+			return 1
+		fi
+		[ "$p" = / ] && break
+		p=$(dirname "$p")
+	done
+	echo "$d"
+}
+
 # start_bg CMD...: starts a command in the background; sets BGPID.
 # wait_lua PID: until PID runs LuaJIT, not the shell still forking it
 # (-p refuses a process that maps no LuaJIT yet).

@@ -33,6 +33,13 @@ trap cleanup EXIT
 [ -n "$V2" ] || { fail "cgroup v2" "no cgroup2 mount"; exit 1; }
 [ -n "$PPROF_PROTO" ] || { fail "pprof proto" "golang-github-google-pprof-dev missing"; exit 1; }
 build_ingest >"$TMP/build.log" 2>&1 || { fail "ingest server builds" "$(head -c 300 "$TMP/build.log")"; exit 1; }
+# --label-from's program, where the product trusts it (not the checkout)
+if ! HOOKDIR=$(root_only_dir 2>"$TMP/hookdir.err"); then
+	fail "a root-only directory for --label-from's program" "$(cat "$TMP/hookdir.err")"
+	exit 1
+fi
+MADE+=("$HOOKDIR")
+install -m 755 tests/bin/label-hook "$HOOKDIR/label-hook"
 
 # mkcg ROOT PATH: creates ROOT/PATH and every missing parent, remembered.
 mkcg() {
@@ -167,10 +174,10 @@ else
 fi
 
 # --- labels from a program of the user's (--label-from) ------------------------
-# tests/bin/label-hook answers "team=lua-PID", "container=hooked-ID6" and a
-# reserved "pid=" that must be skipped.
+# tests/bin/label-hook (run from a copy in $HOOKDIR) answers "team=lua-PID",
+# "container=hooked-ID6" and a reserved "pid=" that must be skipped.
 ID=$(hexid)
-HOOK=$TOP/tests/bin/label-hook SERVICE=hooked-${ID:0:6} \
+HOOK=$HOOKDIR/label-hook SERVICE=hooked-${ID:0:6} \
 	layout "docker, --label-from" "$V2" "system.slice/docker-$ID.scope" "$ID" ""
 out=$TMP/docker____label_from
 hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")
@@ -182,7 +189,7 @@ check "--label-from: push labels" grep -q "team=lua-$hpid" "$out/pushed"
 check "--label-from: the reserved key is skipped and said" \
 	bash -c "grep -q 'line(s) not key=value' $out/p.err && ! grep -q 'label pid=.*label pid=' $out/p.labels"
 ID=$(hexid)
-HOOK=$TOP/tests/bin/label-hook TEMPLATE='t-{label:team}' \
+HOOK=$HOOKDIR/label-hook TEMPLATE='t-{label:team}' \
 	layout "docker, --service {label:team}" "$V2" "docker/$ID" "$ID" ""
 out=$TMP/docker____service__label_team_
 hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")
