@@ -184,16 +184,47 @@ near() {
 	[ $d -le "$3" ]
 }
 
+# Flakes are bugs: every check of a measurement against a truth with a
+# tolerance also logs how much of the tolerance it used, so that a check
+# that runs close to it is seen before it fails:
+#   MARGIN: <test>: <name>: got G truth T tol L used P%
+# with P = |G - T| / L * 100 (over 100: failed).  tests/run.sh can list the
+# closest.  <test> is the test file's name, or $MARGIN_TEST.
+MARGIN_TEST=${MARGIN_TEST:-$(basename "$0" .sh)}
+
+# margin NAME GOT TRUTH TOL: the MARGIN line (none when GOT is not a
+# number: the check's FAIL line says what was missing).
+margin() {
+	awk -v t="$MARGIN_TEST" -v n="$1" -v g="$2" -v w="$3" -v l="$4" 'BEGIN {
+		num = "^-?[0-9]+([.][0-9]+)?$"
+		if (g !~ num || w !~ num || l !~ num) exit
+		d = g - w; if (d < 0) d = -d
+		used = l > 0 ? sprintf("%.0f", 100 * d / l) : (d > 0 ? "inf" : 0)
+		printf "MARGIN: %s: %s: got %s truth %s tol %s used %s%%\n", t, n, g, w, l, used
+	}'
+}
+
+# margin_rate NAME PART WHOLE LIMIT: the MARGIN line of a bound "PART is at
+# most LIMIT% of WHOLE" (errors, losses): got PART's percentage, truth 0.
+margin_rate() {
+	[ -n "$2" ] && [ "${3:-0}" -gt 0 ] 2>/dev/null || return 0
+	margin "$1" "$(awk -v p="$2" -v w="$3" 'BEGIN { printf "%.2f", 100 * p / w }')" 0 "$4"
+}
+
 # check_share NAME FILE KEY WANT TOL
 check_share() {
 	local got; got=$(share "$2" "$3")
+	margin "$1" "$got" "$4" "$5"
 	if near "$got" "$4" "$5"; then pass "$1 ($3=${got}%)"
 	else fail "$1" "$3 got '${got}' want $4±$5; report: $(tr '\n' '|' < "$2")"; fi
 }
 
-# within NAME GOT WANT: a share GOT (in %) within $TOL points of WANT.
+# within NAME GOT WANT [TOL]: a share GOT (in %) within TOL (default
+# $TOL) points of WANT.
 within() {
-	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
+	local tol=${4:-$TOL}
+	margin "$1" "$2" "$3" "$tol"
+	if awk -v g="$2" -v w="$3" -v t="$tol" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
 	then pass "$1 (got $2%, truth $3%)"
-	else fail "$1" "got $2% want $3% ±$TOL"; return 1; fi
+	else fail "$1" "got $2% want $3% ±$tol"; return 1; fi
 }

@@ -78,6 +78,7 @@ for p in "${progs[@]}"; do
 	bad=$((bad + unresolved))
 	[[ $p == bench:* ]] || { total_bad=$((total_bad + bad)) total_samples=$((total_samples + samples)); }
 	losses=$(corpus_losses "$base.on" | tr '\n' ' ')
+	margin_rate "corpus $p: walks cut or frames unresolved (% of samples, at most)" "$bad" "$samples" 1
 	if [ $((bad * 100)) -le "$samples" ]; then
 		pass "corpus $p: walks cut or frames unresolved $bad of $samples samples (<= 1%; $unresolved unresolved)"
 	else
@@ -96,6 +97,8 @@ for p in "${progs[@]}"; do
 	else fail "corpus $p: hot functions missing with the JIT on" "$miss; -joff: $(tr '\n' '|' < "$base.off.F")"; fi
 done
 
+margin_rate "corpus: walks cut or frames unresolved in all (% of samples, at most)" \
+	"$total_bad" "$total_samples" 0.5
 if [ "$total_samples" -gt 0 ] && [ $((total_bad * 200)) -le "$total_samples" ]; then
 	pass "corpus: walks cut or frames unresolved $total_bad of $total_samples samples in all (<= 0.5%)"
 else

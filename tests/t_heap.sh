@@ -69,6 +69,7 @@ runtime() {
 	local kb acc inc
 	kb=$(awk '/^ready/ { printf "%d", $2 * 1024 }' "$b.target")
 	acc=$(awk '$1 == "accounted" { print $2 }' "$b")
+	margin "$name: accounted bytes vs collectgarbage" "$acc" "$kb" $(( kb / 20 ))
 	if [ -n "$acc" ] && near "$acc" "$kb" $(( kb / 20 )); then
 		pass "$name: accounted $acc B vs collectgarbage $kb B"
 	else
@@ -117,6 +118,7 @@ runtime() {
 		local total
 		total=$(go tool pprof -top -sample_index=inuse_space -unit=B "$b.pb.gz" 2>/dev/null |
 			sed -n 's/.* of \([0-9]*\)B total.*/\1/p')
+		margin "$name: pprof inuse_space total vs collectgarbage" "$total" "$kb" $(( kb / 100 ))
 		if [ -n "$total" ] && near "$total" "$kb" $(( kb / 100 )); then
 			pass "$name: pprof inuse_space total $total B vs collectgarbage $kb B"
 		else
@@ -128,6 +130,7 @@ runtime() {
 	fi
 	held=$(awk '$0 ~ /;_G;\.app;\.cache;\.users( |;)/ { s += $NF } END { print s + 0 }' "$b.folded")
 	want=$(awk '/^ready/ { printf "%d", $3 * 1024 }' "$b.target")
+	margin "$name: _G.app.cache.users bytes vs built" "$held" "$want" $(( want / 10 ))
 	if near "$held" "$want" $(( want / 10 )); then
 		pass "$name: _G.app.cache.users holds $held B, built $want B"
 	else
@@ -170,6 +173,7 @@ growth() {
 	got=$(awk '/^# Paths that grew most/ { on = 1; next } /^$/ { on = 0 }
 		on && index($4, "_G.sessions[*]") == 1 { s += $2 } END { printf "%d", s + 0 }' "$out")
 	want=$(awk -v r="$rate" -v p="$per" 'BEGIN { printf "%d", r * p }')
+	margin "$name: leak rate vs built" "$got" "$want" $(( want / 5 ))
 	if near "$got" "$want" $(( want / 5 )); then
 		pass "$name: leak rate $got B/s, built $want B/s"
 	else
