@@ -1,8 +1,8 @@
 #!/bin/bash
 # LuaJIT's benchmark collection (bench/ of the LuaJIT test suite, the
 # tarball luajit-bench-*.tar.gz in $LBP_RUNTIMES: no registry serves it)
-# profiled by luabpfprof and by jit.p, with the
-# distance between the two views.
+# profiled by luabpfprof and by jit.p, with the distance between the two
+# views.
 #
 # Sourced by tests/t_jit_truth.sh for its helpers; run alone it prints the
 # full table:
