@@ -38,6 +38,10 @@ for d in "$CACHE" "$(dirname "$CACHE")"; do
 		exit 1
 	fi
 done
+# t_runtimes and t_heap run this too, and may run side by side: one at a
+# time, so that none replaces a tree the other is about to use.
+exec 9>"$CACHE/.lock"
+flock 9
 
 # build NAME TARBALL-GLOB XCFLAGS: CACHE/NAME/src/luajit, built once.
 build() {
