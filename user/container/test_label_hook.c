@@ -79,7 +79,7 @@ static int trusted_dir(const char *path, char *why, size_t whylen)
 
 static int make_dir(void)
 {
-	char why[4300];
+	char why[4300] = "chmod 0700 failed";
 
 	snprintf(dir, sizeof(dir), "/run/lbp-test.XXXXXX");
 	if (!mkdtemp(dir)) {
