@@ -520,6 +520,8 @@ luajit_versions() {
 		local deb
 		deb=$(ls "$TOP"/bench/.deps/nginx/usr/share/doc/libluajit2-5.1-2/changelog.Debian.gz 2>/dev/null &&
 			zcat "$TOP"/bench/.deps/nginx/usr/share/doc/libluajit2-5.1-2/changelog.Debian.gz | head -1 | sed 's/.*(\(.*\)).*/\1/')
+		# relative to the checkout: no machine's path in the report
+		v=${v#"$TOP"/}
 		echo "- LuaJIT (nginx): OpenResty LuaJIT 2.1 (Debian libluajit2-5.1-2 ${deb##*$'\n'}), ${v:-?}"
 	fi
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
-# LuaJIT's benchmark collection (bench/ of the LuaJIT test suite, tarball in
-# ../shared/runtimes) profiled by luabpfprof and by jit.p, with the
-# distance between the two views.
+# LuaJIT's benchmark collection (bench/ of the LuaJIT test suite, the
+# tarball luajit-bench-*.tar.gz in $LBP_RUNTIMES: no registry serves it)
+# profiled by luabpfprof and by jit.p, with the distance between the two
+# views.
 #
 # Sourced by tests/t_jit_truth.sh for its helpers; run alone it prints the
 # full table:
@@ -17,8 +18,9 @@
 # shellcheck shell=bash
 
 JB_TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-JB_TARBALL=${JB_TARBALL:-$(ls "$JB_TOP"/../shared/runtimes/luajit-bench-*.tar.gz \
-	/work/shared/runtimes/luajit-bench-*.tar.gz 2>/dev/null | head -1)}
+JB_GLOB='luajit-bench-*.tar.gz'
+JB_TARBALL=${JB_TARBALL:-$([ -n "${LBP_RUNTIMES:-}" ] &&
+	ls -- "$LBP_RUNTIMES"/$JB_GLOB 2>/dev/null | head -1)}
 JB_LJ=${JB_LJ:-$JB_TOP/.deps/luajit-deb/usr/bin/luajit}
 JB_SHARE=$JB_TOP/.deps/luajit-deb/usr/share/luajit-2.1.0-beta3
 JB_HZ=${JB_HZ:-997}
@@ -52,7 +54,8 @@ JB_ALL=(array3d binary-trees chameneos coroutine-ring euler14-bit fannkuch fasta
 # programs read (fasta.lua's output, a column of numbers).
 jb_unpack() {
 	local dir=$1
-	[ -f "$JB_TARBALL" ] || { echo "no benchmark tarball" >&2; return 1; }
+	[ -f "$JB_TARBALL" ] ||
+		{ echo "no $JB_GLOB: set LBP_RUNTIMES=DIR holding it" >&2; return 1; }
 	mkdir -p "$dir/bench" || return 1
 	tar xzf "$JB_TARBALL" -C "$dir/bench" --strip-components=1 || return 1
 	JB_DIR=$dir/bench/bench

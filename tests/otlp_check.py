@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Compares OTLP profiles requests with pprof profiles of the same run.
 
-Both are decoded by protoc (the OTLP request against ../shared/otlp, pprof
-against golang-github-google-pprof-dev's profile.proto) and read back from
+Both are decoded by protoc (the OTLP request against the schema the project
+keeps in tests/otlp, pprof against golang-github-google-pprof-dev's
+profile.proto) and read back from
 protoc's text format into one canonical form per profile:
 
     (pid, sample type, time) -> {(stack, labels): value}
@@ -12,10 +13,10 @@ line, line, mapping), the mapping being (file, build ID, start, limit,
 offset, address) or "[lua]", and labels are pprof's (the OTLP resource's
 attributes and sample attributes mapped back to pprof's keys).
 
-    otlp_check.py compare SHARED_OTLP PROFILE_PROTO OTLP... -- PPROF...
+    otlp_check.py compare OTLP_SCHEMA_DIR PROFILE_PROTO OTLP... -- PPROF...
         every OTLP profile has a pprof profile with the same key and the
         same samples, and the other way round; prints one line per match
-    otlp_check.py summary SHARED_OTLP OTLP
+    otlp_check.py summary OTLP_SCHEMA_DIR OTLP
         prints facts the tests grep: resource attributes, sample types,
         function names with lines, mappings, labels
     otlp_check.py labels PROFILE_PROTO PPROF
@@ -28,7 +29,7 @@ import subprocess
 import sys
 
 OTLP_MSG = "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest"
-OTLP_FILE = "opentelemetry/proto/collector/profiles/v1development/profiles_service.proto"
+OTLP_FILE = "profiles.proto"
 
 # OTLP resource attributes -> the pprof labels they stand for.
 RESOURCE_LABELS = {
@@ -76,12 +77,18 @@ def parse_text(text):
             cur = stack.pop()
             continue
         if line.endswith("{"):
+            if re.fullmatch(r"\d+ *\{", line):
+                sys.exit("message field %s is not in the schema" % line[:-1].strip())
             child = {}
             cur.setdefault(line[:-1].strip(), []).append(child)
             stack.append(cur)
             cur = child
             continue
         key, value = line.split(":", 1)
+        if re.fullmatch(r"\d+", key):
+            # protoc names every field the schema has; a bare number is one
+            # it lacks, or one written with another wire type.
+            sys.exit("field %s (%s) is not in the schema" % (key, value.strip()))
         value = value.strip()
         if value.startswith('"'):
             value = unescape(value[1:-1])
@@ -229,12 +236,12 @@ def pprof_profile(proto, path):
 
 
 def compare(argv):
-    shared, proto = argv[0], argv[1]
+    schema, proto = argv[0], argv[1]
     cut = argv.index("--")
     otlps, pprofs = argv[2:cut], argv[cut + 1:]
     ours = {}
     for path in otlps:
-        for key, samples, _ in otlp_profiles(read_otlp(shared, path)):
+        for key, samples, _ in otlp_profiles(read_otlp(schema, path)):
             if key in ours:
                 sys.exit("two OTLP profiles for %s" % (key,))
             ours[key] = samples
@@ -263,8 +270,8 @@ def compare(argv):
 
 
 def summary(argv):
-    shared, path = argv[0], argv[1]
-    for key, samples, res in otlp_profiles(read_otlp(shared, path)):
+    schema, path = argv[0], argv[1]
+    for key, samples, res in otlp_profiles(read_otlp(schema, path)):
         print("profile pid=%d type=%s/%s samples=%d value=%d" %
               (key[0], key[1][0], key[1][1], len(samples), sum(samples.values())))
         for k, v in sorted(res.items()):

@@ -244,12 +244,16 @@ for pid in "$P1" "$P2"; do
 		awk '$8 !~ /^duty.lua:burn:/ { bad++ } END { exit bad > 0 }' "$TMP/a1.$pid"
 	got=$(awk '{ s += $3 } END { print s + 0 }' "$TMP/a1.$pid")
 	want=$(awk -F';' -v p="$pid" '$2 == p { n = split($NF, a, " "); s += a[n] } END { print s + 0 }' "$TMP/one.folded")
+	margin "60 s run, $comm: total samples against one 60 s run's" "$got" "$want" \
+		"$(awk -v w="$want" 'BEGIN { printf "%.1f", w / 100 }')"
 	check "60 s run, $comm: total samples $got = one 60 s run's $want within 1%" \
 		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 500 && d <= w / 100) }'
 done
 # The text view of a one-shot run: its summary counts every sample of both.
 got=$(cat "$TMP"/a1.[0-9]* | awk '{ s += $3 } END { print s + 0 }')
 want=$(sed -n 's/^luabpfprof: \([0-9]*\) samples in .*/\1/p' "$TMP/one_txt.err")
+margin "60 s run: all samples against the text view's" "$got" "$want" \
+	"$(awk -v w="$want" 'BEGIN { printf "%.1f", w / 100 }')"
 check "60 s run: all samples $got = the text view's $want within 1%" \
 	awk -v g="$got" -v w="${want:-0}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 1000 && d <= w / 100) }'
 burn_on_top() {	# burn_on_top PID FILE: the section's first line

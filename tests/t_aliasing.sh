@@ -66,6 +66,7 @@ else fail "aliasing: enough samples" "only '${n}': $(cat "$TMP/jitter.err")"; fi
 # CPU gives 50 or more.
 tol=$(awk -v n="${n:-1}" 'BEGIN { t = 250 / sqrt(n); printf "%.1f", t < 7 ? 7 : t }')
 read -r d a b c < <(tvd "$TMP/jitter.txt")
+margin "aliasing: distance from the split 50/33/17" "$d" 0 "$tol"
 if awk -v d="$d" -v t="$tol" 'BEGIN { exit !(d <= t) }'; then
 	pass "aliasing: a program in phase with -F is measured at its split (seg_a/b/c $a/$b/$c, truth 50/33/17, distance $d <= $tol)"
 else

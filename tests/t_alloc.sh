@@ -62,6 +62,7 @@ split() {
 		"$b.folded")
 	want=$(awk '/^truth/ { split($2, b, "="); split($3, s, "=");
 		printf "%d", 100 * b[2] / (b[2] + s[2]) + 0.5 }' "$b.target")
+	margin "$name: big's share of big+small" "$got" "$want" 5
 	if [ "$n" -ge 300 ] && near "$got" "$want" 5; then
 		pass "$name: big allocates ${got}% of big+small in $n samples, in-process ${want}%"
 	else

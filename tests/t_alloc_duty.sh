@@ -50,12 +50,16 @@ if paced duty 11 --alloc-duty 20 --alloc-every 4K; then
 	tb=$(truth_of 1 duty); ts=$(truth_of 2 duty)
 	got=$(awk -v b="$big" -v s="$small" 'BEGIN { printf "%d", (b + s ? 100 * b / (b + s) + 0.5 : -1) }')
 	want=$(awk -v b="$tb" -v s="$ts" 'BEGIN { printf "%d", 100 * b / (b + s) + 0.5 }')
+	margin "duty 20%: big's share of big+small" "$got" "$want" 5
 	if [ $((big + small)) -ge 300 ] && near "$got" "$want" 5; then
 		pass "duty 20%: big allocates ${got}% in $((big + small)) samples, in-process ${want}%"
 	else
 		fail "duty 20%: split" "big ${got}% in $((big + small)) samples, in-process ${want}%"
 	fi
 	est=$(sed -nE 's/^luabpfprof: -e alloc: ([0-9.]+) MiB allocated, sampled .* attached, ([0-9.]+)% of the time.*/\1/p' "$TMP/duty.err")
+	margin "duty 20%: scaled total MiB against in-process" "$est" \
+		"$(awk -v b="$tb" -v s="$ts" 'BEGIN { printf "%.2f", (b + s) / 1048576 }')" \
+		"$(awk -v b="$tb" -v s="$ts" 'BEGIN { printf "%.2f", 0.2 * (b + s) / 1048576 }')"
 	check "duty 20%: scaled total ${est:-?} MiB within 20% of $(awk -v b="$tb" -v s="$ts" 'BEGIN { printf "%.1f", (b + s) / 1048576 }') MiB in-process" \
 		awk -v e="${est:--1}" -v b="$tb" -v s="$ts" 'BEGIN { t = (b + s) / 1048576; exit !(e >= 0.8 * t && e <= 1.2 * t) }'
 fi

@@ -29,6 +29,7 @@ for tool in qemu-system-aarch64 aarch64-linux-gnu-gcc python3 xmllint; do
 done
 
 within() {	# within NAME GOT WANT: GOT within TOL points of WANT
+	margin "arm64: $1" "$2" "$3" "$TOL"
 	if awk -v g="$2" -v w="$3" -v t="$TOL" 'BEGIN { d = g - w; exit !(g >= 0 && d <= t && -d <= t) }'
 	then pass "arm64: $1 (got $2%, truth $3%)"
 	else fail "arm64: $1" "got $2% want $3% +-$TOL"; fi

@@ -12,8 +12,6 @@ set -u
 cd "$TOP"
 
 CHECK=$TOP/tests/otlp_check.py
-SHARED=$TOP/../shared/otlp
-[ -d "$SHARED" ] || SHARED=/work/shared/otlp
 PPROF_PROTO=$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile.proto$' | head -1)
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)pids(,|$)/ { print $2; exit }' /proc/mounts)
@@ -35,6 +33,13 @@ trap cleanup EXIT
 [ -n "$V2" ] || { fail "cgroup v2" "no cgroup2 mount"; exit 1; }
 [ -n "$PPROF_PROTO" ] || { fail "pprof proto" "golang-github-google-pprof-dev missing"; exit 1; }
 build_ingest >"$TMP/build.log" 2>&1 || { fail "ingest server builds" "$(head -c 300 "$TMP/build.log")"; exit 1; }
+# --label-from's program, where the product trusts it (not the checkout)
+if ! HOOKDIR=$(root_only_dir 2>"$TMP/hookdir.err"); then
+	fail "a root-only directory for --label-from's program" "$(cat "$TMP/hookdir.err")"
+	exit 1
+fi
+MADE+=("$HOOKDIR")
+install -m 755 tests/bin/label-hook "$HOOKDIR/label-hook"
 
 # mkcg ROOT PATH: creates ROOT/PATH and every missing parent, remembered.
 mkcg() {
@@ -68,7 +73,7 @@ layout() {
 	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" ${HOOK:+--label-from "$HOOK"} 2>"$out/p.err"
 	python3 "$CHECK" labels "$PPROF_PROTO" "$out/p.pb.gz" >"$out/p.labels" 2>&1
 	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" ${HOOK:+--label-from "$HOOK"} 2>"$out/o.err"
-	python3 "$CHECK" summary "$SHARED" "$out/p.otlp" >"$out/o.sum" 2>&1
+	python3 "$CHECK" summary "$OTLP_SCHEMA" "$out/p.otlp" >"$out/o.sum" 2>&1
 	"$PROF" --continuous -p "$pid" -F 99 --every 1s -d 3 --service "${TEMPLATE:-{container\}}" \
 		--out-dir "$out/files" --push "http://127.0.0.1:$PORT" --push-api "$api" \
 		--label "layout=$(echo "$name" | tr -c 'a-z0-9\n' _)" ${HOOK:+--label-from "$HOOK"} \
@@ -169,10 +174,10 @@ else
 fi
 
 # --- labels from a program of the user's (--label-from) ------------------------
-# tests/bin/label-hook answers "team=lua-PID", "container=hooked-ID6" and a
-# reserved "pid=" that must be skipped.
+# tests/bin/label-hook (run from a copy in $HOOKDIR) answers "team=lua-PID",
+# "container=hooked-ID6" and a reserved "pid=" that must be skipped.
 ID=$(hexid)
-HOOK=$TOP/tests/bin/label-hook SERVICE=hooked-${ID:0:6} \
+HOOK=$HOOKDIR/label-hook SERVICE=hooked-${ID:0:6} \
 	layout "docker, --label-from" "$V2" "system.slice/docker-$ID.scope" "$ID" ""
 out=$TMP/docker____label_from
 hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")
@@ -184,7 +189,7 @@ check "--label-from: push labels" grep -q "team=lua-$hpid" "$out/pushed"
 check "--label-from: the reserved key is skipped and said" \
 	bash -c "grep -q 'line(s) not key=value' $out/p.err && ! grep -q 'label pid=.*label pid=' $out/p.labels"
 ID=$(hexid)
-HOOK=$TOP/tests/bin/label-hook TEMPLATE='t-{label:team}' \
+HOOK=$HOOKDIR/label-hook TEMPLATE='t-{label:team}' \
 	layout "docker, --service {label:team}" "$V2" "docker/$ID" "$ID" ""
 out=$TMP/docker____service__label_team_
 hpid=$(sed -n 's/^label pid=//p' "$out/p.labels")

@@ -45,6 +45,7 @@ for f in a b c; do
 	want=$(share "$TMP/text" "w631.lua:$f")
 	got=$(awk -v k="w631.lua:$f" '$NF == k { v = $2; sub(/%/, "", v); printf "%.0f\n", v }' "$TMP/top")
 	t=$(tol2 "$want" "$np" "$nt")
+	margin "live pprof: -top flat share of w631.lua:$f against the text view" "$got" "$want" "$t"
 	check "live pprof: -top flat share of w631.lua:$f (${got}%) matches the text view (${want}% ±$t)" \
 		near "$got" "$want" "$t"
 done
@@ -57,6 +58,7 @@ for f in a b c; do
 		m = split($0, fr, ";"); if (fr[m] == k) s += n }
 		END { if (t) printf "%.0f\n", 100 * s / t }' "$TMP/p.folded")
 	t=$(tol2 "$want" "$total" "$nt")
+	margin "live folded: leaf share of w631.lua:$f against the text view" "$got" "$want" "$t"
 	check "live folded: leaf share of w631.lua:$f (${got}%) matches the text view (${want}% ±$t)" \
 		near "$got" "$want" "$t"
 done

@@ -60,6 +60,7 @@ check_mode() {
 	for f in F l folded; do
 		samples=$(summary_count "$TMP/$mode.$f.err" samples)
 		unknown=$(summary_count "$TMP/$mode.$f.err" "unknown frames")
+		margin_rate "fresh $mode $f: unknown frames (% of samples, at most)" "$unknown" "$samples" 1
 		if [ -n "$samples" ] && [ "$samples" -ge "$MIN_SAMPLES" ] && [ -n "$unknown" ] &&
 		   [ $((unknown * 100)) -le "$samples" ]; then
 			pass "fresh $mode $f: $unknown unknown frames of $samples samples (<= 1%)"

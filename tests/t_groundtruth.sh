@@ -63,6 +63,7 @@ for jit in on off; do
 	check_share "cfuncs $tag lua_part" "$TMP/cfuncs-$jit.txt" cfuncs.lua:lua_part 40 $TOL
 	check_share "cfuncs $tag rep_part" "$TMP/cfuncs-$jit.txt" cfuncs.lua:rep_part 30 $TOL
 	got=$(sum_share "$TMP/cfuncs-$jit.txt" cfuncs.lua:sort_part cfuncs.lua:22 cfuncs.lua:23)
+	margin "cfuncs $tag sort+comparators" "$got" 30 "$TOL"
 	check "cfuncs $tag sort+comparators ($got%)" near "$got" 30 $TOL
 
 	jp "deep-$jit" deb-bin "${opt[@]}" Fi1 deep.lua
@@ -88,6 +89,7 @@ check_share "vmstates Interpreted" "$TMP/vmstates-v.txt" Interpreted 40 $TOL
 c=$(share "$TMP/vmstates-v.txt" Compiled) j=$(share "$TMP/vmstates-v.txt" "JIT Compiler")
 compiled=$(( ${c:-0} + ${j:-0} ))
 [ -n "$c" ] || compiled=
+margin "vmstates Compiled + JIT Compiler" "$compiled" 30 "$TOL"
 if near "$compiled" 30 "$TOL"; then pass "vmstates Compiled + JIT Compiler (${compiled}%)"
 else fail "vmstates Compiled + JIT Compiler" "got ${compiled}% want 30±$TOL; report: $(tr '\n' '|' < "$TMP/vmstates-v.txt")"; fi
 check_share "vmstates GC" "$TMP/vmstates-v.txt" "Garbage Collector" 20 $TOL

@@ -2,7 +2,7 @@
 # --heap against heaps known by construction (tests/workloads/heap_known.lua),
 # on Debian's 2.1 and OpenResty's luajit2, GC64 and non-GC64 (when
 # tests/deps/setup-nongc64.sh built them), and the v2.1 head (when
-# tests/deps/setup-runtimes.sh built it):
+# tests/deps/setup-runtimes.sh built it from $LBP_RUNTIMES):
 #   - the census's accounted bytes are within 5% of what the target's own
 #     collectgarbage("count") printed (it is quiescent: collected, blocked);
 #   - per kind, the census of the full heap minus that of the same program
@@ -69,6 +69,7 @@ runtime() {
 	local kb acc inc
 	kb=$(awk '/^ready/ { printf "%d", $2 * 1024 }' "$b.target")
 	acc=$(awk '$1 == "accounted" { print $2 }' "$b")
+	margin "$name: accounted bytes vs collectgarbage" "$acc" "$kb" $(( kb / 20 ))
 	if [ -n "$acc" ] && near "$acc" "$kb" $(( kb / 20 )); then
 		pass "$name: accounted $acc B vs collectgarbage $kb B"
 	else
@@ -117,6 +118,7 @@ runtime() {
 		local total
 		total=$(go tool pprof -top -sample_index=inuse_space -unit=B "$b.pb.gz" 2>/dev/null |
 			sed -n 's/.* of \([0-9]*\)B total.*/\1/p')
+		margin "$name: pprof inuse_space total vs collectgarbage" "$total" "$kb" $(( kb / 100 ))
 		if [ -n "$total" ] && near "$total" "$kb" $(( kb / 100 )); then
 			pass "$name: pprof inuse_space total $total B vs collectgarbage $kb B"
 		else
@@ -128,6 +130,7 @@ runtime() {
 	fi
 	held=$(awk '$0 ~ /;_G;\.app;\.cache;\.users( |;)/ { s += $NF } END { print s + 0 }' "$b.folded")
 	want=$(awk '/^ready/ { printf "%d", $3 * 1024 }' "$b.target")
+	margin "$name: _G.app.cache.users bytes vs built" "$held" "$want" $(( want / 10 ))
 	if near "$held" "$want" $(( want / 10 )); then
 		pass "$name: _G.app.cache.users holds $held B, built $want B"
 	else
@@ -140,12 +143,18 @@ runtime deb-gc64 "$TOP/.deps/luajit-deb/usr/bin/luajit"
 runtime openresty-gc64 "$TOP/.deps/luajit2/usr/bin/luajit"
 runtime deb-nogc64 "$TOP/.deps/luajit-deb-nogc64/usr/bin/luajit"
 runtime openresty-nogc64 "$TOP/.deps/luajit2-nogc64/usr/bin/luajit"
-# The v2.1 head (2025+ layout), when tests/deps/setup-runtimes.sh built it
-# (OpenResty's head has the layout of the luajit2 package above).
-RT=${LBP_CACHE:-/var/cache/luabpfprof}/runtimes
-for v in head-gc64 head-nogc64; do
-	runtime "$v" "$RT/$v/src/luajit"
-done
+# The v2.1 head (2025+ layout), built from $LBP_RUNTIMES's tarball by
+# tests/deps/setup-runtimes.sh (OpenResty's head has the layout of the
+# luajit2 package above).
+if ! runtimes_file 'luajit-2.1-*.tar.gz' >/dev/null; then
+	skip_runtimes "the v2.1 head (head-gc64, head-nogc64)" 'luajit-2.1-*.tar.gz'
+elif ! runtimes_build; then
+	fail "v2.1 head builds" "tests/deps/setup-runtimes.sh: $(tail -3 "$TMP/setup-runtimes.log" | tr '\n' '|')"
+else
+	for v in head-gc64 head-nogc64; do
+		runtime "$v" "$RUNTIMES_CACHE/$v/src/luajit"
+	done
+fi
 
 growth() {
 	local name=$1 lj=$2 out=$TMP/leak.$1 rate=100 per top got want
@@ -164,6 +173,7 @@ growth() {
 	got=$(awk '/^# Paths that grew most/ { on = 1; next } /^$/ { on = 0 }
 		on && index($4, "_G.sessions[*]") == 1 { s += $2 } END { printf "%d", s + 0 }' "$out")
 	want=$(awk -v r="$rate" -v p="$per" 'BEGIN { printf "%d", r * p }')
+	margin "$name: leak rate vs built" "$got" "$want" $(( want / 5 ))
 	if near "$got" "$want" $(( want / 5 )); then
 		pass "$name: leak rate $got B/s, built $want B/s"
 	else

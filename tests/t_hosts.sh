@@ -38,6 +38,7 @@ sum_share() {
 # check_sum NAME FILE REGEX WANT TOL
 check_sum() {
 	local got; got=$(sum_share "$2" "$3")
+	margin "$1" "$got" "$4" "$5"
 	if near "$got" "$4" "$5"; then pass "$1 (${got}%)"
 	else fail "$1" "keys /$3/ got '${got}'% want $4±$5; report: $(tr '\n' '|' < "$2")"; fi
 }
@@ -50,6 +51,7 @@ clean_unwind() {
 	n=$(grep -o '[0-9]* samples' "$2" | head -n1 | cut -d' ' -f1)
 	e=$(sed -n 's/.*unwind: \([0-9]*\) bad frame, \([0-9]*\) truncated, \([0-9]*\) read fault.*/\1 \2 \3/p' "$2" |
 		awk '{ print $1 + $2 + $3 }')
+	margin_rate "$1: unwind errors (% of samples, at most)" "$e" "$n" 1
 	if [ -n "$n" ] && [ -n "$e" ] && [ "$n" -ge 200 ] && [ $((e * 100)) -lt "$n" ]; then
 		pass "$1: unwind errors $e of $n samples"
 	else

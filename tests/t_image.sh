@@ -122,10 +122,8 @@ done
 if [ -z "$WCID" ] || [ -z "$WPID" ] || [ "$WPID" = 0 ]; then
 	fail "a LuaJIT container runs" "$(head -c 300 "$TMP/wrun.err")"
 else
-	SHARED=$TOP/../shared/otlp
-	[ -d "$SHARED" ] || SHARED=/work/shared/otlp
 	agent -a -d 3 -o /out/all.otlp 2>"$TMP/all.err"
-	python3 tests/otlp_check.py summary "$SHARED" "$TMP/out/all.otlp" >"$TMP/all.sum" 2>&1
+	python3 tests/otlp_check.py summary "$OTLP_SCHEMA" "$TMP/out/all.otlp" >"$TMP/all.sum" 2>&1
 	# one resource block per process: "profile pid=N ..." then its lines
 	awk -v p="$HOSTPID" '/^profile / { on = ($2 == "pid=" p) } on' "$TMP/all.sum" >"$TMP/all.host"
 	awk -v p="$WPID" '/^profile / { on = ($2 == "pid=" p) } on' "$TMP/all.sum" >"$TMP/all.cont"

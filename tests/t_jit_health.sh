@@ -171,6 +171,7 @@ check_interp_share() {
 	interp=$(awk '/^ share compiled/ { getline; sub(/%/, "", $3); printf "%.0f", $3; exit }' "$2")
 	vshare=$(awk '/^ ?[0-9]+%  / { top = top == "" ? $2 : top; inside = (top == $2) ; next }
 		inside && /<- [0-9]+%  Interpreted$/ { sub(/%/, "", $2); print $2; exit }' "$2")
+	margin "$1: interpreted share vs --jp Fv" "$interp" "$vshare" 3
 	if near "$interp" "${vshare:-x}" 3; then pass "$1: interpreted share ${interp}% as --jp Fv's ${vshare}%"
 	else fail "$1: interpreted share" "report '$interp' vs --jp Fv '$vshare': $(head -5 "$2" | tr '\n' '|')"; fi
 }

@@ -63,6 +63,7 @@ for v in "${LINE_BUILDS[@]}"; do
 	for lw in 14:50 20:30 26:20; do
 		line=${lw%%:*} want=${lw#*:}
 		got=$(lshare "$out" "jit_lines.lua:$line")
+		margin "jit lines $name: line $line" "$got" "$want" 3
 		if near "$got" "$want" 3; then pass "jit lines $name: line $line ${got}% (truth $want)"
 		else fail "jit lines $name: line $line" "got '${got}' want ${want}±3: $(tr '\n' '|' <"$out")"; fi
 	done
@@ -79,6 +80,7 @@ if command -v go >/dev/null 2>&1; then
 		line=${lw%%:*} want=${lw#*:}
 		got=$(awk -v l="jit_lines.lua:$line" '$NF ~ l"$" { sub(/%/, "", $2); printf "%.0f", $2; exit }' \
 			"$TMP/lines.top")
+		margin "jit lines pprof -top -lines: line $line" "$got" "$want" 3
 		if near "$got" "$want" 3; then pass "jit lines pprof -top -lines: line $line ${got}%"
 		else fail "jit lines pprof: line $line" "got '${got}' want ${want}±3: $(tr '\n' '|' <"$TMP/lines.top")"; fi
 	done
@@ -174,7 +176,9 @@ else
 	# recursion (recursive-fib), plain loops (scimark-sor).
 	PROGS=(array3d fasta recursive-fib scimark-sor)
 fi
-if jb_unpack "$TMP/jb" 2>/dev/null; then
+if [ ! -f "$JB_TARBALL" ]; then
+	skip_runtimes "bench ${PROGS[*]} against jit.p" "$JB_GLOB"
+elif jb_unpack "$TMP/jb" 2>/dev/null; then
 	for p in "${PROGS[@]}"; do
 		d=$TMP/jb-$p
 		mkdir -p "$d"
@@ -184,6 +188,7 @@ if jb_unpack "$TMP/jb" 2>/dev/null; then
 		jb_fold "$d/ours2.txt" lua >"$d/ours-lua.txt"
 		tvd=$(jb_tvd "$d/ours.txt" "$d/on.txt")
 		lua=$(jb_tvd "$d/ours-lua.txt" "$d/on.txt")
+		margin "bench $p: TVD points from jit.p (at most)" "$tvd" 0 10
 		if [ "$tvd" -le 10 ]; then
 			pass "bench $p: TVD ${tvd} points from jit.p"
 			continue

@@ -54,6 +54,7 @@ check_part() {
 	local name=$1 folded=$2 truth=$3 part=$4 re=$5 not=${6:-} got want
 	got=$(folded_share "$folded" "$re" "$not")
 	want=$(truth_share "$truth" "$part")
+	margin "$name: $part" "$got" "$want" "$TOL"
 	if near "$got" "$want" "$TOL"; then pass "$name: $part ${got}% (truth ${want}%)"
 	else fail "$name: $part" "got '${got}'% want ${want}±$TOL%"; fi
 }

@@ -88,6 +88,7 @@ samples=$(summary_field "$RUN/w.F.err" samples)
 errs=$(sed -n 's/.*unwind: \([0-9]*\) bad frame, \([0-9]*\) truncated, \([0-9]*\) read fault.*/\1 \2 \3/p' \
 	"$RUN/w.F.err" | awk '{ print $1 + $2 + $3 }')
 echo "info: worker $w: in-process truth parse ${want}%, profiled ${got}% (parse $np, render $nr samples); text view: $(tr '\n' '|' < "$RUN/w.F"); $(cat "$RUN/w.F.err")"
+margin "nginx worker: parse:render split" "$got" "$want" "$TOL"
 if near_f "$got" "$want" "$TOL"; then pass "nginx worker: parse:render split ${got}% vs in-process ${want}%"
 else fail "nginx worker: parse:render split" "profiled '${got}'% vs in-process '${want}'% (±$TOL)"; fi
 check_share "nginx worker: text view names the handler's parse" "$RUN/w.F" handler.lua:parse \
@@ -118,6 +119,7 @@ for k in "${kids[@]}"; do
 	p=$(share "$RUN/all.$k" handler.lua:parse)
 	r=$(share "$RUN/all.$k" handler.lua:render)
 	got=$( [ -n "$p" ] && [ -n "$r" ] && awk -v p="$p" -v r="$r" 'BEGIN { printf "%.1f\n", 100 * p / (p + r) }')
+	margin "nginx worker $k (via master): split" "$got" "$want" "$TOL"
 	if near_f "$got" "$want" "$TOL"; then pass "nginx worker $k (via master): split ${got}% vs in-process ${want}%"
 	else fail "nginx worker $k (via master): split" "got '${got}'% want '${want}'%: $(tr '\n' '|' < "$RUN/all.F")"; fi
 done
@@ -139,6 +141,7 @@ check "nginx -p MASTER: the workers merge into one report (no section header)" \
 p=$(share "$RUN/merged.F" handler.lua:parse)
 r=$(share "$RUN/merged.F" handler.lua:render)
 got=$( [ -n "$p" ] && [ -n "$r" ] && awk -v p="$p" -v r="$r" 'BEGIN { printf "%.1f\n", 100 * p / (p + r) }')
+margin "nginx merged report: split" "$got" "$want" "$TOL"
 if near_f "$got" "$want" "$TOL"; then pass "nginx merged report: split ${got}% vs both workers in-process ${want}%"
 else fail "nginx merged report: split" "got '${got}'% want '${want}'%: $(tr '\n' '|' < "$RUN/merged.F")"; fi
 check "nginx merged folded: one nginx root, no pid frame" \

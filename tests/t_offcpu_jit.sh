@@ -40,6 +40,7 @@ outside() {
 	local share
 	share=$(awk -v parts="$PARTS" '/;\[host\]( |;)/ { next } { t += $NF } $0 !~ parts { m += $NF }
 		END { printf "%.1f\n", t ? 100 * m / t : -1 }' "$1")
+	margin "$2: share outside burn and naps (at most)" "$share" 0 "$MAX_OUTSIDE"
 	check "$2: at most $MAX_OUTSIDE% outside burn and naps (got $share%)" \
 		awk -v s="$share" -v m="$MAX_OUTSIDE" 'BEGIN { exit !(s >= 0 && s <= m) }'
 	awk -v s="$share" 'BEGIN { exit !(s > 2) }' || return 0

@@ -58,6 +58,10 @@ unbiased() {
 	ts=$(truth "$b.out" short)
 	tl=$(truth "$b.out" long)
 	r=$(ratio "$1")
+	# [lo, hi] is mid +- half
+	margin "$1: blocked time estimate / in-process" "$r" \
+		"$(awk -v lo="$2" -v hi="$3" 'BEGIN { printf "%.3f", (lo + hi) / 2 }')" \
+		"$(awk -v lo="$2" -v hi="$3" 'BEGIN { printf "%.3f", (hi - lo) / 2 }')"
 	check "$1: short+long blocked $est s against $ts + $tl s in-process: ratio $r in [$2, $3]" \
 		awk -v r="$r" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'
 	TOL=5 within "$1: long's share of the blocked time" \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # OTLP profiles (issue 28) on real LuaJIT processes:
 #   -o FILE.otlp and -f otlp: an ExportProfilesServiceRequest that protoc
-#     decodes against ../shared/otlp, with the resource attributes, sample
+#     decodes against the schema kept in tests/otlp, with the resource attributes, sample
 #     types, frames with lines and labels of the run (cpu, alloc);
 #   --push-api otlp in continuous mode, next to --out-dir's pprof files: the
 #     ingest server (tests/ingest) checks each body with protoc and keeps it,
@@ -16,15 +16,11 @@ set -u
 cd "$TOP"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
 
-SHARED=$TOP/../shared/otlp
-[ -d "$SHARED" ] || SHARED=/work/shared/otlp
 CHECK=$TOP/tests/otlp_check.py
 PPROF_PROTO=$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile.proto$' | head -1)
 for need in protoc python3 go; do
 	command -v "$need" >/dev/null || { fail "tools" "$need missing: run make test-deps"; exit 1; }
 done
-[ -f "$SHARED/opentelemetry/proto/profiles/v1development/profiles.proto" ] ||
-	{ fail "OTLP proto files" "none in $SHARED"; exit 1; }
 [ -n "$PPROF_PROTO" ] || { fail "pprof proto" "golang-github-google-pprof-dev missing"; exit 1; }
 HOST=$(hostname)
 
@@ -33,8 +29,8 @@ start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
 MIX=$BGPID
 wait_lua "$MIX"
 "$PROF" -p "$MIX" -d 3 -F 199 --native -o "$TMP/cpu.otlp" 2>"$TMP/cpu.err"
-if python3 "$CHECK" summary "$SHARED" "$TMP/cpu.otlp" >"$TMP/cpu.sum" 2>"$TMP/cpu.sumerr"; then
-	pass "-o cpu.otlp decodes with protoc against ../shared/otlp"
+if python3 "$CHECK" summary "$OTLP_SCHEMA" "$TMP/cpu.otlp" >"$TMP/cpu.sum" 2>"$TMP/cpu.sumerr"; then
+	pass "-o cpu.otlp decodes with protoc against tests/otlp"
 else
 	fail "-o cpu.otlp decodes" "$(head -c 300 "$TMP/cpu.sumerr")"
 fi
@@ -62,13 +58,22 @@ period=$((1000000000 / 199))
 check "values: samples x period ($samples x $period = ${value:-?} ns)" \
 	test "${value:-0}" = "$((samples * period))" -a "${samples:-0}" -gt 100
 
+# The kept schema names only the fields luabpfprof writes: one it does not
+# know (field 15 of the request, varint 1: bytes 0x78 0x01) is refused.
+{ cat "$TMP/cpu.otlp"; printf '\x78\x01'; } >"$TMP/extra.otlp"
+if python3 "$CHECK" summary "$OTLP_SCHEMA" "$TMP/extra.otlp" >/dev/null 2>"$TMP/extra.err"; then
+	fail "a field the schema lacks is refused" "accepted"
+else
+	check "a field the schema lacks is refused" grep -q 'field 15 (1) is not in the schema' "$TMP/extra.err"
+fi
+
 "$PROF" -p "$MIX" -d 2 -f otlp -o "$TMP/named.bin" 2>/dev/null
-python3 "$CHECK" summary "$SHARED" "$TMP/named.bin" >"$TMP/named.sum" 2>&1
+python3 "$CHECK" summary "$OTLP_SCHEMA" "$TMP/named.bin" >"$TMP/named.sum" 2>&1
 check "-f otlp writes the same format under any name" \
 	grep -q '^profile .*type=cpu/nanoseconds' "$TMP/named.sum"
 
 "$PROF" -p "$MIX" -e alloc --alloc-exact -d 3 -o "$TMP/alloc.otlp" 2>"$TMP/alloc.err"
-python3 "$CHECK" summary "$SHARED" "$TMP/alloc.otlp" >"$TMP/alloc.sum" 2>&1
+python3 "$CHECK" summary "$OTLP_SCHEMA" "$TMP/alloc.otlp" >"$TMP/alloc.sum" 2>&1
 check "-e alloc: one alloc_space/bytes profile" grep -q '^profile .*type=alloc_space/bytes' "$TMP/alloc.sum"
 check "-e alloc: build allocates" grep -q '^frame otlp_mix.lua:build ' "$TMP/alloc.sum"
 cleanup_children
@@ -79,7 +84,7 @@ if ! build_ingest >"$TMP/build.log" 2>&1; then
 	exit 0
 fi
 mkdir -p "$TMP/otlp" "$TMP/files" "$TMP/spool"
-start_ingest "$TMP/s.log" 0 -otlp-proto "$SHARED" -otlp-dir "$TMP/otlp" || { fail "ingest server starts" "$(cat "$TMP/s.log.out")"; exit 0; }
+start_ingest "$TMP/s.log" 0 -otlp-proto "$OTLP_SCHEMA" -otlp-dir "$TMP/otlp" || { fail "ingest server starts" "$(cat "$TMP/s.log.out")"; exit 0; }
 
 start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
 MIX=$BGPID
@@ -97,7 +102,7 @@ check "agent: every OTLP request delivered" \
 check "ingest: no OTLP request refused" bash -c "! grep -q '^reject' $TMP/s.log"
 nreq=$(grep -c 'route=v1development/profiles' "$TMP/s.log")
 check "ingest: one OTLP request per interval ($nreq)" test "$nreq" -ge 5
-if python3 "$CHECK" compare "$SHARED" "$PPROF_PROTO" "$TMP"/otlp/*.otlp -- "$TMP"/files/*.pb.gz \
+if python3 "$CHECK" compare "$OTLP_SCHEMA" "$PPROF_PROTO" "$TMP"/otlp/*.otlp -- "$TMP"/files/*.pb.gz \
 	>"$TMP/cmp.out" 2>"$TMP/cmp.err"; then
 	pass "every OTLP profile equals the pprof file of its interval ($(wc -l <"$TMP/cmp.out") profiles)"
 else
@@ -110,7 +115,7 @@ done
 first=$(ls "$TMP"/otlp/*.otlp 2>/dev/null | head -1)
 last_stamp=$(ls "$TMP/files" | sort | tail -1 | cut -d- -f1)
 check "a request differs from another interval's pprof files" \
-	bash -c "[ -n '$first' ] && ! python3 '$CHECK' compare '$SHARED' '$PPROF_PROTO' '$first' -- $TMP/files/$last_stamp-* >/dev/null 2>&1"
+	bash -c "[ -n '$first' ] && ! python3 '$CHECK' compare '$OTLP_SCHEMA' '$PPROF_PROTO' '$first' -- $TMP/files/$last_stamp-* >/dev/null 2>&1"
 cleanup_children
 
 # --- spool, token and tenant -------------------------------------------------
@@ -126,7 +131,7 @@ wait_lua "$MIX"
 	2>"$TMP/down.err"
 check "backend down: OTLP requests stay in the spool" \
 	bash -c "grep -q 'not delivered (kept in the spool)' $TMP/down.err && grep -lq 'application/x-protobuf' $TMP/spool/*"
-start_ingest "$TMP/s2.log" 0 -otlp-proto "$SHARED" -otlp-dir "$TMP/otlp" || { fail "ingest server starts again" ""; exit 0; }
+start_ingest "$TMP/s2.log" 0 -otlp-proto "$OTLP_SCHEMA" -otlp-dir "$TMP/otlp" || { fail "ingest server starts again" ""; exit 0; }
 "$PROF" --continuous -p "$MIX" -F 99 --every 1s -d 2 --push "http://127.0.0.1:$SRV_PORT" \
 	--push-api otlp --spool-dir "$TMP/spool" --auth-token-file "$TMP/token" --tenant t1 \
 	2>"$TMP/up.err"

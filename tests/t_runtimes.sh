@@ -3,7 +3,8 @@
 # - Tarantool (Debian's package, its own LuaJIT fork linked statically):
 #   the 6:3:1 workload, JIT on and off, within 3 points;
 # - the current heads of LuaJIT v2.1 and OpenResty's luajit2, GC64 and
-#   non-GC64, built from ../shared/runtimes (tests/deps/setup-runtimes.sh):
+#   non-GC64, built from the tarballs in $LBP_RUNTIMES (no registry serves
+#   them; tests/deps/setup-runtimes.sh), skipped with one line without it:
 #   6:3:1 within 3 points, JIT on and off, so that a release that changes a
 #   layout fails here loudly instead of profiling wrongly;
 # - LuaJIT 2.0: recognised and refused by name;
@@ -13,7 +14,11 @@ source "$(dirname "$0")/lib.sh"
 HZ=999
 SECS=6		# ~6000 samples: 3 points is more than 4 sigma for every share
 TOL=3
-CACHE=${LBP_CACHE:-/var/cache/luabpfprof}/runtimes
+CACHE=$RUNTIMES_CACHE
+# build -> the tarball it is made from (tests/deps/setup-runtimes.sh)
+declare -A TARBALL=([head-gc64]='luajit-2.1-*.tar.gz' [head-nogc64]='luajit-2.1-*.tar.gz'
+	[orhead-gc64]='luajit2-openresty-*.tar.gz' [orhead-nogc64]='luajit2-openresty-*.tar.gz'
+	[v20]='luajit-2.0-*.tar.gz')
 
 # split631 TAG PID: profile PID and check a:b:c = 60:30:10 by function.
 split631() {
@@ -42,8 +47,24 @@ else
 	fail "tarantool" "not installed (tests/deps/apt.runtimes)"
 fi
 
-# --- Upstream heads, GC64 and not
+# --- Upstream heads, GC64 and not, and 2.0: only what $LBP_RUNTIMES holds
+# (a build left in the cache from another source is not used), one SKIP
+# line for what it lacks.
+missing=() BUILDS=()
+for build in head-gc64 head-nogc64 orhead-gc64 orhead-nogc64 v20; do
+	if runtimes_file "${TARBALL[$build]}" >/dev/null; then BUILDS+=("$build")
+	else missing+=("${TARBALL[$build]}"); fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	skip_runtimes "upstream LuaJIT heads and 2.0" "$(printf '%s\n' "${missing[@]}" | sort -u | paste -sd' ')"
+fi
+if [ ${#BUILDS[@]} -gt 0 ] && ! runtimes_build; then
+	fail "upstream builds" "tests/deps/setup-runtimes.sh: $(tail -3 "$TMP/setup-runtimes.log" | tr '\n' '|')"
+	BUILDS=()
+fi
+built() { [[ " ${BUILDS[*]} " == *" $1 "* ]]; }
 for build in head-gc64 head-nogc64 orhead-gc64 orhead-nogc64; do
+	built "$build" || continue
 	bin=$CACHE/$build/src/luajit
 	if [ ! -x "$bin" ]; then
 		fail "$build" "no build at $bin (tests/deps/setup-runtimes.sh)"
@@ -59,7 +80,9 @@ done
 
 # --- LuaJIT 2.0: refused by name, with exit 1
 bin=$CACHE/v20/src/luajit
-if [ -x "$bin" ]; then
+if ! built v20; then
+	:	# skipped above
+elif [ -x "$bin" ]; then
 	start_bg "$bin" "$WL/w631.lua" 60
 	sleep 0.3
 	"$PROF" -p "$BGPID" -d 1 >"$TMP/v20.out" 2>"$TMP/v20.err"

@@ -74,6 +74,7 @@ sin_check() {
 
 # check_near_pm NAME GOT WANT TOL (per mille)
 check_near_pm() {
+	margin "$1 (per mille)" "$2" "$3" "$4"
 	if near "$2" "$3" "$4"; then pass "$1 $(($2 / 10)).$(($2 % 10))% (want $(($3 / 10))±$(($4 / 10)))"
 	else fail "$1" "$(($2 / 10)).$(($2 % 10))%, want $(($3 / 10))±$(($4 / 10))"; fi
 }

@@ -27,8 +27,8 @@ MIN_SAMPLES=3000	# ~0.8 points of sampling noise at 60%
 # in every checkout: when the pane shrinks under top, tmux reflows the saved
 # shell screen on the way back with its cursor where top left it (the last
 # row), so a command line that wraps at the new width pushes the top line,
-# the marker, into the history (a clone at /check/work/main wrapped at 56
-# columns; /work/main did not).
+# the marker, into the history (a clone at a path 11 characters longer
+# wrapped at 56 columns; the shorter one did not).
 pane_new() {
 	"${TM[@]}" kill-session -t top 2>/dev/null
 	"${TM[@]}" new-session -d -s top -x "$1" -y "$2" \

@@ -392,6 +392,7 @@ truth() {
 	t=$(truth_tol "$n" "$4" "$5")
 	got=$(share "$2" "$3")
 	[ -z "$got" ] && [ -s "$2" ] && ! grep -q '^\[No samples' "$2" && got=0
+	margin "$1" "$got" "$4" "$t"
 	if near "$got" "$4" "$t"; then pass "$1 ($3=${got}% of $n samples)"
 	else fail "$1" "$3 got '${got}' want $4±$t ($n samples); report: $(tr '\n' '|' < "$2")"; fi
 }
@@ -417,6 +418,7 @@ check_nested() {
 	# The parent is listed, the key not: 0% of the parent (see truth).
 	[ -z "$got" ] && [ -n "$(share "$2" "$3")" ] && got=0
 	t=$(truth_tol "$n" "$5" "$6")
+	margin "$1" "$got" "$5" "$t"
 	if near "$got" "$5" "$t"; then pass "$1 ($3 > $4=${got}%)"
 	else fail "$1" "$3 > $4 got '${got}' want $5±$t; report: $(tr '\n' '|' < "$2")"; fi
 }
@@ -511,6 +513,8 @@ check "zones and vmstates outlived our profiles" \
 zf=$TMP/zones.z.txt
 jz=$(awk '/%  / { sub(/^ */, ""); printf "%s%s", sep, $0; sep = ", " }' "$TMP/zones.jitp.txt")
 a=$(share "$zf" alpha) b=$(share "$zf" beta)
+margin "zones 2:1, JIT on: alpha" "$a" 67 4
+margin "zones 2:1, JIT on: beta" "$b" 33 4
 if near "$a" 67 4 && near "$b" 33 4; then
 	pass "zones 2:1, JIT on: ours alpha ${a}% beta ${b}%; luajit -jp=z on the same run: $jz"
 else
@@ -565,6 +569,7 @@ count_share() {
 		v != "" { s += v; if (key == k) c += v; v = "" }
 		END { if (s > 0) printf "%d", c * 100 / s + 0.5 }' "$2")
 	n=$(nsamples "${2%.txt}.err"); t=$(truth_tol "$n" "$5" "$6")
+	margin "$1" "$got" "$5" "$t"
 	if near "$got" "$5" "$t"; then pass "$1 ($4=${got}%)"
 	else fail "$1" "$4 got '${got}' want $5±$t; report: $(head -c 600 "$2" | tr '\n' '|')"; fi
 }
@@ -578,6 +583,7 @@ ann_share() {
 	# The file is annotated, the line not hot: 0% (see truth).
 	[ -z "$got" ] && grep -q '^====== .*views.lua ======$' "$2" && got=0
 	n=$(nsamples "${2%.txt}.err"); t=$(truth_tol "$n" "$4" "$5")
+	margin "$1" "$got" "$4" "$t"
 	if near "$got" "$4" "$t"; then pass "$1 (line $3: ${got}%)"
 	else fail "$1" "line $3 got '${got}' want $4±$t; report: $(tr '\n' '|' <"$2")"; fi
 }
@@ -677,6 +683,8 @@ check_row() {
 	got=$(row "$2" "$3")
 	read -r t s <<<"$got"
 	e=$(truth_tol "$(nsamples "$TMP/$2.err")" "$4" "$6")
+	margin "$1: total" "$t" "$4" "$e"
+	margin "$1: self" "$s" "$5" "$e"
 	if [ -n "$got" ] && awk -v t="$t" -v s="$s" -v T="$4" -v S="$5" -v e="$e" \
 			'BEGIN { exit !((t - T) ^ 2 <= e * e && (s - S) ^ 2 <= e * e) }'; then
 		pass "$1 ($3: total $t% self $s%)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # LuaJIT's benchmark collection under luabpfprof: unpacks
-# ../shared/runtimes/luajit-bench-*.tar.gz into $TMP (never into the
+# $LBP_RUNTIMES/luajit-bench-*.tar.gz into $TMP (never into the
 # repository), runs each of its 29 programs with PARAM_x86.txt's argument,
 # repeated by tests/corpus/repeat.lua, with the JIT on and with -joff, and
 # prints measure.sh's table (bad frames, raw-address and builtin keys,

@@ -9,7 +9,7 @@
 #                hard in a loop (LuaJIT, libraries from /usr/share/lua/5.1)
 #   nginx:api    tests/corpus/nginx/api.lua, a JSON API in nginx + Lua
 #                under wrk (.deps/nginx, OpenResty's LuaJIT)
-#   bench:NAME   LuaJIT's bench/NAME.lua, unpacked from ../shared/runtimes
+#   bench:NAME   LuaJIT's bench/NAME.lua, unpacked from $LBP_RUNTIMES
 #                into $TMP, repeated by tests/corpus/repeat.lua
 # Every run stays until it is stopped; the profilers stop after $CORPUS_SECS.
 # shellcheck shell=bash
@@ -27,7 +27,8 @@ CORPUS_SEEN=${CORPUS_SEEN:-0.5}		# ... which must hold this % (inclusive) with t
 CORPUS_LUA_PATH="$CORPUS/?.lua;/usr/share/lua/5.1/?.lua;/usr/share/lua/5.1/?/init.lua;;"
 CORPUS_LUA_CPATH="/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)/lua/5.1/?.so;;"
 CORPUS_DRIVERS=$(cd "$CORPUS/drivers" && ls -- *.lua | sed 's/\.lua$//' | tr '\n' ' ')
-CORPUS_BENCH_TGZ=$(ls "$TOP"/../shared/runtimes/luajit-bench-*.tar.gz /work/shared/runtimes/luajit-bench-*.tar.gz 2>/dev/null | head -n1)
+CORPUS_BENCH_GLOB='luajit-bench-*.tar.gz'
+CORPUS_BENCH_TGZ=$(runtimes_file "$CORPUS_BENCH_GLOB")
 NGX_TREE=$TOP/.deps/nginx
 NGX_LIB=$TOP/.deps/luajit2/usr/lib/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 RESTY_EXTRA=$TOP/.deps/resty-extra
@@ -39,7 +40,8 @@ RESTY_EXTRA=$TOP/.deps/resty-extra
 corpus_bench_dir() {
 	local dir=$TMP/bench
 	if [ ! -f "$dir/.ready" ]; then
-		[ -n "$CORPUS_BENCH_TGZ" ] || { echo "no luajit-bench-*.tar.gz under shared/runtimes" >&2; return 1; }
+		[ -n "$CORPUS_BENCH_TGZ" ] ||
+			{ echo "no $CORPUS_BENCH_GLOB: set LBP_RUNTIMES=DIR holding it" >&2; return 1; }
 		mkdir -p "$dir"
 		tar xzf "$CORPUS_BENCH_TGZ" -C "$dir" --strip-components=2 --wildcards '*/bench/*' || return 1
 		touch "$dir/.ready"

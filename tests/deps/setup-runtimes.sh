@@ -1,5 +1,6 @@
 #!/bin/bash
-# Builds the LuaJIT sources of ../shared/runtimes for tests/t_runtimes.sh:
+# Builds the LuaJIT sources in $LBP_RUNTIMES for tests/t_runtimes.sh and
+# tests/t_heap.sh (no package registry serves them):
 #   head-gc64, head-nogc64    LuaJIT's v2.1 branch head
 #   orhead-gc64, orhead-nogc64 OpenResty's luajit2 head
 #   v20                       the v2.0 branch (non-GC64 only), which the
@@ -11,21 +12,20 @@
 # machine (CI) do not rebuild: $LBP_CACHE (default /var/cache/luabpfprof),
 # a root-owned directory no one else can write, one folder per build keyed
 # by the tarball's SHA-256 and the flags.  From scratch: about 20 s of CPU
-# per build; cached: a few milliseconds.  Without ../shared/runtimes the
-# script says so and builds nothing (t_runtimes.sh then fails those checks).
+# per build; cached: a few milliseconds.  Without $LBP_RUNTIMES the script
+# says so and builds nothing (the tests then skip those checks, saying so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-TOP=$PWD
 
-SHARED=${SHARED:-$TOP/../shared}
+SRC=${LBP_RUNTIMES:-}
 CACHE=${LBP_CACHE:-/var/cache/luabpfprof}/runtimes
 STAMP_REV=1
 work=
 trap '[ -z "$work" ] || rm -rf "$work"' EXIT
 log() { echo "setup-runtimes: $*"; }
 
-if [ ! -d "$SHARED/runtimes" ]; then
-	log "no $SHARED/runtimes: nothing to build"
+if [ -z "$SRC" ] || [ ! -d "$SRC" ]; then
+	log "LBP_RUNTIMES${SRC:+=$SRC} names no directory: nothing to build"
 	exit 0
 fi
 
@@ -38,13 +38,17 @@ for d in "$CACHE" "$(dirname "$CACHE")"; do
 		exit 1
 	fi
 done
+# t_runtimes and t_heap run this too, and may run side by side: one at a
+# time, so that none replaces a tree the other is about to use.
+exec 9>"$CACHE/.lock"
+flock 9
 
 # build NAME TARBALL-GLOB XCFLAGS: CACHE/NAME/src/luajit, built once.
 build() {
 	local name=$1 tarball xcflags=$3 sum want tree=$CACHE/$1
-	tarball=$(ls "$SHARED"/runtimes/$2 2>/dev/null | head -n1)
+	tarball=$(ls -- "$SRC"/$2 2>/dev/null | head -n1)
 	if [ -z "$tarball" ]; then
-		log "no tarball $2 in $SHARED/runtimes"
+		log "no tarball $2 in $SRC"
 		return 0
 	fi
 	sum=$(sha256sum "$tarball" | cut -c1-16)

@@ -23,10 +23,10 @@
 // It proves the contract, not acceptance by a real server.
 //
 // An OTLP body (Content-Type application/x-protobuf) must decode with
-// protoc as an ExportProfilesServiceRequest against the .proto files in
-// -otlp-proto (../shared/otlp); it is kept in -otlp-dir as NNNN.otlp for
-// the test to compare with the pprof files of the same intervals
-// (tests/otlp_check.py), and recorded as
+// protoc as an ExportProfilesServiceRequest against the schema in
+// -otlp-proto (tests/otlp, the one the project keeps); it is kept in
+// -otlp-dir as NNNN.otlp for the test to compare with the pprof files of
+// the same intervals (tests/otlp_check.py), and recorded as
 //
 //	ok<TAB>route=v1development/profiles<TAB>file=...<TAB>bytes=N<TAB>tenant=...<TAB>auth=...
 //
@@ -64,7 +64,7 @@ var (
 	logPath   = flag.String("log", "ingest.log", "record file (appended)")
 	maxBody   = flag.Int64("max-body", 8<<20, "largest body accepted, bytes")
 	reject    = flag.Bool("reject", false, "answer 400 to every request (a backend that refuses)")
-	otlpProto = flag.String("otlp-proto", "", "directory of the OTLP .proto files (opentelemetry/proto/...)")
+	otlpProto = flag.String("otlp-proto", "", "directory of the OTLP schema (tests/otlp: profiles.proto)")
 	otlpDir   = flag.String("otlp-dir", "", "keep each OTLP body here")
 	otlpSeq   int
 	check     = flag.Bool("check", false, "decode the gzip pprof files given as arguments, print their records and exit (1 if one is invalid)")
@@ -427,7 +427,7 @@ func handleParca(w http.ResponseWriter, req *http.Request, body []byte, r *recor
 }
 
 const otlpMessage = "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest"
-const otlpFile = "opentelemetry/proto/collector/profiles/v1development/profiles_service.proto"
+const otlpFile = "profiles.proto"
 
 // handleOTLP checks an OTLP profiles request with protoc and keeps it.
 func handleOTLP(w http.ResponseWriter, req *http.Request, body []byte, r *record) error {

@@ -1,6 +1,7 @@
 /* --label-from: what a program's output gives (label_hook_parse), and
  * running one (base/hook.c): its arguments, the deadline, the output cap,
  * and the files it refuses to run. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,55 @@ static void parse_cases(void)
 	}
 }
 
-/* A script in a fresh root-owned 0755 directory: under .output/tests,
- * since /tmp is writable by everyone (sticky or not, refused). */
+/* A script in a fresh root-owned 0700 directory under /run: not in the
+ * checkout, which may lie below a directory others can write (a clone
+ * under /tmp, sticky or not, is refused), nor in $TMPDIR. */
 static char dir[4200];
+
+/* Every ancestor of path, and path: a real directory, root's (or ours),
+ * writable by no one else; else the first that is not, in why. */
+static int trusted_dir(const char *path, char *why, size_t whylen)
+{
+	char p[sizeof(dir)], *slash;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (;;) {
+		if (lstat(p, &st) || !S_ISDIR(st.st_mode) ||
+		    (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+			snprintf(why, whylen, "%s: not a directory only root (or we) can write", p);
+			return 0;
+		}
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	if (!lstat("/", &st) && st.st_uid == 0 && !(st.st_mode & 022))
+		return 1;
+	snprintf(why, whylen, "/: writable by others");
+	return 0;
+}
+
+static int make_dir(void)
+{
+	char why[4300] = "chmod 0700 failed";
+
+	snprintf(dir, sizeof(dir), "/run/lbp-test.XXXXXX");
+	if (!mkdtemp(dir)) {
+		printf("FAIL: a root-only directory for the scripts: mkdtemp %s: %s\n", dir,
+		       strerror(errno));
+		unit_failed++;
+		return 0;
+	}
+	if (chmod(dir, 0700) || !trusted_dir(dir, why, sizeof(why))) {
+		printf("FAIL: a root-only directory for the scripts: %s\n", why);
+		unit_failed++;
+		rmdir(dir);
+		return 0;
+	}
+	return 1;
+}
 
 static const char *script(const char *name, const char *body, mode_t mode)
 {
@@ -69,15 +116,8 @@ static void run_cases(void)
 	char err[300], out[64];
 	const char *p;
 
-	char cwd[4096];
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		cwd[0] = '\0';
-	snprintf(dir, sizeof(dir), "%s/.output/tests/hook.XXXXXX", cwd);
-	if (!mkdtemp(dir) || chmod(dir, 0755)) {
-		CHECK("a directory for scripts", 0);
+	if (!make_dir())
 		return;
-	}
 	memset(&c, 0, sizeof(c));
 	snprintf(c.id, sizeof(c.id), "%064d", 7);
 	p = script("ok", "echo \"pid=$1\"; echo \"team=t$1\"; echo \"cid=$2\"; echo \"n=$#\"", 0755);
@@ -105,7 +145,7 @@ static void run_cases(void)
 	chmod(dir, 0777);
 	p = script("indir", "echo team=x", 0755);
 	CHECK("check: in a directory others may write, refused", hook_check(p, err, sizeof(err)) == -1);
-	chmod(dir, 0755);
+	chmod(dir, 0700);
 	CHECK("check: the same in a safe directory is accepted", hook_check(p, err, sizeof(err)) == 0);
 	{
 		char link[4300];

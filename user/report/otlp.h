@@ -1,4 +1,4 @@
-/* OpenTelemetry profiles (OTLP, v1development, ../shared/otlp): an
+/* OpenTelemetry profiles (OTLP, v1development, schema in tests/otlp): an
  * ExportProfilesServiceRequest in protobuf binary, as a file (-o X.otlp)
  * or an HTTP body (POST /v1development/profiles).
  *
