@@ -67,6 +67,8 @@ struct options {
 	bool dump;		/* `dump`: every coroutine's stack, at once */
 	bool dump_locals;	/* dump --locals */
 	bool dump_json;		/* dump --json */
+	const char *dump_sort;	/* dump --sort: "age" or NULL */
+	bool with_query;	/* --with-query: nginx request URIs keep their query */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

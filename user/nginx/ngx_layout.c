@@ -86,20 +86,22 @@ static bool ptr_ok(uint64_t p)
 	return p >= 4096 && p < (1ull << 47) && !(p & 7);
 }
 
-/* The Lua module's context among r->ctx[]: the entry pointing back at r. */
+/* The Lua module's context among r->ctx[]: the entry pointing back at r;
+ * only entry *index when it is known already (>= 0). */
 static int find_lua_ctx(const struct ngx_reader *rd, const struct ngx_layout *row, uint64_t r,
 			int *index)
 {
 	uint64_t ctxs[256], back;
 	uint64_t arr;
-	int n = row->ctx_scan < 256 ? row->ctx_scan : 256;
+	int lo = *index >= 0 ? *index : 0;
+	int n = *index >= 0 ? 1 : row->ctx_scan < 256 ? row->ctx_scan : 256;
 
 	if (rd_u64(rd, r + row->r_ctx, &arr) || !ptr_ok(arr) ||
-	    rd->read(rd->ud, arr, ctxs, (size_t)n * sizeof(ctxs[0])))
+	    rd->read(rd->ud, arr + 8 * (uint64_t)lo, ctxs, (size_t)n * sizeof(ctxs[0])))
 		return -1;
 	for (int i = 0; i < n; i++)
 		if (ptr_ok(ctxs[i]) && !rd_u64(rd, ctxs[i] + row->ctx_request, &back) && back == r) {
-			*index = i;
+			*index = lo + i;
 			return 0;
 		}
 	return -1;
@@ -148,7 +150,7 @@ int ngx_layout_check(const struct ngx_reader *rd, const struct ngx_layout *row, 
 
 	if (rd->read(rd->ud, r, &sig, sizeof(sig)) || sig != NGX_SIGNATURE)
 		bad = "no \"HTTP\" signature at the request";
-	else if (idx < 0 && find_lua_ctx(rd, row, r, &idx))
+	else if (find_lua_ctx(rd, row, r, &idx))
 		bad = "no Lua context in r->ctx points back at the request";
 	else if (rd_u64(rd, r + row->r_ctx, &ctx) || rd_u64(rd, ctx + 8 * (uint64_t)idx, &ctx) ||
 		 !ptr_ok(ctx) || rd->read(rd->ud, ctx + row->ctx_context, &context, 2))
