@@ -24,6 +24,7 @@
 #include "cli/heap_cmd.h"
 #include "cli/launch.h"
 #include "cli/top_cmd.h"
+#include "model/group.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
 #include "model/timeline.h"
@@ -165,6 +166,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.pathstrip = !jp->full_path,
 		.vmstate_frames = o->vmstate_frames,
 		.zone_frames = o->zone_frames,
+		.group_frames = o->group != NULL,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
 		.jit = jit,
@@ -295,6 +297,17 @@ static int jit_report(struct oneshot *os, const struct jw_result *r, const struc
 	return rc ? EXIT_JIT_GATE : 0;
 }
 
+/* --group: every sample's key (the pattern compiled when parsed). */
+static void group_profile(struct profile *p, const char *spec)
+{
+	char err[200];
+	struct group_rule *g = group_new(spec, err, sizeof(err));
+
+	if (g)
+		profile_group(p, g);
+	group_free(g);
+}
+
 /* Renders the whole run.  A failed write is reported by output_commit,
  * which knows its errno.  A reader that stops early (| head) is not an
  * error: say so, keep the summary and exit 0. */
@@ -308,6 +321,8 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	/* Read while the targets live: traces and blacklists die with them. */
 	const struct jw_result *jit = os->jw ? jitwatch_finish(os->jw, session_targets(s)) : NULL;
 
+	if (o->group)
+		group_profile(p, o->group);
 	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));

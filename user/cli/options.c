@@ -379,6 +379,9 @@ const struct opt_row options_rows[] = {
 	  "dump: each Lua frame's named locals with short values",
 	  .at = AT(dump_locals) },
 	{ N("json"), 0, NONE, NULL, set_flag, "dump: write JSON, for scripts", .at = AT(dump_json) },
+	{ N("group"), 0, REQ, "REGEX", options_set_string,
+	  "key samples by the first capture group of their outermost\n"
+	  "frame whose chunk path matches; kong, apisix: presets", .at = AT(group) },
 	{ N("sort"), 0, REQ, "KEY", options_set_string,
 	  "dump: age puts the oldest nginx request first", .at = AT(dump_sort) },
 	{ N("with-query"), 0, NONE, NULL, set_flag,
@@ -574,7 +577,7 @@ enum options_result options_parse_at(int argc, char **argv, struct options *o,
 		}
 	}
 	if (take_command(o, argc, argv) || options_check_combination(o, given) ||
-	    options_check_top(o, given))
+	    options_check_top(o, given) || options_settle_group(o))
 		return OPTIONS_ERROR;
 	options_settle(o, proc_root);
 	return OPTIONS_OK;

@@ -68,6 +68,7 @@ struct options {
 	bool dump_locals;	/* dump --locals */
 	bool dump_json;		/* dump --json */
 	const char *dump_sort;	/* dump --sort: "age" or NULL */
+	const char *group;	/* --group REGEX or preset (model/group.h), NULL */
 	bool with_query;	/* --with-query: nginx request URIs keep their query */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
