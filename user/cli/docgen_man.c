@@ -181,7 +181,8 @@ static void head(FILE *f)
 		".B luabpfprof top\n[\\fIOPTIONS\\fR] \\fB\\-p\\fR \\fIPID\\fR | \\fB\\-a\\fR | "
 		"\\fB\\-\\-\\fR \\fICOMMAND\\fR\n"
 		".br\n"
-		".B luabpfprof dump\n[\\fB\\-\\-locals\\fR] [\\fB\\-\\-json\\fR] \\fB\\-p\\fR \\fIPID\\fR[,\\fIPID\\fR...]\n"
+		".B luabpfprof dump\n[\\fB\\-\\-locals\\fR] [\\fB\\-\\-json\\fR] "
+		"[\\fB\\-\\-sort\\fR \\fIage\\fR] [\\fB\\-\\-with\\-query\\fR] \\fB\\-p\\fR \\fIPID\\fR[,\\fIPID\\fR...]\n"
 		".SH DESCRIPTION\n", LUABPFPROF_DATE, LUABPFPROF_VERSION);
 	roff_line(f, options_summary);
 	roff_line(f, "A perf_event BPF program walks the Lua stack inside the kernel at the "

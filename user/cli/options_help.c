@@ -76,7 +76,7 @@ void options_usage(FILE *f)
 	fprintf(f, "Usage: luabpfprof [OPTIONS] -p PID[,PID...]\n"
 		"       luabpfprof [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       luabpfprof top [OPTIONS] -p PID | -a | -- COMMAND\n"
-		"       luabpfprof dump [--locals] [--json] -p PID[,PID...]\n"
+		"       luabpfprof dump [--locals] [--json] [--sort age] [--with-query] -p PID[,PID...]\n"
 		"\n%s\n\n", options_summary);
 	for (int i = 0; i < options_nrows; i++) {
 		const struct opt_row *r = &options_rows[i];
