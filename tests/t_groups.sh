@@ -7,6 +7,7 @@
 #     tolerance, --jp F the split (each plugin, then its functions),
 #     folded stacks rooted at [group:NAME], the SVG its group frames in
 #     the group colour, pprof a group label per sample;
+#   - the agent (--continuous): each interval's pprof has the label;
 #   - an APISIX layout (apisix/plugins/NAME.lua, phase methods), 60 : 40,
 #     --group apisix;
 #   - a bad pattern: one line, exit 2.
@@ -88,6 +89,19 @@ if gzip -dc "$TMP/kong.pb.gz" | grep -aq 'rate-limiting' && gzip -dc "$TMP/kong.
 	pass "--group kong -f pprof: the group label and its values"
 else
 	fail "--group kong pprof" "no group label in $(gzip -dc "$TMP/kong.pb.gz" | strings | head -20 | tr '\n' ' ')"
+fi
+# The agent: each interval's pprof carries the group label too.
+mkdir -p "$TMP/agent"
+timeout -s INT 8 "$PROF" -p "$PID" --continuous --every 2 -F "$HZ" --out-dir "$TMP/agent" \
+	--group kong > "$TMP/agent.out" 2>&1
+n=0
+for f in "$TMP"/agent/*.pb.gz; do
+	[ -f "$f" ] && gzip -dc "$f" | grep -aq 'rate-limiting' && gzip -dc "$f" | grep -aq 'group' && n=$((n + 1))
+done
+if [ "$n" -ge 1 ]; then
+	pass "--continuous --group kong: $n interval profiles carry the group label"
+else
+	fail "--continuous --group kong" "no profile with the label: $(ls "$TMP/agent") $(tail -3 "$TMP/agent.out")"
 fi
 kill "$PID"
 

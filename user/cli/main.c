@@ -297,17 +297,6 @@ static int jit_report(struct oneshot *os, const struct jw_result *r, const struc
 	return rc ? EXIT_JIT_GATE : 0;
 }
 
-/* --group: every sample's key (the pattern compiled when parsed). */
-static void group_profile(struct profile *p, const char *spec)
-{
-	char err[200];
-	struct group_rule *g = group_new(spec, err, sizeof(err));
-
-	if (g)
-		profile_group(p, g);
-	group_free(g);
-}
-
 /* Renders the whole run.  A failed write is reported by output_commit,
  * which knows its errno.  A reader that stops early (| head) is not an
  * error: say so, keep the summary and exit 0. */
@@ -322,7 +311,7 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	const struct jw_result *jit = os->jw ? jitwatch_finish(os->jw, session_targets(s)) : NULL;
 
 	if (o->group)
-		group_profile(p, o->group);
+		profile_group_spec(p, o->group);
 	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
@@ -375,6 +364,7 @@ static void agent_config_from(const struct options *o, struct agent_config *c)
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
 		.heap = o->heap, .split_wall = o->event_split, .stop = &stop_signal,
+		.group = o->group,
 	};
 }
 

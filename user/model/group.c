@@ -131,3 +131,15 @@ void profile_group(struct profile *p, const struct group_rule *g)
 	}
 	free(fk.key);
 }
+
+int profile_group_spec(struct profile *p, const char *spec)
+{
+	char err[200];
+	struct group_rule *g = group_new(spec, err, sizeof(err));
+
+	if (!g)
+		return -1;
+	profile_group(p, g);
+	group_free(g);
+	return 0;
+}

@@ -29,4 +29,8 @@ const char *group_key(const struct group_rule *g, const struct frame_sym *const 
 /* Sets every sample's group (interned), NULL where none matches. */
 void profile_group(struct profile *p, const struct group_rule *g);
 
+/* The same from a spec checked when the options were parsed: -1 when it
+ * no longer compiles (nothing set). */
+int profile_group_spec(struct profile *p, const char *spec);
+
 #endif
