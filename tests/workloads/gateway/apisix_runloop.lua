@@ -9,6 +9,8 @@ local secs = tonumber(arg[1]) or 10
 local stop = os.clock() + secs
 print("ready")
 io.stdout:flush()
+-- Rounds of random length (see kong_runloop.lua).
 while os.clock() < stop do
-	for i, p in ipairs(plugins) do p[phases[i]](confs[i]) end
+	local f = 0.5 + math.random()
+	for i, p in ipairs(plugins) do p[phases[i]]({ ms = confs[i].ms * f }) end
 end

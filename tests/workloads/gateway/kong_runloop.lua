@@ -10,8 +10,11 @@ local secs = tonumber(arg[1]) or 10
 local stop = os.clock() + secs
 print("ready")
 io.stdout:flush()
+-- Rounds of random length, the split exact in each: a fixed round would
+-- alias with a fixed sampling period (README.md).
 while os.clock() < stop do
-	rl.access(5)
-	jwt.access(3)
-	cors.header_filter(2)
+	local f = 0.5 + math.random()
+	rl.access(5 * f)
+	jwt.access(3 * f)
+	cors.header_filter(2 * f)
 end
