@@ -56,7 +56,7 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 
 # user/ is one folder per layer (user/README.md); unit tests sit beside the
 # code they test as test_*.c and link against everything but main.
-LAYERS    := base proc container luajit heap jit native model symbolize sample session report ship cli
+LAYERS    := base proc container luajit heap jit native nginx model symbolize sample session report ship cli
 USER_HDRS := $(wildcard user/*/*.h) bpf/sampler.h bpf/lj_consts.h
 UNIT_SRCS := $(wildcard user/*/test_*.c)
 # The man page and completion generator (user/cli/docgen*.c) is a build

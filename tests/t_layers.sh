@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 . tests/lib.sh
 
 # Folder:rank, lowest first, as user/README.md's table.
-LAYERS=(base:0 proc:1 container:1 luajit:2 heap:3 jit:3 native:3 model:4
+LAYERS=(base:0 proc:1 container:1 luajit:2 heap:3 jit:3 native:3 nginx:3 model:4
 	symbolize:5 sample:6 session:7 report:8 ship:9 cli:10)
 declare -A rank
 for l in "${LAYERS[@]}"; do rank[${l%:*}]=${l#*:}; done

@@ -21,7 +21,7 @@ struct options;
 	_(TOP, "top", NULL, CMDF_SIGNALS, record_cmd_run, \
 	  "[OPTIONS] -p PID | -a | -- COMMAND") \
 	_(DUMP, "dump", NULL, CMDF_SIGNALS, dump_cmd_run, \
-	  "[--locals] [--json] -p PID[,PID...]") \
+	  "[--locals] [--json] [--sort age] [--with-query] -p PID[,PID...]") \
 	_(HEAP, "heap", "--heap", CMDF_SIGNALS, heap_cmd_run, \
 	  "[-d DUR] [-o FILE] -p PID") \
 	_(CHECK_KERNEL, "check-kernel", "--check-kernel", 0, check_cmd_run, "") \

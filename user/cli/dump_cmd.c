@@ -24,7 +24,8 @@
 static int dump_vm(FILE *f, const struct options *o, pid_t pid, struct mem_reader *mem,
 		   const struct lj_vm *vm, bool *first, volatile sig_atomic_t *stop)
 {
-	struct dump_opts dopts = { .locals = o->dump_locals, .width = STRING_WIDTH, .stop = stop };
+	struct dump_opts dopts = { .locals = o->dump_locals, .width = STRING_WIDTH, .stop = stop,
+				   .with_query = o->with_query, .sort_age = o->dump_sort != NULL };
 	struct heap_limits lim;
 	struct heap_snapshot snap;
 	struct symbolizer *sym;
@@ -47,6 +48,8 @@ static int dump_vm(FILE *f, const struct options *o, pid_t pid, struct mem_reade
 	sym_set_pid(sym, pid);
 	dump_init(&d, pid, vm->layout->name, vm->g);
 	dump_build(sym, &snap, &dopts, &d);
+	if (d.requests_refused)
+		log_warn("PID %d: %s", (int)pid, d.requests_refused);
 	if (d.loss.walk_ended)
 		log_warn("PID %d: the heap walk stopped early (%s): coroutines may be missing",
 			 (int)pid, d.loss.walk_why);

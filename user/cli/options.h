@@ -82,6 +82,9 @@ struct options {
 	bool per_second;	/* --per-second: shares of time, not of samples */
 	/* --base-window, --new-window: [from, to) in CLOCK_REALTIME ns; to 0: none. */
 	unsigned long long window[2][2];
+	const char *dump_sort;	/* dump --sort: "age" or NULL */
+	const char *group;	/* --group REGEX or preset (model/group.h), NULL */
+	bool with_query;	/* --with-query: nginx request URIs keep their query */
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

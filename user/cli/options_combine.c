@@ -47,8 +47,12 @@ int options_check_combination(const struct options *o, const bool *given)
 			return -1;
 		}
 	}
-	if ((o->dump_locals || o->dump_json) && !o->dump) {
-		log_error("--locals and --json go with dump: luabpfprof dump -p PID --locals");
+	if ((o->dump_locals || o->dump_json || o->dump_sort || o->with_query) && !o->dump) {
+		log_error("--locals, --json, --sort and --with-query go with dump: luabpfprof dump -p PID --locals");
+		return -1;
+	}
+	if (o->dump_sort && strcmp(o->dump_sort, "age")) {
+		log_error("unknown --sort key '%s': use age", o->dump_sort);
 		return -1;
 	}
 	if (o->dump && (!o->npids || o->heap || o->continuous || o->event != PROFILE_CPU)) {

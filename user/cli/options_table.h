@@ -113,4 +113,9 @@ void options_bad_option(int c, const char *typed);
  * rate is compared with the kernel's limit (a warning). */
 void options_settle(struct options *o, const char *proc_root);
 
+/* options_group.c: --group's pattern checked, and the view it implies:
+ * the group's key (jit.p's states slot), then with --jp F, f or l its
+ * functions.  -1 with one line logged when the pattern is refused. */
+int options_settle_group(struct options *o);
+
 #endif

@@ -25,6 +25,7 @@
 #include "cli/heap_cmd.h"
 #include "cli/launch.h"
 #include "cli/top_cmd.h"
+#include "model/group.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
 #include "model/timeline.h"
@@ -140,6 +141,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.pathstrip = !jp->full_path,
 		.vmstate_frames = o->vmstate_frames,
 		.zone_frames = o->zone_frames,
+		.group_frames = o->group != NULL,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
 		.jit = jit,
@@ -283,6 +285,8 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 	/* Read while the targets live: traces and blacklists die with them. */
 	const struct jw_result *jit = os->jw ? jitwatch_finish(os->jw, session_targets(s)) : NULL;
 
+	if (o->group)
+		profile_group_spec(p, o->group);
 	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
@@ -336,6 +340,7 @@ static void agent_config_from(const struct options *o, volatile sig_atomic_t *st
 		.auth_token_file = o->auth_token_file, .basic_auth_file = o->basic_auth_file,
 		.spool_dir = o->spool_dir, .spool_bytes = o->spool_bytes, .log_file = o->log_file,
 		.heap = o->heap, .split_wall = o->event_split, .stop = stop,
+		.group = o->group,
 	};
 }
 

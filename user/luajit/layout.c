@@ -148,7 +148,7 @@ static const struct lj_layout layouts[] = {
 	},
 	{
 		.name = "OpenResty 2.1 GC64", GC64_COMMON, .openresty = true,
-		.sizeof_L = 112,
+		.sizeof_L = 112, .L_exdata = 96,
 		HEAP_CTS(368, 8),
 		.g_bc_cfunc_int = 360, .g_cur_L = 368, .g_jit_base = 376,
 		.g_trace = 1120 + ARCH_JSHIFT_2022, .g_sizetrace = 1132 + ARCH_JSHIFT_2022,
@@ -176,7 +176,7 @@ static const struct lj_layout layouts[] = {
 	},
 	{
 		.name = "OpenResty 2.1 non-GC64", GC32_COMMON, .openresty = true,
-		.sizeof_L = 80,
+		.sizeof_L = 80, .L_exdata = 64,
 		HEAP_CTS(288, 4),
 		.g_bc_cfunc_int = 280, .g_cur_L = 288, .g_jit_base = 292,
 		.g_trace = 856, .g_sizetrace = 868, .g2disp = 3216,

@@ -25,6 +25,10 @@ struct lj_layout {
 
 	/* lua_State */
 	uint16_t L_gct, L_dummy_ffid, L_glref, L_base, L_stack, L_cframe, L_stacksize;
+	/* OpenResty's lua_State.exdata (lua_setexdata: lua-nginx-module keeps
+	 * the coroutine's ngx_http_request_t there, user/nginx/), a void *
+	 * after stacksize; exdata2 follows it.  0: the variant has none. */
+	uint16_t L_exdata;
 	/* global_State */
 	uint16_t g_gc_root;	/* GCState.root: the newest GC object */
 	uint16_t g_strempty, g_vmstate, g_mainthref, g_registrytv;

@@ -52,6 +52,41 @@ void dump_add_local(struct dump_frame *f, const char *name, const char *value)
 	f->nlocals++;
 }
 
+struct dump_request *dump_set_request(struct dump_thread *t, const char *kind, const char *phase,
+				      uint64_t r, int64_t age_ms)
+{
+	struct dump_request *q = xcalloc(1, sizeof(*q));
+
+	q->kind = kind;
+	q->phase = phase;
+	q->r = r;
+	q->age_ms = age_ms;
+	t->req = q;
+	return q;
+}
+
+void dump_request_names(struct dump_request *q, const char *method, const char *uri,
+			const char *host, const char *server, const char *location)
+{
+	q->method = xstrdup(method);
+	q->uri = xstrdup(uri);
+	q->host = xstrdup(host);
+	q->server = xstrdup(server);
+	q->location = xstrdup(location);
+}
+
+static void request_free(struct dump_request *q)
+{
+	if (!q)
+		return;
+	free(q->method);
+	free(q->uri);
+	free(q->host);
+	free(q->server);
+	free(q->location);
+	free(q);
+}
+
 /* Lower ranks print first. */
 static int rank(const struct dump_thread *t)
 {
@@ -83,6 +118,32 @@ void dump_sort(struct dump *d)
 		qsort(d->threads, d->n, sizeof(*d->threads), thread_cmp);
 }
 
+/* Requests by age, oldest first; a request's threads together, its entry
+ * coroutine first. */
+static int age_cmp(const void *a, const void *b)
+{
+	const struct dump_thread *x = a, *y = b;
+	const struct dump_request *p = x->req, *q = y->req;
+	int64_t ax, ay;
+
+	if (!p || !q)
+		return p ? -1 : q ? 1 : thread_cmp(a, b);
+	ax = p->age_ms, ay = q->age_ms;
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	if (p->r != q->r)
+		return p->r < q->r ? -1 : 1;
+	if (strcmp(p->kind, q->kind))
+		return !strcmp(p->kind, "request") ? -1 : !strcmp(q->kind, "request") ? 1 : 0;
+	return thread_cmp(a, b);
+}
+
+void dump_sort_age(struct dump *d)
+{
+	if (d->n > 1)
+		qsort(d->threads, d->n, sizeof(*d->threads), age_cmp);
+}
+
 void dump_free(struct dump *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
@@ -100,7 +161,9 @@ void dump_free(struct dump *d)
 			free(f->chunk);
 		}
 		free(t->frames);
+		request_free(t->req);
 	}
 	free(d->threads);
+	free(d->requests_refused);
 	memset(d, 0, sizeof(*d));
 }

@@ -24,8 +24,19 @@ struct dump_frame {
 	size_t nlocals;
 };
 
+/* The nginx request a coroutine serves (user/nginx/ngx_request.h), its
+ * strings raw target bytes: escaped on the way out. */
+struct dump_request {
+	const char *kind;	/* "request", "light thread", "timer", ... (static) */
+	const char *phase;	/* "content", ... (static), NULL for none */
+	uint64_t r;		/* the ngx_http_request_t: a light thread's names its request */
+	char *method, *uri, *host, *server, *location;
+	int64_t age_ms;		/* since the request started, -1 unknown */
+};
+
 struct dump_thread {
 	uint64_t addr;		/* the lua_State */
+	struct dump_request *req;	/* NULL: serves no request */
 	const char *status;	/* "running", "suspended", "normal", "dead", "idle" */
 	bool main, current, fresh, torn, cut;
 	struct dump_frame *frames;	/* frames[0] is the top */
@@ -50,6 +61,7 @@ struct dump {
 	struct dump_thread *threads;
 	size_t n, cap;
 	struct dump_losses loss;
+	char *requests_refused;	/* why no coroutine has its request read, or NULL */
 };
 
 void dump_init(struct dump *d, pid_t pid, const char *layout, uint64_t g);
@@ -63,9 +75,20 @@ struct dump_frame *dump_add_frame(struct dump_thread *t, const char *func, const
 
 void dump_add_local(struct dump_frame *f, const char *name, const char *value);
 
+/* Gives t a request (kind and phase static, the strings copied). */
+struct dump_request *dump_set_request(struct dump_thread *t, const char *kind, const char *phase,
+				      uint64_t r, int64_t age_ms);
+void dump_request_names(struct dump_request *q, const char *method, const char *uri,
+			const char *host, const char *server, const char *location);
+
 /* Orders threads for the report: the running one first, then the main
  * thread, then the others by status (normal, suspended, dead) and address. */
 void dump_sort(struct dump *d);
+
+/* Orders threads oldest request first (the one a stuck worker holds),
+ * each light thread after its request's entry coroutine; threads with
+ * no request after all of them, in dump_sort's order. */
+void dump_sort_age(struct dump *d);
 
 void dump_free(struct dump *d);
 

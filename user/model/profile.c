@@ -258,6 +258,7 @@ int profile_add(struct profile *p, const struct sample *in)
 	if (!s.events && !profile_unit_ns(p))
 		s.events = s.count;
 	s.zone = profile_str(p, in->zone);
+	s.group = profile_str(p, in->group);
 	s.trace_start = profile_str(p, in->trace_start);
 	s.inlined = profile_str(p, in->inlined);
 	s.time_ns = 0;

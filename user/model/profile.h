@@ -64,6 +64,10 @@ struct sample {
 	int32_t vmstate;	/* g->vmstate: >= 1 trace number, -1 interp, ... */
 	uint32_t flags;		/* PSAMPLE_* */
 	const char *zone;	/* jit.zone top, NULL when the zone stack is empty */
+	/* --group: the key of its outermost frame whose chunk path matches
+	 * (model/group.h), NULL for none.  A function of the frames: not part
+	 * of the sample class; set by profile_group before a report. */
+	const char *group;
 	/* For vmstate >= 1: where the trace starts, as "chunk:line" in jit.p's
 	 * chunk style (e.g. "t.lua:12"), or NULL when unknown. */
 	const char *trace_start;

@@ -2,9 +2,11 @@
 #include "report/dump_out.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 
 static void text_losses(FILE *f, const struct dump_losses *l)
 {
@@ -33,17 +35,38 @@ static void text_frame(FILE *f, const struct dump_frame *fr, bool fresh)
 		fprintf(f, "        %s = %s\n", fr->locals[k].name, fr->locals[k].value);
 }
 
+/* The request a coroutine serves, under its header line. */
+static void text_request(FILE *f, const struct dump_request *q)
+{
+	char age[32] = "age unknown";
+
+	if (!q->method) {	/* a timer, init_worker: no client request */
+		text_fprintf_line(f, "    nginx %s", q->kind);
+		return;
+	}
+	if (q->age_ms >= 0)
+		snprintf(age, sizeof(age), "%.3f s old", (double)q->age_ms / 1000.0);
+	text_fprintf_line(f, "    nginx %s %s %s, phase %s, %s, host %s, server %s, location %s "
+			  "(request %#" PRIx64 ")",
+			  strcmp(q->kind, "request") ? "light thread of request" : "request",
+			  q->method, q->uri, q->phase, age, q->host, q->server, q->location, q->r);
+}
+
 void dump_text(FILE *f, const struct dump *d)
 {
 	fprintf(f, "Process %d (%s), VM at %#" PRIx64 ": %zu threads and coroutines\n", (int)d->pid,
 		d->layout, d->g, d->n);
 	text_losses(f, &d->loss);
+	if (d->requests_refused)
+		fprintf(f, "# %s\n", d->requests_refused);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dump_thread *t = &d->threads[i];
 
 		fprintf(f, "\n%s %#" PRIx64 " %s%s%s%s\n", t->main ? "Thread" : "Coroutine", t->addr,
 			t->main ? "main, " : "", t->status, t->torn ? " (stack torn: frames below lost)" : "",
 			t->cut ? " (deeper frames cut)" : "");
+		if (t->req)
+			text_request(f, t->req);
 		if (!t->nframes)
 			fprintf(f, "    (no Lua frames)\n");
 		for (size_t j = 0; j < t->nframes; j++)
@@ -71,12 +94,38 @@ static void json_frame(struct strbuf *sb, const struct dump_frame *fr)
 	sb_puts(sb, "]}");
 }
 
+static void json_field(struct strbuf *sb, const char *name, const char *s)
+{
+	sb_printf(sb, ",\"%s\":", name);
+	if (s)
+		json_put_cstr(sb, s);
+	else
+		sb_puts(sb, "null");
+}
+
+static void json_request(struct strbuf *sb, const struct dump_request *q)
+{
+	sb_printf(sb, ",\"request\":{\"request\":\"%#" PRIx64 "\",\"age_ms\":%" PRId64, q->r,
+		  q->age_ms);
+	json_field(sb, "kind", q->kind);
+	json_field(sb, "phase", q->phase);
+	json_field(sb, "method", q->method);
+	json_field(sb, "uri", q->uri);
+	json_field(sb, "host", q->host);
+	json_field(sb, "server", q->server);
+	json_field(sb, "location", q->location);
+	sb_putc(sb, '}');
+}
+
 static void json_thread(struct strbuf *sb, const struct dump_thread *t)
 {
 	sb_printf(sb, "{\"address\":\"%#" PRIx64 "\",\"status\":\"%s\",\"main\":%s,\"current\":%s,"
-		  "\"not_started\":%s,\"torn\":%s,\"cut\":%s,\"frames\":[",
+		  "\"not_started\":%s,\"torn\":%s,\"cut\":%s",
 		  t->addr, t->status, t->main ? "true" : "false", t->current ? "true" : "false",
 		  t->fresh ? "true" : "false", t->torn ? "true" : "false", t->cut ? "true" : "false");
+	if (t->req)
+		json_request(sb, t->req);
+	sb_puts(sb, ",\"frames\":[");
 	for (size_t j = 0; j < t->nframes; j++) {
 		if (j)
 			sb_putc(sb, ',');
@@ -94,9 +143,11 @@ void dump_json(FILE *f, const struct dump *d)
 	json_put_cstr(&sb, d->layout);
 	sb_printf(&sb, ",\"g\":\"%#" PRIx64 "\",\"unread\":{\"threads\":%" PRIu64 ",\"torn\":%" PRIu64
 		  ",\"cut\":%" PRIu64 ",\"unknown_frames\":%" PRIu64 ",\"bad_links\":%" PRIu64
-		  ",\"walk_ended\":%s},\"threads\":[",
+		  ",\"walk_ended\":%s}",
 		  d->g, l->unreadable, l->torn, l->cut, l->unknown_frames, l->bad_links,
 		  l->walk_ended ? "true" : "false");
+	json_field(&sb, "requests_refused", d->requests_refused);
+	sb_puts(&sb, ",\"threads\":[");
 	for (size_t i = 0; i < d->n; i++) {
 		if (i)
 			sb_putc(&sb, ',');

@@ -42,6 +42,7 @@ struct export_opts {
 	bool pathstrip;		/* keep only the file name of "@path" chunks */
 	bool vmstate_frames;	/* add a [Compiled]/[Interpreted]/... leaf frame */
 	bool zone_frames;	/* add a [zone:NAME] frame below the process root */
+	bool group_frames;	/* --group: a [group:KEY] frame below it, the flame graph's root */
 	bool icicle;		/* SVG: root at the top */
 	bool per_process;	/* a pid frame under comm (folded, SVG), one speedscope
 				 * profile per pid; else a program's processes merge */

@@ -85,6 +85,8 @@ void xstack_build(struct xstack *st, const struct sample *s,
 		xstack_push(st, XF_PID, NULL);
 	if (o->zone_frames && !host)
 		xstack_push(st, XF_ZONE, NULL);
+	if (o->group_frames && !host)
+		xstack_push(st, XF_GROUP, NULL);
 	if (s->flags & PSAMPLE_TRUNCATED)
 		xstack_push(st, XF_TRUNCATED, NULL);
 	for (uint32_t i = s->nframes; i > 0; i--)
@@ -125,6 +127,11 @@ void xframe_put(struct strbuf *sb, const struct xframe *f, const struct profile 
 	case XF_ZONE:
 		sb_puts(sb, "[zone:");
 		sb_puts(sb, s->zone ? s->zone : "(none)");
+		sb_putc(sb, ']');
+		break;
+	case XF_GROUP:
+		sb_puts(sb, "[group:");
+		sb_puts(sb, s->group ? s->group : "(other)");
 		sb_putc(sb, ']');
 		break;
 	case XF_TRUNCATED:

@@ -37,6 +37,7 @@ enum xframe_kind {
 	XF_COMM,	/* root: the process name */
 	XF_PID,		/* the pid (per process) or the program's first pid, under comm */
 	XF_ZONE,	/* [zone:NAME], or [zone:(none)] as jit.p names it */
+	XF_GROUP,	/* --group: [group:KEY], or [group:(other)] */
 	XF_TRUNCATED,	/* [unknown: truncated]: the bottom is past the depth limit */
 	XF_HOST,	/* [host]: a host sample that carries no frame */
 	XF_EMPTY,	/* [unknown: empty stack]: Lua ran, no frame was read */
@@ -57,7 +58,7 @@ struct xstack {
 #define XS_PID		(1u << 1)	/* a pid frame under comm */
 
 /* Fills st with the exported stack of s, root first: [comm [pid]]
- * [zone] [unknown: truncated] frames... [host] [vmstate], as o and flags
+ * [zone] [group] [unknown: truncated] frames... [host] [vmstate], as o and flags
  * ask.  A stack of Lua that holds no frame gets [unknown: empty stack]. */
 void xstack_build(struct xstack *st, const struct sample *s,
 		  const struct export_opts *o, unsigned flags);

@@ -26,7 +26,7 @@
  * are the states of --vmstate-frames. */
 enum color_class {
 	CC_LUA, CC_C, CC_FF, CC_GC, CC_JIT, CC_COMPILED, CC_INTERP, CC_CCODE,
-	CC_HOST, CC_ZONE, CC_UNKNOWN, CC_PROCESS, CC_BLOCKED, CC_WAITING, CC_NATIVE,
+	CC_HOST, CC_ZONE, CC_GROUP, CC_UNKNOWN, CC_PROCESS, CC_BLOCKED, CC_WAITING, CC_NATIVE,
 	CC_NCLASS
 };
 
@@ -44,6 +44,7 @@ static const struct {
 	[CC_CCODE]    = { 150, 185, 235, "state: C code" },
 	[CC_HOST]     = { 165, 165, 165, "host" },
 	[CC_ZONE]     = { 205, 190, 120, "zone" },
+	[CC_GROUP]    = { 120, 200, 170, "group (--group)" },
 	[CC_UNKNOWN]  = { 242, 242, 242, "unknown (outlined)" },
 	[CC_PROCESS]  = { 200, 200, 215, NULL },
 	/* Off-CPU time (-e off-cpu, wall): cool colours, apart from the
@@ -55,7 +56,7 @@ static const struct {
 
 /* What a node is: its colour class, but for VM-state frames, whose
  * samples say which state they stand for. */
-enum node_kind { NK_ROOT, NK_PROCESS, NK_LUA, NK_C, NK_FF, NK_HOST, NK_ZONE,
+enum node_kind { NK_ROOT, NK_PROCESS, NK_LUA, NK_C, NK_FF, NK_HOST, NK_ZONE, NK_GROUP,
 		 NK_VMSTATE, NK_UNKNOWN, NK_NATIVE };
 
 #define NVM (VM_NCLASS + 1)	/* VM classes, plus host samples */
@@ -108,6 +109,7 @@ static enum node_kind node_kind_of(const struct xframe *xf)
 	case XF_COMM:
 	case XF_PID: return NK_PROCESS;
 	case XF_ZONE: return NK_ZONE;
+	case XF_GROUP: return NK_GROUP;
 	case XF_HOST: return NK_HOST;
 	case XF_VMSTATE: return NK_VMSTATE;
 	case XF_TRUNCATED:
@@ -322,6 +324,7 @@ static enum color_class node_class(const struct node *nd)
 	case NK_FF: return CC_FF;
 	case NK_HOST: return CC_HOST;
 	case NK_ZONE: return CC_ZONE;
+	case NK_GROUP: return CC_GROUP;
 	case NK_UNKNOWN: return CC_UNKNOWN;
 	case NK_NATIVE: return CC_NATIVE;
 	case NK_VMSTATE: break;

@@ -19,7 +19,7 @@ enum jp_split {
 struct jp_mode {
 	char scope;		/* 'f', 'F', 'l' or 0 (states only) */
 	char user_scope;	/* the f/F/l letter given, 0 if none */
-	char states;		/* 0, 'v' (VM states) or 'z' (zones) */
+	char states;		/* 0, 'v' (VM states), 'z' (zones) or 'g' (--group's keys) */
 	bool has_fmt;		/* false: no stack key (jit.p prof_fmt=false) */
 	char fmt[16];		/* dumpstack format of the stack key */
 	int depth;		/* dumpstack depth; < 0 is caller first */

@@ -173,6 +173,8 @@ void pbframes_labels(struct pbframes *f, const struct sample *s, const struct pb
 		out->str(out->ctx, "inlined_no_snapshot", s->inlined);
 	if (s->zone)
 		out->str(out->ctx, "zone", s->zone);
+	if (s->group)
+		out->str(out->ctx, "group", s->group);
 	jit_label(f, s, out);
 }
 

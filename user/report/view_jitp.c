@@ -147,6 +147,8 @@ static void put_state_key(struct strbuf *sb, const struct sample *s, const struc
 		sb_puts(sb, "[host]");
 	else if (m->states == 'z')
 		sb_puts(sb, s->zone ? s->zone : "(none)");
+	else if (m->states == 'g')	/* --group */
+		sb_puts(sb, s->group ? s->group : "(other)");
 	else if (m->vmstate_detail)
 		put_vmstate_detail(sb, s);
 	else

@@ -24,6 +24,7 @@
 
 #include "base/log.h"
 #include "base/strbuf.h"
+#include "model/group.h"
 #include "model/profile.h"
 #include "model/profile_split.h"
 #include "report/service_name.h"
@@ -405,6 +406,8 @@ static int on_interval(void *ctx, struct session *sess, struct profile *p)
 
 	a->intervals++;
 	a->samples += events;
+	if (a->c.group)
+		profile_group_spec(p, a->c.group);
 	if (a->c.split_wall)
 		ship_halves(a, p);
 	else

@@ -40,6 +40,8 @@ struct agent_config {
 	/* -e cpu,off-cpu: the session collects a wall profile and each
 	 * interval ships its CPU and off-CPU halves as two profile types. */
 	bool split_wall;
+	/* --group: each sample's group label (model/group.h), or NULL. */
+	const char *group;
 };
 
 /* Opens the log, the sinks and the push client; NULL (reported) on error. */

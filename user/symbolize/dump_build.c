@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/strbuf.h"
 #include "model/frame_fmt.h"
+#include "symbolize/dump_request.h"
 #include "symbolize/symbolize.h"
 #include "heap/dump_thread.h"
 #include "heap/heap_mem.h"
@@ -58,7 +59,8 @@ static void add_frames(struct symbolizer *sym, const struct heap_ctx *c,
 }
 
 static void add_thread(struct symbolizer *sym, const struct heap_snapshot *snap, uint64_t L,
-		       const struct dump_opts *o, struct dump_thread_raw *raw, struct dump *d)
+		       const struct dump_opts *o, struct dump_thread_raw *raw,
+		       struct dump_requests *reqs, struct dump *d)
 {
 	struct dump_thread *t;
 
@@ -75,6 +77,7 @@ static void add_thread(struct symbolizer *sym, const struct heap_snapshot *snap,
 	d->loss.torn += raw->torn;
 	d->loss.cut += raw->cut;
 	add_frames(sym, &snap->ctx, raw, o, t, &d->loss);
+	dump_requests_read(reqs, &snap->ctx, raw, t);
 }
 
 void dump_build(struct symbolizer *sym, const struct heap_snapshot *snap,
@@ -85,20 +88,26 @@ void dump_build(struct symbolizer *sym, const struct heap_snapshot *snap,
 	 * must still leave the running thread readable. */
 	struct heap_budget b = { heap_mem_bytes_read(snap->ctx.mem) + READ_BYTES,
 				 clock_ns(CLOCK_MONOTONIC) + READ_NS, o->stop };
+	struct dump_requests reqs;
 	uint64_t cur;
 
 	if (!raw)
 		return;
+	dump_requests_init(&reqs, o->with_query);
 	d->loss.bad_links = snap->st.bad_links;
 	d->loss.walk_ended = heap_walk_ended(snap, d->loss.walk_why, sizeof(d->loss.walk_why)) != NULL;
 	heap_mem_set_budget(snap->ctx.mem, &b);
 	for (size_t i = 0; i < snap->n; i++)
 		if (snap->objs[i].type == HT_THREAD)
-			add_thread(sym, snap, snap->objs[i].addr, o, raw, d);
+			add_thread(sym, snap, snap->objs[i].addr, o, raw, &reqs, d);
 	/* The running thread, even when the walk ended before it. */
 	cur = heap_ref(&snap->ctx, snap->ctx.g + snap->ctx.lay->g_cur_L);
 	if (cur && heap_snapshot_find(snap, cur) == HASHIDX_NONE)
-		add_thread(sym, snap, cur, o, raw, d);
+		add_thread(sym, snap, cur, o, raw, &reqs, d);
 	free(raw);
-	dump_sort(d);
+	dump_requests_finish(&reqs, d);
+	if (o->sort_age)
+		dump_sort_age(d);
+	else
+		dump_sort(d);
 }

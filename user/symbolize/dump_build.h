@@ -16,6 +16,8 @@ struct symbolizer;
 struct dump_opts {
 	bool locals;		/* each Lua frame's named locals */
 	size_t width;		/* strings cut to this many bytes */
+	bool with_query;	/* nginx requests: the URI's query too (it may hold tokens) */
+	bool sort_age;		/* oldest request first */
 	volatile sig_atomic_t *stop;	/* non-zero: stop reading (may be NULL) */
 };
 
