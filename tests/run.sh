@@ -57,7 +57,7 @@ for t in "$TESTDIR"/t_*.sh; do
 	add_job "$n" "bash $t"
 done
 if [ -f "$TESTDIR/kernels/matrix" ]; then
-	while read -r pkg; do
+	while read -r pkg _; do
 		add_job "kernel:${pkg#linux-image-}" "LBP_KERNELS=$pkg bash $TESTDIR/t_kernels.sh"
 	done < <(grep -v '^#' "$TESTDIR/kernels/matrix" | grep .)
 fi
