@@ -48,11 +48,24 @@ end
 	-- A constant key at the call site names the function (jit.p's f).
 	t["f;\27]0;pwned\7\27[2K\r 99%  FORGED\n 1%  other"] = make()
 	_G["g;\27[31m" .. FORGED] = t
+	-- Bidi and zero-width characters (U+202E, U+200B, U+2066) in a chunk,
+	-- a function and a local's value: they would reorder or hide what root
+	-- reads.  A coroutine suspended in it is for dump.
+	local rev = assert(load([[
+local v = ...
+local held = v .. "\27[2J\r\nFORGED"
+coroutine.yield(held)
+return #held
+]], "=\226\128\174gnp.lua\226\128\139"))
+	local co = coroutine.create(rev)
+	coroutine.resume(co, "\226\129\166hid")
+	t["\226\128\174evil\226\128\139"] = function(y) for _ = 1, 30000 do y = (y * 3 + 1) % 65536 end return y end
 	local x, t0 = 1, os.clock()
 	while not secs or os.clock() - t0 < secs do
 		x = t["f;\27]0;pwned\7\27[2K\r 99%  FORGED\n 1%  other"](100000, x)
+		x = x + t["\226\128\174evil\226\128\139"](x % 65536)
 	end
-	return
+	return co
 end
 
 assert(mode == "heap", "mode: names or heap")

@@ -1,7 +1,9 @@
 /* The one rule for bytes that come from a target (chunk, function,
  * upvalue and local names, strings, comm, symbol names) on their way
  * out: a code point is unsafe when it is a control character (C0, DEL or
- * C1, which terminals act on) or not valid UTF-8.  Every format escapes
+ * C1, which terminals act on), a bidi control or an invisible one
+ * (U+202E, U+200B: they reorder or hide what the reader sees; the list
+ * is text_cp_unsafe's), or not valid UTF-8.  Every format escapes
  * the unsafe ones and its own separators in its own way: text views and
  * stderr as \xNN (text_put, text_fput), folded as %XX (export_folded.c),
  * JSON (json.c), XML (export_svg.c) and pprof (UTF-8 only) by theirs. */
@@ -10,9 +12,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/strbuf.h"
+
+/* Whether a valid code point must be escaped by the rule above. */
+bool text_cp_unsafe(uint32_t cp);
 
 /* Length of the code point at s[0..n), n > 0; *unsafe says whether it
  * must be escaped by the rule above. */

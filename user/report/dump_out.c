@@ -5,6 +5,7 @@
 
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 
 static void text_losses(FILE *f, const struct dump_losses *l)
 {
@@ -18,37 +19,54 @@ static void text_losses(FILE *f, const struct dump_losses *l)
 			l->unreadable, l->torn, l->cut, l->unknown_frames, l->bad_links);
 }
 
-static void text_frame(FILE *f, const struct dump_frame *fr, bool fresh)
+/* A frame's lines: every name and value is the target's, escaped by the
+ * rule of base/textsafe.h so that none can move the cursor or forge a line. */
+static void text_frame(struct strbuf *sb, const struct dump_frame *fr, bool fresh)
 {
-	if (fresh)
-		fprintf(f, "    %s (%s:%d) (not started)\n", fr->func, fr->chunk ? fr->chunk : "?",
-			fr->firstline);
-	else if (fr->chunk && fr->line >= 0)
-		fprintf(f, "    %s (%s:%d)\n", fr->func, fr->chunk, fr->line);
-	else if (fr->chunk)
-		fprintf(f, "    %s (%s:?)\n", fr->func, fr->chunk);
-	else
-		fprintf(f, "    %s\n", fr->func);
-	for (size_t k = 0; k < fr->nlocals; k++)
-		fprintf(f, "        %s = %s\n", fr->locals[k].name, fr->locals[k].value);
+	sb_puts(sb, "    ");
+	text_put(sb, fr->func);
+	if (fr->chunk || fresh) {
+		sb_puts(sb, " (");
+		text_put(sb, fr->chunk ? fr->chunk : "?");
+		if (fresh)
+			sb_printf(sb, ":%d) (not started)", fr->firstline);
+		else if (fr->line >= 0)
+			sb_printf(sb, ":%d)", fr->line);
+		else
+			sb_puts(sb, ":?)");
+	}
+	sb_putc(sb, '\n');
+	for (size_t k = 0; k < fr->nlocals; k++) {
+		sb_puts(sb, "        ");
+		text_put(sb, fr->locals[k].name);
+		sb_puts(sb, " = ");
+		text_put(sb, fr->locals[k].value);
+		sb_putc(sb, '\n');
+	}
 }
 
 void dump_text(FILE *f, const struct dump *d)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	fprintf(f, "Process %d (%s), VM at %#" PRIx64 ": %zu threads and coroutines\n", (int)d->pid,
 		d->layout, d->g, d->n);
 	text_losses(f, &d->loss);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dump_thread *t = &d->threads[i];
 
-		fprintf(f, "\n%s %#" PRIx64 " %s%s%s%s\n", t->main ? "Thread" : "Coroutine", t->addr,
-			t->main ? "main, " : "", t->status, t->torn ? " (stack torn: frames below lost)" : "",
-			t->cut ? " (deeper frames cut)" : "");
+		sb_printf(&sb, "\n%s %#" PRIx64 " %s%s%s%s\n", t->main ? "Thread" : "Coroutine",
+			  t->addr, t->main ? "main, " : "", t->status,
+			  t->torn ? " (stack torn: frames below lost)" : "",
+			  t->cut ? " (deeper frames cut)" : "");
 		if (!t->nframes)
-			fprintf(f, "    (no Lua frames)\n");
+			sb_puts(&sb, "    (no Lua frames)\n");
 		for (size_t j = 0; j < t->nframes; j++)
-			text_frame(f, &t->frames[j], t->fresh);
+			text_frame(&sb, &t->frames[j], t->fresh);
+		fwrite(sb_str(&sb), 1, sb.len, f);
+		sb_reset(&sb);
 	}
+	sb_free(&sb);
 }
 
 static void json_frame(struct strbuf *sb, const struct dump_frame *fr)
