@@ -3,7 +3,9 @@
 # by an unprivileged user:
 #   - dump's text: chunk, function and local names and values with ESC,
 #     BEL, CR, LF and bidi or zero-width characters come out escaped, on
-#     one line each, the hostile names still there.
+#     one line each, the hostile names still there;
+#   - a FIFO at -o made by another user: refused at once, whether or not
+#     they read it; root's own FIFO still works, its reader late.
 source "$(dirname "$0")/lib.sh"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
 chmod 755 "$TMP"
@@ -52,3 +54,41 @@ bad=$(unsafe "$TMP/dump.json")
 check "dump --json: bidi and zero width as \\u escapes (${bad:-none})" \
 	bash -c "[ -z '$bad' ] && grep -qF '\\u202egnp.lua\\u200b' '$TMP/dump.json'"
 kill "$N" 2>/dev/null
+
+# --- a FIFO at -o ---------------------------------------------------------------------------
+# Another user's FIFO, with or without that user reading it, is refused at
+# once, and the reader receives nothing; a FIFO of root's own still carries
+# the report to a reader that comes a second late.
+start_bg "$LUAJIT" "$WL/w631.lua" 60
+W=$BGPID
+wait_lua "$W"
+mkdir "$TMP/pub" && chown nobody:nogroup "$TMP/pub"
+"${NOBODY[@]}" mkfifo "$TMP/pub/out"
+for reader in none nobody; do
+	if [ $reader = nobody ]; then
+		"${NOBODY[@]}" timeout 20 cat "$TMP/pub/out" >"$TMP/stolen" &
+		R=$!
+		sleep 0.3
+	fi
+	t0=$(date +%s%N)
+	timeout 20 "$PROF" dump -p "$W" --locals -o "$TMP/pub/out" >/dev/null 2>"$TMP/fifo.err"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check "-o another user's FIFO (reader: $reader): exit 1 ($rc) in under 1 s ($ms ms): $(head -c 200 "$TMP/fifo.err")" \
+		bash -c "[ $rc -eq 1 ] && [ $ms -lt 1000 ] && [ \$(wc -l <'$TMP/fifo.err') -eq 1 ] && grep -q 'a FIFO of another user' '$TMP/fifo.err'"
+	if [ $reader = nobody ]; then
+		kill "$R" 2>/dev/null
+		wait "$R" 2>/dev/null
+		check "-o another user's FIFO: its reader got nothing ($(stat -c %s "$TMP/stolen") bytes)" \
+			[ ! -s "$TMP/stolen" ]
+	fi
+done
+mkfifo "$TMP/own"
+(sleep 1; cat "$TMP/own" >"$TMP/own.txt") &
+R=$!
+timeout 20 "$PROF" -p "$W" -d 1 -o "$TMP/own" >/dev/null 2>"$TMP/own.err"
+rc=$?
+wait "$R"
+check "-o root's own FIFO, its reader a second late: exit 0 ($rc), the report carried" \
+	bash -c "[ $rc -eq 0 ] && grep -q '%  ' '$TMP/own.txt'"
+kill "$W" 2>/dev/null
