@@ -7,7 +7,9 @@
 #   - a FIFO at -o made by another user: refused at once, whether or not
 #     they read it; root's own FIFO still works, its reader late;
 #   - a shared object the target's user truncates and rewrites under
-#     --native: no SIGBUS, one-shot (20 runs) or agent.
+#     --native: no SIGBUS, one-shot (20 runs) or agent;
+#   - make bundle under umask 0000: no directory or file of the tarball
+#     writable by group or others.
 source "$(dirname "$0")/lib.sh"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
 chmod 755 "$TMP"
@@ -136,3 +138,23 @@ n=$(ls "$TMP/nagent" | grep -c '\.pb\.gz$')
 check "--native --continuous, .so truncated under it: alive after 12 s ($alive), exit 0 ($arc), $n intervals" \
 	bash -c "[ $alive = yes ] && [ $arc -eq 0 ] && [ $n -ge 8 ]"
 kill "$T" 2>/dev/null
+
+# --- the bundle's modes under umask 0000 ------------------------------------------------------
+# Untarred as root into /opt: nothing in it may be writable by group or
+# others, whatever the builder's umask, in the tree or in the tarball.
+rm -rf "$TOP/.output/bundle"
+if ! (umask 0000 && make -s -C "$TOP" bundle >"$TMP/bundle.log" 2>&1); then
+	fail "bundle under umask 0000" "$(tail -3 "$TMP/bundle.log")"
+else
+	tarball=$(ls -t "$TOP"/.output/luabpfprof-*-bundle.tar.gz | head -1)
+	wtar=$(tar -tvzf "$tarball" | awk 'substr($1, 6, 1) == "w" || substr($1, 9, 1) == "w" { print $NF }' | head -3 | tr "\n" " ")
+	ntar=$(tar -tzf "$tarball" | wc -l)
+	wtree=$(find "$TOP/.output/bundle/opt" -perm /022 | head -3 | tr "\n" " ")
+	check "bundle under umask 0000: no member of the tarball writable by group or others (of $ntar: ${wtar:-none})" \
+		bash -c "[ $ntar -gt 10 ] && [ -z '$wtar' ]"
+	check "bundle under umask 0000: nor in the tree (${wtree:-none})" [ -z "$wtree" ]
+	mkdir "$TMP/untar"
+	(umask 0000 && tar -C "$TMP/untar" -xzf "$tarball")
+	lib=$(stat -c %a "$TMP/untar/opt/luabpfprof/lib")
+	check "bundle untarred as root under umask 0000: lib/ is 755 ($lib)" [ "$lib" = 755 ]
+fi
