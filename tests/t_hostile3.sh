@@ -9,7 +9,10 @@
 #   - a shared object the target's user truncates and rewrites under
 #     --native: no SIGBUS, one-shot (20 runs) or agent;
 #   - make bundle under umask 0000: no directory or file of the tarball
-#     writable by group or others.
+#     writable by group or others;
+#   - top -a of a process whose comm starts with a CR: escaped in its row,
+#     its PID kept; a UTF-8 name drawn as UTF-8 under a UTF-8 locale and
+#     escaped under C; TERM=dumb refused in one line.
 source "$(dirname "$0")/lib.sh"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
 chmod 755 "$TMP"
@@ -157,4 +160,55 @@ else
 	(umask 0000 && tar -C "$TMP/untar" -xzf "$tarball")
 	lib=$(stat -c %a "$TMP/untar/opt/luabpfprof/lib")
 	check "bundle untarred as root under umask 0000: lib/ is 755 ($lib)" [ "$lib" = 755 ]
+fi
+
+# --- top: a comm with a CR, the locale, TERM=dumb ----------------------------------------------
+# Captured through tmux as t_top.sh does: a pane of a private server.
+if ! command -v tmux >/dev/null; then
+	echo "SKIP: top: tmux is not installed (tests/deps/apt.test)"
+else
+	TM=(tmux -u -L "lbp-h3-$$" -f /dev/null)
+	trap '"${TM[@]}" kill-server 2>/dev/null; cleanup_children; rm -rf "$TMP"' EXIT
+	"${TM[@]}" new-session -d -s keep -x 80 -y 24 "sleep 600"
+	start_bg "${NOBODY[@]}" "$LUAJIT" "$WL/hostile.lua" top 120
+	P=$BGPID
+	wait_lua "$P"
+	# top_pane LOCALE TERM ARGS: a fresh 200x30 pane running top ARGS
+	# with LANG=LOCALE and TERM, then "rc=N" once it ends.
+	top_pane() {
+		"${TM[@]}" kill-session -t top 2>/dev/null
+		"${TM[@]}" new-session -d -s top -x 200 -y 30 \
+			"env -i PATH=$PATH LANG=$1 TERM=$2 $PROF top ${*:3}; echo rc=\$?; sleep 60"
+	}
+	tscreen() { "${TM[@]}" capture-pane -p -t top; }
+	# twait REGEX SECS: until the pane shows a line matching REGEX.
+	twait() {
+		for ((i = 0; i < $2 * 5; i++)); do
+			tscreen | grep -Eq -- "$1" && return 0
+			sleep 0.2
+		done
+		return 1
+	}
+	top_pane C.UTF-8 screen -a --delay 0.5
+	twait 't.-.\.lua' 20
+	tscreen >"$TMP/top-utf8.txt"
+	"${TM[@]}" send-keys -t top q
+	check "top -a, UTF-8 locale: the comm's CR escaped in its own row, the PID kept ($(grep -F 'x0d' "$TMP/top-utf8.txt" | head -1 | cut -c1-40))" \
+		grep -Eq "^$P +\\\\x0d9999 " "$TMP/top-utf8.txt"
+	check "top -a: no row shows the forged PID 99999" bash -c "! grep -Eq '^99999' '$TMP/top-utf8.txt'"
+	check "top -a, UTF-8 locale: the UTF-8 chunk name drawn as UTF-8" \
+		grep -qF "$(printf '\xc3\xa9t\xc3\xa9-\xe4\xb8\xad.lua')" "$TMP/top-utf8.txt"
+	top_pane C screen -p "$P" --delay 0.5
+	twait '\.lua' 20
+	tscreen >"$TMP/top-c.txt"
+	"${TM[@]}" send-keys -t top q
+	check "top, C locale: the name escaped, never mojibake ($(grep -o '[^ ]*\.lua[^ ]*' "$TMP/top-c.txt" | head -1))" \
+		grep -qF '\xc3\xa9t\xc3\xa9-\xe4\xb8\xad.lua' "$TMP/top-c.txt"
+	check "top -p, the title: the comm's CR escaped" grep -qF "PID $P (\\x0d99999 hidden)" "$TMP/top-c.txt"
+	top_pane C.UTF-8 dumb -p "$P"
+	twait '^rc=' 10
+	tscreen | grep -v '^$' >"$TMP/top-dumb.txt"
+	check "top, TERM=dumb: refused in one line, exit 1: $(head -1 "$TMP/top-dumb.txt")" \
+		bash -c "[ \$(wc -l <'$TMP/top-dumb.txt') -eq 2 ] && grep -q 'cannot draw on TERM=dumb' '$TMP/top-dumb.txt' && grep -qx 'rc=1' '$TMP/top-dumb.txt'"
+	kill "$P" 2>/dev/null
 fi

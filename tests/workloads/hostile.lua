@@ -5,6 +5,8 @@
 --   escapes, forged report lines and the formats' separators; the hot loop
 --   runs in the hostile function, which holds a table through a hostile
 --   upvalue and a hostile field (for --heap).
+-- top: a comm that starts with a CR, the hot loop in a chunk named in
+--   UTF-8 (t_hostile3's top checks).
 -- heap: tables whose array part and hash part are pointed (through FFI) at
 --   one untouched 256 MiB mapping, and strings whose headers claim 256 MiB;
 --   then it idles with the GC stopped (the GC would walk those claims
@@ -68,7 +70,22 @@ return #held
 	return co
 end
 
-assert(mode == "heap", "mode: names or heap")
+if mode == "top" then
+	-- A CR first: drawn raw, it returns to the PID column of top -a and
+	-- writes a PID of its choosing there.  The hot function's chunk is
+	-- UTF-8 (top shows it as such in a UTF-8 locale, escaped in others).
+	set_comm("\r99999 hidden")
+	local f = assert(load([[
+local n, x = ...
+for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end
+return x
+]], "=\195\169t\195\169-\228\184\173.lua"))
+	local x, t0 = 1, os.clock()
+	while not secs or os.clock() - t0 < secs do x = f(100000, x) end
+	return
+end
+
+assert(mode == "heap", "mode: names, top or heap")
 local ffi = require("ffi")
 ffi.cdef [[
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, long off);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "base/utf8.h"
 
@@ -74,6 +75,40 @@ void text_put_escaped(struct strbuf *sb, const char *s, size_t n, const char *se
 		}
 		i += len;
 	}
+}
+
+int text_put_cols(struct strbuf *sb, const char *s, size_t n, int cols, bool ascii)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int used = 0;
+
+	for (size_t i = 0; i < n;) {
+		bool unsafe;
+		size_t len = text_next(u + i, n - i, &unsafe);
+		int w = 1;
+
+		if (!unsafe && u[i] >= 0x80) {
+			uint32_t cp;
+
+			utf8_next(u + i, n - i, &cp);
+			/* wcwidth is the locale's: -1 for what it cannot show */
+			w = ascii ? -1 : wcwidth((wchar_t)cp);
+			unsafe = w < 0;
+		}
+		if (unsafe)
+			w = 4 * (int)len;	/* \xNN a byte */
+		if (used + w > cols)
+			break;
+		if (unsafe) {
+			for (size_t k = 0; k < len; k++)
+				put_escape(sb, u[i + k], TEXT_ESC_HEX);
+		} else {
+			sb_putn(sb, s + i, len);
+		}
+		used += w;
+		i += len;
+	}
+	return used;
 }
 
 void text_put(struct strbuf *sb, const char *s)

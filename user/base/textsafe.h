@@ -35,6 +35,13 @@ enum text_escape {
 void text_put_escaped(struct strbuf *sb, const char *s, size_t n, const char *seps,
 		      enum text_escape esc);
 
+/* For a terminal's fixed columns (top): appends s[0..n) escaped as
+ * text_put does, and every non-ASCII code point too when ascii (a locale
+ * that is not UTF-8) or when the locale's wcwidth cannot show it, as many
+ * whole code points or escapes as fit in cols terminal columns (wcwidth:
+ * a CJK character takes 2).  Returns the columns used. */
+int text_put_cols(struct strbuf *sb, const char *s, size_t n, int cols, bool ascii);
+
 /* A target's text for a text view or a message: \xNN escapes, no
  * separators of its own (a newline is a control character). */
 void text_put(struct strbuf *sb, const char *s);
