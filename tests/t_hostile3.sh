@@ -12,7 +12,10 @@
 #     writable by group or others;
 #   - top -a of a process whose comm starts with a CR: escaped in its row,
 #     its PID kept; a UTF-8 name drawn as UTF-8 under a UTF-8 locale and
-#     escaped under C; TERM=dumb refused in one line.
+#     escaped under C; TERM=dumb refused in one line;
+#   - dump of an 8 MB target with deep coroutines and 60 KB chunk names:
+#     under 256 MiB of RSS, its report capped, each cap named; SIGINT
+#     names itself and exits 130; a loop in the GC list is named.
 source "$(dirname "$0")/lib.sh"
 trap 'cleanup_children; rm -rf "$TMP"' EXIT
 chmod 755 "$TMP"
@@ -212,3 +215,51 @@ else
 		bash -c "[ \$(wc -l <'$TMP/top-dumb.txt') -eq 2 ] && grep -q 'cannot draw on TERM=dumb' '$TMP/top-dumb.txt' && grep -qx 'rc=1' '$TMP/top-dumb.txt'"
 	kill "$P" 2>/dev/null
 fi
+
+# --- dump: bounded memory, and the limit that cut it named ----------------------------------
+# tests/workloads/dump_hostile.lua, run by nobody with its GC stopped.
+# deep: 150 coroutines 200 calls deep in chunks named 60 KB long (the
+# issue's 8 MB target drove dump to 0.76-2.2 GB of RSS and a 768 MB
+# report).
+dump_target() {
+	start_bg "${NOBODY[@]}" "$LUAJIT" "$WL/dump_hostile.lua" "$@" >"$TMP/dh.out"
+	for _ in $(seq 300); do grep -q ready "$TMP/dh.out" && break; sleep 0.1; done
+}
+dump_target deep 150
+D=$BGPID
+trss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$D/status")
+/usr/bin/time -f '%e %M' -o "$TMP/deep.time" timeout 60 "$PROF" dump -p "$D" \
+	>"$TMP/deep.txt" 2>"$TMP/deep.err"
+rc=$?
+read -r secs maxrss <"$TMP/deep.time"
+size=$(stat -c %s "$TMP/deep.txt")
+check "dump of the deep hostile target (RSS $trss KiB): exit 0 ($rc), under 256 MiB of RSS ($maxrss KiB) in $secs s" \
+	bash -c "[ $rc -eq 0 ] && [ $maxrss -lt 262144 ]"
+check "dump of the deep hostile target: the report within its 64 MiB cap and a line ($size bytes)" \
+	[ "$size" -lt $(((64 << 20) + 4096)) ]
+check "dump of the deep hostile target: the names' cap named and counted ($(grep -m1 '^# Names' "$TMP/deep.txt"))" \
+	grep -Eq '^# Names and values cut to 1024 bytes: [0-9]+$' "$TMP/deep.txt"
+check "dump of the deep hostile target: the process not blamed" \
+	bash -c "! grep -q 'ran meanwhile' '$TMP/deep.txt'"
+# SIGINT a second into its reading: what was read is written, the cause
+# named, and the exit is 130, not 0.
+timeout 60 "$PROF" dump -p "$D" >"$TMP/int.txt" 2>"$TMP/int.err" &
+R=$!
+sleep 1
+kill -INT "$R"
+wait "$R"
+rc=$?
+check "dump + SIGINT: exit 130 ($rc), 'a signal stopped it' ($(grep -m1 '^# Reading' "$TMP/int.txt"))" \
+	bash -c "[ $rc -eq 130 ] && grep -Eq '^# Reading stopped early \(a signal stopped it\): [0-9]+ coroutines not read' '$TMP/int.txt' && grep -q 'stopped by signal 2' '$TMP/int.err'"
+check "dump + SIGINT: no torn stacks blamed on the process" bash -c "! grep -q 'ran meanwhile' '$TMP/int.txt'"
+kill "$D" 2>/dev/null
+# loop: 100 coroutines, the 30th newest's link sent back to the 10th: the
+# 70 older are unreachable by the list, and the dump must say so.
+dump_target loop 100
+D=$BGPID
+timeout 30 "$PROF" dump -p "$D" >"$TMP/loop.txt" 2>"$TMP/loop.err"
+rc=$?
+n=$(grep -c '^Coroutine' "$TMP/loop.txt")
+check "dump, a loop in the GC list: exit 0 ($rc), $n of 100 coroutines, the loop named" \
+	bash -c "[ $rc -eq 0 ] && [ $n -lt 100 ] && grep -q \"^# The heap's object list led back to an object already seen (1)\" '$TMP/loop.txt' && grep -q 'led back' '$TMP/loop.err'"
+kill "$D" 2>/dev/null

@@ -19,14 +19,14 @@ static void sample(struct dump *d)
 	d->loss.torn = 1;
 	t = dump_add_thread(d, 0x2000, "suspended");
 	t->torn = true;
-	dump_add_frame(t, "coroutine.yield", NULL, -1, -1);
-	f = dump_add_frame(t, "leaf", "/srv/a \"b\".lua", 12, 10);
-	dump_add_local(f, "s", "\"x\ty\"");
+	dump_add_frame(d, t, "coroutine.yield", NULL, -1, -1);
+	f = dump_add_frame(d, t, "leaf", "/srv/a \"b\".lua", 12, 10);
+	dump_add_local(d, f, "s", "\"x\ty\"");
 	t = dump_add_thread(d, 0x3000, "suspended");
 	t->fresh = true;
-	dump_add_frame(t, "b.lua:7", "b.lua", -1, 7);
+	dump_add_frame(d, t, "b.lua:7", "b.lua", -1, 7);
 	t = dump_add_thread(d, 0x4000, "suspended");
-	dump_add_frame(t, "f\x1b[2J\r\nX\xe2\x80\xaeY", "=evil\x07", 3, 1);
+	dump_add_frame(d, t, "f\x1b[2J\r\nX\xe2\x80\xaeY", "=evil\x07", 3, 1);
 }
 
 static char *written(void (*fn)(FILE *, const struct dump *), const struct dump *d, size_t *len)
