@@ -10,7 +10,8 @@
 #     --native: no SIGBUS, one-shot (20 runs) or agent;
 #   - make bundle under umask 0000: no directory or file of the tarball
 #     writable by group or others;
-#   - top -a of a process whose comm starts with a CR: escaped in its row,
+#   - top with a PID column (as -a) of a process whose comm starts with a
+#     CR: escaped in its row,
 #     its PID kept; a UTF-8 name drawn as UTF-8 under a UTF-8 locale and
 #     escaped under C; TERM=dumb refused in one line;
 #   - dump of an 8 MB target with deep coroutines and 60 KB chunk names:
@@ -192,14 +193,19 @@ else
 		done
 		return 1
 	}
-	top_pane C.UTF-8 screen -a --delay 0.5
-	twait 't.-.\.lua' 20
+	# Two processes: the PID and comm columns of -a (the same table; -a
+	# itself would list every LuaJIT process of a busy host).
+	start_bg "$LUAJIT" "$WL/w631.lua" 120
+	W2=$BGPID
+	wait_lua "$W2"
+	top_pane C.UTF-8 screen -p "$P,$W2" --delay 0.5
+	twait "^$P .*t.-.\.lua" 30
 	tscreen >"$TMP/top-utf8.txt"
 	"${TM[@]}" send-keys -t top q
-	check "top -a, UTF-8 locale: the comm's CR escaped in its own row, the PID kept ($(grep -F 'x0d' "$TMP/top-utf8.txt" | head -1 | cut -c1-40))" \
+	check "top, a PID column (as -a), UTF-8 locale: the comm's CR escaped in its own row, the PID kept ($(grep -F 'x0d' "$TMP/top-utf8.txt" | head -1 | cut -c1-40))" \
 		grep -Eq "^$P +\\\\x0d9999 " "$TMP/top-utf8.txt"
-	check "top -a: no row shows the forged PID 99999" bash -c "! grep -Eq '^99999' '$TMP/top-utf8.txt'"
-	check "top -a, UTF-8 locale: the UTF-8 chunk name drawn as UTF-8" \
+	check "top, a PID column: no row shows the forged PID 99999" bash -c "! grep -Eq '^99999' '$TMP/top-utf8.txt'"
+	check "top, UTF-8 locale: the UTF-8 chunk name drawn as UTF-8" \
 		grep -qF "$(printf '\xc3\xa9t\xc3\xa9-\xe4\xb8\xad.lua')" "$TMP/top-utf8.txt"
 	top_pane C screen -p "$P" --delay 0.5
 	twait '\.lua' 20
@@ -213,7 +219,7 @@ else
 	tscreen | grep -v '^$' >"$TMP/top-dumb.txt"
 	check "top, TERM=dumb: refused in one line, exit 1: $(head -1 "$TMP/top-dumb.txt")" \
 		bash -c "[ \$(wc -l <'$TMP/top-dumb.txt') -eq 2 ] && grep -q 'cannot draw on TERM=dumb' '$TMP/top-dumb.txt' && grep -qx 'rc=1' '$TMP/top-dumb.txt'"
-	kill "$P" 2>/dev/null
+	kill "$P" "$W2" 2>/dev/null
 fi
 
 # --- dump: bounded memory, and the limit that cut it named ----------------------------------
