@@ -133,7 +133,10 @@ struct dump_frame *dump_add_frame(struct dump *d, struct dump_thread *t, const c
 		t->cut = true;
 		return NULL;
 	}
-	t->frames = xrealloc(t->frames, (t->nframes + 1) * sizeof(*t->frames));
+	if (t->nframes == t->capframes) {	/* doubling: no copy per frame */
+		t->capframes = t->capframes ? 2 * t->capframes : 8;
+		t->frames = xrealloc(t->frames, t->capframes * sizeof(*t->frames));
+	}
 	f = &t->frames[t->nframes++];
 	memset(f, 0, sizeof(*f));
 	f->func = ifunc;
@@ -149,7 +152,10 @@ void dump_add_local(struct dump *d, struct dump_frame *f, const char *name, cons
 
 	if (!f || !room_for(d, name, value, &iname, &ivalue))
 		return;
-	f->locals = xrealloc(f->locals, (f->nlocals + 1) * sizeof(*f->locals));
+	if (f->nlocals == f->caplocals) {
+		f->caplocals = f->caplocals ? 2 * f->caplocals : 4;
+		f->locals = xrealloc(f->locals, f->caplocals * sizeof(*f->locals));
+	}
 	f->locals[f->nlocals].name = iname;
 	f->locals[f->nlocals].value = ivalue;
 	f->nlocals++;

@@ -34,7 +34,7 @@ struct dump_frame {
 	int line;		/* current line, -1 unknown */
 	int firstline;		/* where the function is defined, -1 for C */
 	struct dump_local *locals;
-	size_t nlocals;
+	size_t nlocals, caplocals;
 };
 
 struct dump_thread {
@@ -42,7 +42,7 @@ struct dump_thread {
 	const char *status;	/* "running", "suspended", "normal", "dead", "idle" */
 	bool main, current, fresh, torn, cut;
 	struct dump_frame *frames;	/* frames[0] is the top */
-	size_t nframes;
+	size_t nframes, capframes;
 };
 
 /* Counts of what a dump could not read: first what the target did (it
