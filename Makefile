@@ -237,4 +237,4 @@ $(OUT)/luabpfprof.bundled: $(USER_OBJS) luabpfprof
 
 $(BUNDLE_TAR): $(OUT)/luabpfprof.bundled luabpfprof.1 contrib/bundle.sh
 	contrib/bundle.sh $(BUNDLE_ROOT) $(BUNDLE_PREFIX) $< luabpfprof.1
-	tar -C $(BUNDLE_ROOT) --owner=0 --group=0 --sort=name -czf $@ $(patsubst /%,%,$(BUNDLE_PREFIX))
+	tar -C $(BUNDLE_ROOT) --owner=0 --group=0 --mode=go-w --sort=name -czf $@ $(patsubst /%,%,$(BUNDLE_PREFIX))

@@ -23,6 +23,11 @@
 # Installed at PREFIX, the binary runs by itself; anywhere else, run
 # DIR/lib/ld-linux-*.so.* DIR/bin/luabpfprof.
 set -eu
+# Whatever the builder's umask (0000, 0002): the bundle is untarred as root
+# into /opt, and a group- or world-writable lib/ there lets any user replace
+# the libc that root's agent loads.  The modes are set below once more,
+# whole, and the Makefile's tar forces them again.
+umask 022
 root=$1 prefix=$2 bin=$3 man=$4
 dest=$root$prefix
 interp=$(readelf -p .interp "$bin" | sed -n 's/^ *\[ *0\] *//p')
@@ -57,7 +62,11 @@ while read -r name path; do
 	cp "/usr/share/doc/$pkg/copyright" "$dest/share/doc/luabpfprof/copyright/$pkg" 2>/dev/null || true
 done <"$root/.libs"
 rm "$root/.libs"
-chmod 755 "$dest/lib/$(basename "$interp")"
+
+# Every mode fixed: directories and the programs 0755, the rest 0644.
+find "$dest" -type d -exec chmod 0755 {} +
+find "$dest" -type f -exec chmod 0644 {} +
+chmod 0755 "$dest/bin/luabpfprof" "$dest/lib/$(basename "$interp")"
 
 # /tmp for the image: a FROM scratch image has no shell to make it.
 mkdir -p -m 1777 "$root/tmp"

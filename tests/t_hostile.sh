@@ -1,10 +1,12 @@
 #!/bin/bash
 # A hostile target, run as an unprivileged user (tests/workloads/hostile.lua):
 #   - chunk, function, upvalue and local names and a comm made of terminal
-#     escapes, forged report lines and the formats' separators: every text
-#     view, every format and every stderr line holds no control character
-#     (but the line ends and tabs of the format itself), no forged line and
-#     no forged frame, and still names the hostile function;
+#     escapes, forged report lines and the formats' separators, and a chunk
+#     and a function named with bidi and zero-width characters: every text
+#     view, every format and every stderr line holds no control, bidi or
+#     invisible character (but the line ends and tabs of the format
+#     itself), no forged line and no forged frame, and still names the
+#     hostile function;
 #   - tables whose array and hash parts point at one untouched 256 MiB
 #     mapping and strings whose headers claim 256 MiB: --heap ends within
 #     5 s, luabpfprof stays under 64 MiB of RSS, the target's RSS grows by
@@ -35,7 +37,12 @@ if kind == "pprof":
     strings = list(pprof_strings.strings(gzip.decompress(data), raw=True))
     data = b"\n".join(strings)
 text = data.decode("utf-8")          # valid UTF-8, or the check fails here
-bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+# Bidi controls and invisible characters (base/textsafe.c's list, its
+# main ranges) reorder or hide what root reads: escaped too.
+hidden = lambda o: (o == 0xad or 0x200b <= o <= 0x200f or 0x2028 <= o <= 0x202e or
+                    0x2060 <= o <= 0x206f or o == 0xfeff or o == 0x61c)
+bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or
+       hidden(ord(c))]
 assert not bad, "control characters %r" % sorted(set(bad))[:8]
 for line in text.split("\n"):
     assert not re.match(r"\s*\d+%\s+(FORGED|other)", line), "forged line %r" % line[:80]

@@ -5,6 +5,8 @@
 --   escapes, forged report lines and the formats' separators; the hot loop
 --   runs in the hostile function, which holds a table through a hostile
 --   upvalue and a hostile field (for --heap).
+-- top: a comm that starts with a CR, the hot loop in a chunk named in
+--   UTF-8 (t_hostile3's top checks).
 -- heap: tables whose array part and hash part are pointed (through FFI) at
 --   one untouched 256 MiB mapping, and strings whose headers claim 256 MiB;
 --   then it idles with the GC stopped (the GC would walk those claims
@@ -48,14 +50,42 @@ end
 	-- A constant key at the call site names the function (jit.p's f).
 	t["f;\27]0;pwned\7\27[2K\r 99%  FORGED\n 1%  other"] = make()
 	_G["g;\27[31m" .. FORGED] = t
+	-- Bidi and zero-width characters (U+202E, U+200B, U+2066) in a chunk,
+	-- a function and a local's value: they would reorder or hide what root
+	-- reads.  A coroutine suspended in it is for dump.
+	local rev = assert(load([[
+local v = ...
+local held = v .. "\27[2J\r\nFORGED"
+coroutine.yield(held)
+return #held
+]], "=\226\128\174gnp.lua\226\128\139"))
+	local co = coroutine.create(rev)
+	coroutine.resume(co, "\226\129\166hid")
+	t["\226\128\174evil\226\128\139"] = function(y) for _ = 1, 30000 do y = (y * 3 + 1) % 65536 end return y end
 	local x, t0 = 1, os.clock()
 	while not secs or os.clock() - t0 < secs do
 		x = t["f;\27]0;pwned\7\27[2K\r 99%  FORGED\n 1%  other"](100000, x)
+		x = x + t["\226\128\174evil\226\128\139"](x % 65536)
 	end
+	return co
+end
+
+if mode == "top" then
+	-- A CR first: drawn raw, it returns to the PID column of top -a and
+	-- writes a PID of its choosing there.  The hot function's chunk is
+	-- UTF-8 (top shows it as such in a UTF-8 locale, escaped in others).
+	set_comm("\r99999 hidden")
+	local f = assert(load([[
+local n, x = ...
+for i = 1, n do x = (x * 1664525 + 1013904223) % 4294967296 end
+return x
+]], "=\195\169t\195\169-\228\184\173.lua"))
+	local x, t0 = 1, os.clock()
+	while not secs or os.clock() - t0 < secs do x = f(100000, x) end
 	return
 end
 
-assert(mode == "heap", "mode: names or heap")
+assert(mode == "heap", "mode: names, top or heap")
 local ffi = require("ffi")
 ffi.cdef [[
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, long off);

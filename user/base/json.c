@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/textsafe.h"
 #include "base/utf8.h"
 
 void json_put_string(struct strbuf *sb, const char *s, size_t n)
@@ -25,8 +26,11 @@ void json_put_string(struct strbuf *sb, const char *s, size_t n)
 			sb_puts(sb, "\\r");
 		else if (cp == '\t')
 			sb_puts(sb, "\\t");
-		else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
-			sb_printf(sb, "\\u%04x", cp);	/* C0, DEL, C1 (base/textsafe.h) */
+		else if (text_cp_unsafe(cp) && cp <= 0xffff)
+			sb_printf(sb, "\\u%04x", cp);	/* controls, bidi, invisible */
+		else if (text_cp_unsafe(cp))	/* as a surrogate pair */
+			sb_printf(sb, "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+				  0xdc00 + ((cp - 0x10000) & 0x3ff));
 		else
 			sb_putn(sb, s + i, len);
 		i += len;

@@ -25,6 +25,10 @@ int main(void)
 	CHECK_STR("an overlong '/' is invalid", esc(&sb, "\xc0\xaf", 2), "\"\\ufffd\\ufffd\"");
 	CHECK_STR("a surrogate is invalid", esc(&sb, "\xed\xa0\x80", 3),
 		  "\"\\ufffd\\ufffd\\ufffd\"");
+	CHECK_STR("bidi and zero width as \\u", esc(&sb, "\xe2\x80\xae\xe2\x80\x8b", 6),
+		  "\"\\u202e\\u200b\"");
+	CHECK_STR("a tag beyond U+FFFF as a surrogate pair", esc(&sb, "\xf3\xa0\x80\x81", 4),
+		  "\"\\udb40\\udc01\"");
 	sb_reset(&sb);
 	json_put_cstr(&sb, "x\"");
 	CHECK_STR("json_put_cstr", sb_str(&sb), "\"x\\\"\"");

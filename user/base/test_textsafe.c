@@ -50,6 +50,15 @@ int main(void)
 	CHECK_STR("tab is a control in a name", esc(&sb, "a\tb", 3, "", TEXT_ESC_HEX), "a\\x09b");
 	CHECK_STR("valid UTF-8 is kept", esc(&sb, "\xc3\xa9\xe2\x82\xac", 5, "", TEXT_ESC_HEX),
 		  "\xc3\xa9\xe2\x82\xac");
+	CHECK_STR("bidi override and zero width space are escaped",
+		  esc(&sb, "a\xe2\x80\xae" "b\xe2\x80\x8b" "c", 9, "", TEXT_ESC_HEX),
+		  "a\\xe2\\x80\\xaeb\\xe2\\x80\\x8bc");
+	CHECK_STR("isolates, BOM and tags are escaped",
+		  esc(&sb, "\xe2\x81\xa6\xef\xbb\xbf\xf3\xa0\x80\x81", 10, "", TEXT_ESC_HEX),
+		  "\\xe2\\x81\\xa6\\xef\\xbb\\xbf\\xf3\\xa0\\x80\\x81");
+	CHECK("neighbours of the ranges are kept", !text_cp_unsafe(0x200a) &&
+	      !text_cp_unsafe(0x2030) && !text_cp_unsafe(0x2070) && !text_cp_unsafe(0xe9) &&
+	      !text_cp_unsafe(0x4e2d) && text_cp_unsafe(0x2069) && text_cp_unsafe(0x200f));
 	CHECK_STR("invalid UTF-8 is escaped byte by byte", esc(&sb, "\xff\xc3", 2, "",
 		  TEXT_ESC_HEX), "\\xff\\xc3");
 	CHECK_STR("a NUL inside the length is escaped", esc(&sb, "a\0b", 3, "", TEXT_ESC_HEX),

@@ -53,6 +53,16 @@ static int dump_vm(FILE *f, const struct options *o, pid_t pid, struct mem_reade
 	if (d.loss.walk_ended)
 		log_warn("PID %d: the heap walk stopped early (%s): coroutines may be missing",
 			 (int)pid, d.loss.walk_why);
+	if (d.loss.read_why[0])
+		log_warn("PID %d: reading stopped early (%s): %llu coroutines not read", (int)pid,
+			 d.loss.read_why, (unsigned long long)d.loss.not_read);
+	if (d.loss.cycles)
+		log_warn("PID %d: the heap's object list led back to an object already seen: "
+			 "coroutines after it are missing", (int)pid);
+	if (d.loss.threads_dropped || d.loss.frames_dropped)
+		log_warn("PID %d: the dump's caps were reached: %llu coroutines and %llu frames "
+			 "and locals not kept", (int)pid, (unsigned long long)d.loss.threads_dropped,
+			 (unsigned long long)d.loss.frames_dropped);
 	if (o->dump_json) {
 		fputs(*first ? "" : ",\n", f);
 		dump_json(f, &d);
@@ -105,6 +115,11 @@ int dump_cmd_run(const struct options *o, volatile sig_atomic_t *stop)
 	if (output_commit(&out, err, sizeof(err))) {
 		log_error("%s", err);
 		return 1;
+	}
+	/* What a signal left is written, but it is not the whole dump. */
+	if (*stop) {
+		log_warn("stopped by signal %d: the dump is incomplete", (int)*stop);
+		return 128 + (int)*stop;
 	}
 	return rc;
 }

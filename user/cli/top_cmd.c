@@ -207,6 +207,7 @@ static void draw(struct top *t)
 
 	top_screen_size(t->scr, &height, &width);
 	top_layout_for(width, top_table_per_process(t->tab), &l);
+	l.ascii = top_screen_ascii(t->scr);
 	/* A sort column the width hid: the nearest visible one. */
 	if (!l.col[t->view.sort])
 		t->view.sort = top_layout_step(&l, t->view.sort, -1);
@@ -265,6 +266,7 @@ static void key(struct top *t, int k, int width)
 	struct top_layout l;
 
 	top_layout_for(width, top_table_per_process(t->tab), &l);
+	l.ascii = top_screen_ascii(t->scr);
 	if (t->editing) {
 		filter_key(t, k);
 		return;

@@ -5,16 +5,47 @@
 #include "cli/top_screen.h"
 
 #include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <term.h>
 #include <unistd.h>
+
+#include "base/strbuf.h"
+#include "base/textsafe.h"
 
 #define ESCAPE_WAIT_MS	50	/* Escape alone vs the start of a key's sequence */
 
 struct top_screen {
 	SCREEN *scr;
 	bool open;
+	bool ascii;		/* the locale is not UTF-8: only ASCII is shown */
+	struct strbuf line;
 };
+
+/* Whether TERM names a terminal top can draw on: one that moves its
+ * cursor (TERM=dumb cannot, and ncurses would draw nothing at all). */
+static bool term_can_draw(const char *term, char *err, size_t errlen)
+{
+	int rc = 0;
+	const char *cup;
+
+	if (setupterm((char *)term, STDOUT_FILENO, &rc) != OK) {
+		snprintf(err, errlen, "cannot use the terminal (TERM=%s): not in terminfo",
+			 term ? term : "unset");
+		return false;
+	}
+	cup = tigetstr("cup");
+	del_curterm(cur_term);
+	if (!cup || cup == (char *)-1) {
+		snprintf(err, errlen, "top cannot draw on TERM=%s: it cannot move the cursor "
+			 "(set TERM to the terminal's, e.g. TERM=xterm-256color)", term ? term : "unset");
+		return false;
+	}
+	return true;
+}
 
 struct top_screen *top_screen_open(char *err, size_t errlen)
 {
@@ -25,11 +56,18 @@ struct top_screen *top_screen_open(char *err, size_t errlen)
 		snprintf(err, errlen, "top draws on a terminal: run it with stdin and stdout on one");
 		return NULL;
 	}
+	/* The user's character set, for names that are not ASCII: ncurses
+	 * shows UTF-8 only in a UTF-8 locale.  LC_CTYPE only: numbers keep
+	 * their '.' whatever LC_NUMERIC says. */
+	setlocale(LC_CTYPE, "");
+	if (!term_can_draw(term, err, errlen))
+		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	s->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	/* newterm, unlike initscr, returns instead of exiting on a bad TERM. */
 	s->scr = newterm(NULL, stdout, stdin);
 	if (!s->scr) {
@@ -57,7 +95,13 @@ void top_screen_close(struct top_screen *s)
 		endwin();
 		delscreen(s->scr);
 	}
+	sb_free(&s->line);
 	free(s);
+}
+
+bool top_screen_ascii(const struct top_screen *s)
+{
+	return s->ascii;
 }
 
 void top_screen_size(struct top_screen *s, int *rows, int *cols)
@@ -102,10 +146,14 @@ void top_screen_line(struct top_screen *s, int y, const char *text, enum top_att
 {
 	int attrs = attr == TOP_ATTR_BOLD ? A_BOLD : attr == TOP_ATTR_REVERSE ? A_REVERSE : 0;
 
-	(void)s;
+	/* The last gate before the terminal: whatever the line holds (a
+	 * comm in the title, a filter typed), escaped by the one rule and cut
+	 * to the screen's columns, never inside a character. */
+	sb_reset(&s->line);
+	text_put_cols(&s->line, text, strlen(text), COLS, s->ascii);
 	if (attrs)
 		attron(attrs);
-	mvaddnstr(y, 0, text, COLS);
+	mvaddstr(y, 0, sb_str(&s->line));
 	if (attrs)
 		attroff(attrs);
 }

@@ -4,6 +4,7 @@
 #ifndef LBP_TOP_SCREEN_H
 #define LBP_TOP_SCREEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum top_key {
@@ -20,14 +21,19 @@ enum top_attr { TOP_ATTR_PLAIN, TOP_ATTR_BOLD, TOP_ATTR_REVERSE };
 struct top_screen;
 
 /* Takes the terminal (stdin and stdout must be one): the alternate
- * screen, no echo, keys one by one, Ctrl-C still a signal.  NULL with a
- * one-line reason when it cannot. */
+ * screen, no echo, keys one by one, Ctrl-C still a signal; sets LC_CTYPE
+ * from the environment.  NULL with a one-line reason when it cannot,
+ * among them a terminal that cannot move its cursor (TERM=dumb). */
 struct top_screen *top_screen_open(char *err, size_t errlen);
 
 /* Gives the terminal back; NULL and a second call do nothing. */
 void top_screen_close(struct top_screen *s);
 
 void top_screen_size(struct top_screen *s, int *rows, int *cols);
+
+/* Whether the terminal's locale is not UTF-8 (names are shown escaped to
+ * ASCII then, never as mojibake). */
+bool top_screen_ascii(const struct top_screen *s);
 
 /* The next key typed, or TOP_KEY_NONE at once when none is waiting. */
 int top_screen_key(struct top_screen *s);

@@ -121,8 +121,15 @@ static void walk_list(struct heap_snapshot *s, uint64_t first, uint64_t stop, ui
 			s->st.truncated++;
 			return;
 		}
-		if (visit(s, at, &i) != VISIT_NEW)
+		switch (visit(s, at, &i)) {
+		case VISIT_NEW:
+			break;
+		case VISIT_SEEN:	/* every object is on one list, once */
+			s->st.cycles++;
 			return;
+		default:
+			return;
+		}
 		at = s->objs[i].next;
 	}
 }

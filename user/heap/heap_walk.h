@@ -25,6 +25,7 @@ struct heap_walk_stats {
 	uint64_t gc_total_end;	/* ... and when it ended */
 	uint8_t gc_state;	/* GCSpause = 0, ... (src/lj_gc.h) */
 	uint64_t bad_links;	/* a link to no plausible object: its list ended */
+	uint64_t cycles;	/* a list led back to an object seen: the rest of it unseen */
 	uint64_t repeats;	/* a link to an object already seen (a cycle) */
 	uint64_t truncated;	/* lists cut at their bound */
 	uint64_t strtab_slots;	/* string table anchors */

@@ -11,6 +11,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/hashidx.h"
+
+/* What one dump may hold, whatever the target claims (a hostile 8 MB
+ * target had 60 KB chunk names on deep coroutines): each cap counted in
+ * dump_losses when hit.  Strings are interned, so a chunk name shared by
+ * many frames is held once. */
+#define DUMP_STACK_MAX		256		/* frames of one stack, from the top */
+#define DUMP_NAME_MAX		1024		/* bytes of a name or value, then "..." */
+#define DUMP_THREADS_MAX	(256u << 10)	/* coroutines kept */
+#define DUMP_FRAMES_MAX		(1u << 20)	/* frames and locals kept, in all */
+#define DUMP_BYTES_MAX		(32u << 20)	/* bytes of distinct strings kept */
+#define DUMP_OUTPUT_MAX		(64ull << 20)	/* bytes written per VM */
+
 struct dump_local {
 	char *name, *value;
 };
@@ -21,7 +34,7 @@ struct dump_frame {
 	int line;		/* current line, -1 unknown */
 	int firstline;		/* where the function is defined, -1 for C */
 	struct dump_local *locals;
-	size_t nlocals;
+	size_t nlocals, caplocals;
 };
 
 /* The nginx request a coroutine serves (user/nginx/ngx_request.h), its
@@ -40,18 +53,28 @@ struct dump_thread {
 	const char *status;	/* "running", "suspended", "normal", "dead", "idle" */
 	bool main, current, fresh, torn, cut;
 	struct dump_frame *frames;	/* frames[0] is the top */
-	size_t nframes;
+	size_t nframes, capframes;
 };
 
-/* Counts of what a dump could not read (the target runs meanwhile). */
+/* Counts of what a dump could not read: first what the target did (it
+ * runs meanwhile, or its heap is damaged), then what our own limits cut,
+ * each said apart so a report never blames the process for a limit. */
 struct dump_losses {
 	uint64_t unreadable;	/* thread objects the walk listed that no longer read as one */
 	uint64_t torn;		/* stacks whose frame links ended before the bottom */
-	uint64_t cut;		/* stacks deeper than the frames kept */
 	uint64_t unknown_frames;/* frames whose prototype did not validate */
 	uint64_t bad_links;	/* heap links that ended a list of objects early */
+	uint64_t cycles;	/* the heap's object list looped back: objects after it unseen */
+	/* Our limits. */
+	uint64_t cut;		/* stacks deeper than the frames kept per thread */
 	bool walk_ended;	/* the heap walk's budget ran out: threads may be missing */
 	char walk_why[96];
+	char read_why[96];	/* what ended reading the stacks ("" if nothing did) */
+	uint64_t not_read;	/* threads listed but not read once reading ended */
+	uint64_t threads_dropped;	/* beyond DUMP_THREADS_MAX */
+	uint64_t frames_dropped;	/* frames and locals beyond DUMP_FRAMES_MAX or DUMP_BYTES_MAX */
+	uint64_t names_cut;	/* names and values cut to DUMP_NAME_MAX bytes */
+	uint64_t unwritten;	/* threads not written: DUMP_OUTPUT_MAX reached */
 };
 
 struct dump {
@@ -62,18 +85,26 @@ struct dump {
 	size_t n, cap;
 	struct dump_losses loss;
 	char *requests_refused;	/* why no coroutine has its request read, or NULL */
+	/* The interned strings every frame and local points into. */
+	char **strs;
+	uint32_t nstrs, capstrs;
+	struct hashidx idx;
+	uint64_t str_bytes, items;
 };
 
 void dump_init(struct dump *d, pid_t pid, const char *layout, uint64_t g);
 
-/* A new thread at the end (status: a static string). */
+/* A new thread at the end (status: a static string); NULL (counted) past
+ * DUMP_THREADS_MAX. */
 struct dump_thread *dump_add_thread(struct dump *d, uint64_t addr, const char *status);
 
-/* A new frame below t's last one. */
-struct dump_frame *dump_add_frame(struct dump_thread *t, const char *func, const char *chunk,
-				  int line, int firstline);
+/* A new frame below t's last one; NULL (counted, t->cut set) past
+ * DUMP_FRAMES_MAX or DUMP_BYTES_MAX. */
+struct dump_frame *dump_add_frame(struct dump *d, struct dump_thread *t, const char *func,
+				  const char *chunk, int line, int firstline);
 
-void dump_add_local(struct dump_frame *f, const char *name, const char *value);
+/* f may be NULL (its frame was dropped): nothing is added. */
+void dump_add_local(struct dump *d, struct dump_frame *f, const char *name, const char *value);
 
 /* Gives t a request (kind and phase static, the strings copied). */
 struct dump_request *dump_set_request(struct dump_thread *t, const char *kind, const char *phase,

@@ -92,7 +92,7 @@ static void order(void)
 	dump_add_thread(&d, 0x20, "normal");
 	dump_add_thread(&d, 0x10, "idle")->main = true;
 	dump_add_thread(&d, 0x60, "running")->current = true;
-	dump_add_local(dump_add_frame(&d.threads[0], "f", "/t.lua", 3, 1), "x", "1");
+	dump_add_local(&d, dump_add_frame(&d, &d.threads[0], "f", "/t.lua", 3, 1), "x", "1");
 	dump_sort(&d);
 	for (size_t i = 0; i < d.n; i++)
 		ok = ok && !strcmp(d.threads[i].status, want[i]);
@@ -104,10 +104,47 @@ static void order(void)
 	CHECK("freed", d.n == 0 && d.threads == NULL);
 }
 
+/* The caps: names cut whole code points with "...", shared strings held
+ * once, coroutines and frames beyond the caps counted, not kept. */
+static void caps(void)
+{
+	struct dump d;
+	struct dump_thread *t;
+	struct dump_frame *a, *b;
+	char *big = malloc(70000);
+	size_t n = 0;
+
+	dump_init(&d, 1, "test", 0);
+	t = dump_add_thread(&d, 0x10, "suspended");
+	memset(big, 'x', 69999);
+	big[69999] = '\0';
+	memcpy(big + DUMP_NAME_MAX - 4, "\xe4\xb8\xad", 3);	/* a CJK character across the cut */
+	a = dump_add_frame(&d, t, "f", big, 1, 1);
+	b = dump_add_frame(&d, t, "g", big, 2, 1);	/* a moved: frames grew */
+	a = &t->frames[0];
+	CHECK("a 70 KB chunk name: cut before the character that crosses the cut, '...' added",
+	      b && strlen(a->chunk) == DUMP_NAME_MAX - 4 + 3 &&
+	      !strcmp(a->chunk + DUMP_NAME_MAX - 4, "..."));
+	CHECK("the same name twice: held once", b && t->frames[0].chunk == t->frames[1].chunk);
+	CHECK("names cut: counted", d.loss.names_cut == 2);
+	while (dump_add_thread(&d, 0x20 + n, "dead"))
+		n++;
+	CHECK("coroutines beyond the cap: not kept, counted",
+	      d.n == DUMP_THREADS_MAX && d.loss.threads_dropped == 1);
+	t = &d.threads[1];
+	for (n = 0; dump_add_frame(&d, t, "h", "/t.lua", 1, 1); n++)
+		;
+	CHECK("frames beyond the cap: not kept, counted, the stack marked cut",
+	      d.items == DUMP_FRAMES_MAX && d.loss.frames_dropped == 1 && t->cut);
+	dump_free(&d);
+	free(big);
+}
+
 int main(void)
 {
 	values(layout_at(0), "gc64");
 	values(layout_at(3), "non-gc64");
 	order();
+	caps();
 	return unit_failed ? 1 : 0;
 }

@@ -2,7 +2,15 @@
  * opened once (through /proc/PID/map_files, the exact inode mapped, never a
  * path the target could redirect), with its .eh_frame CFI from libdw and
  * its function symbols from libelf.  The vDSO is not a file: the kernel
- * maps the same image into every process, so ours is read instead. */
+ * maps the same image into every process, so ours is read instead.
+ *
+ * No pointer into a mapping of a file: the target's user can truncate it
+ * under us, and the next read of a page past the new end is SIGBUS (a
+ * symbol name's strlen, a CFI entry).  libelf reads with pread (ELF_C_READ,
+ * never ELF_C_READ_MMAP) into copies of its own, so a truncated file is an
+ * error there, and code bytes are read with pread too.  The copies are
+ * bounded: a file whose symbol, string, note and frame sections together
+ * claim more than READ_BUDGET is not read (a sparse file claims anything). */
 #include "native/nmods.h"
 
 #include <dwarf.h>
@@ -20,6 +28,7 @@
 #include "proc/procmaps.h"
 
 #define MAX_FILES	512
+#define READ_BUDGET	(512u << 20)	/* bytes of sections libelf may copy per file */
 
 struct nsym {
 	uint64_t lo, hi;	/* link-time [lo, hi) */
@@ -82,6 +91,32 @@ static int sym_rank(const GElf_Shdr *sh, const GElf_Sym *s, const char *name)
 	return r;
 }
 
+/* Whether the sections nmods reads (symbols, their strings, notes, frame
+ * tables) fit READ_BUDGET: what libelf would copy out of the file. */
+static bool within_budget(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, total = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_STRTAB ||
+		    sh.sh_type == SHT_NOTE || (name && !strncmp(name, ".eh_frame", 9))) {
+			if (sh.sh_size > READ_BUDGET - total)
+				return false;
+			total += sh.sh_size;
+		}
+	}
+	return true;
+}
+
 /* Function symbols of elf's .symtab and .dynsym, added to f's; returns
  * whether elf has a .symtab. */
 static bool read_symbols(struct nfile *f, Elf *elf, size_t *cap)
@@ -142,8 +177,8 @@ static void read_debug_symbols(struct nfile *f, size_t *cap)
 	}
 	if (fstat(f->dbg_fd, &sb) || sb.st_uid != 0 || (sb.st_mode & 022) || !S_ISREG(sb.st_mode))
 		return;
-	f->dbg_elf = elf_begin(f->dbg_fd, ELF_C_READ_MMAP, NULL);
-	if (f->dbg_elf && elf_kind(f->dbg_elf) == ELF_K_ELF)
+	f->dbg_elf = elf_begin(f->dbg_fd, ELF_C_READ, NULL);
+	if (f->dbg_elf && elf_kind(f->dbg_elf) == ELF_K_ELF && within_budget(f->dbg_elf))
 		read_symbols(f, f->dbg_elf, cap);
 }
 
@@ -232,9 +267,9 @@ static struct nfile *open_file(struct nmods *m, const struct map_entry *e)
 			 (unsigned long long)e->start, (unsigned long long)e->end);
 		f->fd = open(p, O_RDONLY | O_CLOEXEC);
 		if (f->fd >= 0)
-			f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+			f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	}
-	if (f->elf && elf_kind(f->elf) == ELF_K_ELF) {
+	if (f->elf && elf_kind(f->elf) == ELF_K_ELF && within_budget(f->elf)) {
 		size_t cap = 0;
 
 		f->cfi = dwarf_getcfi_elf(f->elf);
@@ -387,21 +422,13 @@ size_t nmods_code(struct nmods *m, uint64_t addr, uint8_t *buf, size_t len)
 {
 	const struct map_entry *e = procmaps_find(&m->maps, addr);
 	struct nfile *f;
-	uint64_t bias = 0, at;
-	const char *image;
-	size_t size = 0;
+	ssize_t n;
 
-	if (!e || !e->x || !(f = file_of(m, e, &bias)) || f->fd < 0 || !f->elf)
+	if (!e || !e->x || !(f = file_of(m, e, &(uint64_t){ 0 })) || f->fd < 0 || !f->elf)
 		return 0;
-	/* The file as libelf mapped it: no system call per sample. */
-	image = elf_rawfile(f->elf, &size);
-	at = addr - e->start + e->offset;
-	if (!image || at >= size)
-		return 0;
-	if (len > size - at)
-		len = size - at;
 	if (len > e->end - addr)
 		len = e->end - addr;
-	memcpy(buf, image + at, len);
-	return len;
+	/* pread, not the file mapped: a truncated file reads short. */
+	n = pread(f->fd, buf, len, (off_t)(addr - e->start + e->offset));
+	return n > 0 ? (size_t)n : 0;
 }

@@ -17,6 +17,7 @@
 #include "report/view_jit.h"
 #include "report/svg_script.h"
 #include "base/hashfn.h"
+#include "base/textsafe.h"
 #include "base/xalloc.h"
 
 
@@ -339,7 +340,8 @@ static int clamp_channel(int v)
 }
 
 /* XML text: invalid UTF-8 and the characters XML forbids become U+FFFD,
- * control characters a visible \n, \t or \xNN, markup characters entities.
+ * control characters a visible \n, \t or \xNN, bidi and invisible ones
+ * \uNNNN (base/textsafe.h), markup characters entities.
  * max > 0 cuts the text to max code points, ending in "..". */
 static void put_xml_text(struct strbuf *sb, const char *s, size_t n, size_t max)
 {
@@ -371,8 +373,10 @@ static void put_xml_text(struct strbuf *sb, const char *s, size_t n, size_t max)
 		case 0xfffe:
 		case 0xffff: sb_puts(sb, "\xef\xbf\xbd"); break;
 		default:
-			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))	/* C0, DEL, C1 */
+			if (cp <= 0xff && text_cp_unsafe(cp))	/* C0, DEL, C1 */
 				sb_printf(sb, "\\x%02x", cp);
+			else if (text_cp_unsafe(cp))	/* bidi, invisible */
+				sb_printf(sb, "\\u%04x", cp);
 			else if (cp == 0xfffd && len == 1)
 				sb_puts(sb, "\xef\xbf\xbd");
 			else

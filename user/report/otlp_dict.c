@@ -127,10 +127,21 @@ void otlp_dict_init(struct otlp_dict *d)
 {
 	static const struct export_opts defaults = { .scope = 'F' };
 	struct pb_mapping lua;
-	char zero[sizeof(struct location_key)] = { 0 };
+	/* The zero key of every table: as long as the longest of them (a
+	 * mapping is 40 bytes, a location 32: sizing it by one key read 8
+	 * bytes past it), and at least the 16 of a trace ID. */
+	union {
+		struct pb_function function;
+		struct pb_mapping mapping;
+		struct location_key location;
+		struct attr_key attribute;
+		char trace_id[16];
+	} zero_keys;
+	const char *zero = (const char *)&zero_keys;
 	struct strbuf link = STRBUF_INIT;
 
 	memset(d, 0, sizeof(*d));
+	memset(&zero_keys, 0, sizeof(zero_keys));
 	pbframes_init(&d->f, NULL, &defaults);
 	intern(d, &d->functions, zero, sizeof(struct pb_function), DICT_FUNCTION, NULL);
 	intern(d, &d->mappings, zero, sizeof(struct pb_mapping), DICT_MAPPING, NULL);

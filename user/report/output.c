@@ -97,23 +97,71 @@ static bool write_in_place(const char *path)
 	return !S_ISREG(lsb.st_mode);
 }
 
+/* Why an opened device, FIFO or socket must not be written, or NULL.  A
+ * FIFO or socket another user made would hand them the report (--locals
+ * values included) or block root until they read; a device node only root
+ * can make, and a terminal (-o /dev/stdout under sudo) is the user's own. */
+static const char *in_place_refusal(const struct stat *sb)
+{
+	if (S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode))
+		return NULL;
+	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+		return S_ISFIFO(sb->st_mode) ? "a FIFO of another user" : "a socket of another user";
+	return NULL;
+}
+
+#define READER_WAIT_MS	30000	/* for a reader of our own FIFO */
+#define READER_POLL_MS	50
+
+/* open() of a FIFO of our own that may have no reader yet (`mkfifo p;
+ * luabpfprof -o p & cat p`): polled, never blocked in, so that a FIFO
+ * swapped in by someone else can never hold root. */
+static int open_wait_reader(const char *path, int flags, const struct stat *sb)
+{
+	int fd;
+
+	for (int waited = 0;; waited += READER_POLL_MS) {
+		fd = open(path, flags);
+		if (fd >= 0 || errno != ENXIO || !S_ISFIFO(sb->st_mode) ||
+		    in_place_refusal(sb) || waited >= READER_WAIT_MS)
+			return fd;
+		usleep(READER_POLL_MS * 1000);
+	}
+}
+
 /* Opens a device or FIFO for writing; 1 when it turned out to be a regular
- * file after all (raced), to be written the safe way. */
+ * file after all (raced), to be written the safe way.  O_NONBLOCK: a FIFO
+ * without a reader fails at once (ENXIO) instead of blocking; it is
+ * cleared once the owner is checked on what was opened. */
 static int open_in_place(struct output *o, const char *path, char *err, size_t errlen)
 {
 	struct stat lsb, sb;
-	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fd;
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, fd;
+	const char *why;
 
 	if (!lstat(path, &lsb) && !S_ISLNK(lsb.st_mode))
 		flags |= O_NOFOLLOW;
-	fd = open(path, flags);
+	if (stat(path, &sb))
+		memset(&sb, 0, sizeof(sb));	/* gone: open() says why */
+	else if ((why = in_place_refusal(&sb))) {
+		snprintf(err, errlen, "cannot write %s: %s", path, why);
+		return -1;
+	}
+	fd = open_wait_reader(path, flags, &sb);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write %s: %s", path, errno == ENXIO ?
+			 "a FIFO without a reader" : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &sb) || S_ISREG(sb.st_mode)) {
 		close(fd);
 		return 1;
+	}
+	why = in_place_refusal(&sb);
+	if (why || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, why ? why : strerror(errno));
+		close(fd);
+		return -1;
 	}
 	o->f = sink_open(fd, true);
 	if (!o->f) {

@@ -19,12 +19,14 @@ static void sample(struct dump *d)
 	d->loss.torn = 1;
 	t = dump_add_thread(d, 0x2000, "suspended");
 	t->torn = true;
-	dump_add_frame(t, "coroutine.yield", NULL, -1, -1);
-	f = dump_add_frame(t, "leaf", "/srv/a \"b\".lua", 12, 10);
-	dump_add_local(f, "s", "\"x\ty\"");
+	dump_add_frame(d, t, "coroutine.yield", NULL, -1, -1);
+	f = dump_add_frame(d, t, "leaf", "/srv/a \"b\".lua", 12, 10);
+	dump_add_local(d, f, "s", "\"x\ty\"");
 	t = dump_add_thread(d, 0x3000, "suspended");
 	t->fresh = true;
-	dump_add_frame(t, "b.lua:7", "b.lua", -1, 7);
+	dump_add_frame(d, t, "b.lua:7", "b.lua", -1, 7);
+	t = dump_add_thread(d, 0x4000, "suspended");
+	dump_add_frame(d, t, "f\x1b[2J\r\nX\xe2\x80\xaeY", "=evil\x07", 3, 1);
 }
 
 static char *written(void (*fn)(FILE *, const struct dump *), const struct dump *d, size_t *len)
@@ -49,7 +51,9 @@ int main(void)
 	CHECK("text: torn count", strstr(text, "1 torn stacks") != NULL);
 	CHECK("text: torn thread", strstr(text, "Coroutine 0x2000 suspended (stack torn") != NULL);
 	CHECK("text: frame with line", strstr(text, "    leaf (/srv/a \"b\".lua:12)\n") != NULL);
-	CHECK("text: local", strstr(text, "        s = \"x\ty\"\n") != NULL);
+	CHECK("text: local, its tab escaped", strstr(text, "        s = \"x\\x09y\"\n") != NULL);
+	CHECK("text: ESC, CR, LF and U+202E of a name escaped",
+	      strstr(text, "    f\\x1b[2J\\x0d\\x0aX\\xe2\\x80\\xaeY (=evil\\x07:3)\n") != NULL);
 	CHECK("text: not started", strstr(text, "    b.lua:7 (b.lua:7) (not started)\n") != NULL);
 	json = written(dump_json, &d, &len);
 	end = json + len;

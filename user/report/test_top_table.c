@@ -6,6 +6,8 @@
 #include "report/top_table.h"
 #include "report/test_view_fixture.h"
 
+#include <locale.h>
+
 static const struct top_row *find(const struct top_row **rows, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
@@ -178,6 +180,47 @@ static void test_processes(void)
 	profile_free(q);
 }
 
+/* One process whose comm is s, rendered at 80 columns. */
+static const char *comm_line(const char *s, bool ascii)
+{
+	static char out[256];
+	struct profile *q = fixture(43);
+	struct top_table *t = top_table_new(true);
+	struct top_view v = { .sort = TOP_COL_OWN_PCT };
+	struct top_layout l;
+	const struct top_row **rows;
+	size_t n;
+
+	profile_set_comm(q, 43, s);
+	top_table_add(t, q);
+	n = top_table_rows(t, &v, &rows);
+	top_layout_for(80, true, &l);
+	l.ascii = ascii;
+	snprintf(out, sizeof(out), "%s", n ? line(t, &l, rows[0]) : "");
+	free(rows);
+	top_table_free(t);
+	profile_free(q);
+	return out;
+}
+
+/* A comm with a CR would return to the PID column and overwrite it:
+ * escaped, cut to its column by whole escapes or characters (by columns:
+ * a CJK character takes 2), escaped whole in a locale that is not UTF-8. */
+static void test_comm_escaped(void)
+{
+	const char *utf8 = "\xc3\xa9t\xc3\xa9-\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97";
+
+	CHECK_STR("a CR in a comm: escaped, the PID kept", comm_line("\r99999 x", false),
+		  "43     \\x0d9999   65.0   65.0   650ms   650ms  38  62   .   .  app.lua:1 (work) ");
+	CHECK_STR("a UTF-8 comm in an ASCII locale: escaped", comm_line(utf8, true),
+		  "43     \\xc3\\xa9   65.0   65.0   650ms   650ms  38  62   .   .  app.lua:1 (work) ");
+	if (setlocale(LC_CTYPE, "C.UTF-8"))
+		CHECK_STR("a UTF-8 comm of 10 columns: cut to 8, before a CJK character",
+			  comm_line(utf8, false),
+			  "43     \xc3\xa9t\xc3\xa9-\xe4\xb8\xad\xe6\x96\x87   65.0   65.0   650ms   650ms  38  62   .   .  app.lua:1 (work) ");
+	setlocale(LC_CTYPE, "C");
+}
+
 static void test_units(void)
 {
 	struct profile *p = profile_new(99);
@@ -207,6 +250,7 @@ int main(void)
 	test_counts();
 	test_render();
 	test_processes();
+	test_comm_escaped();
 	test_units();
 	UNIT_EXIT();
 }

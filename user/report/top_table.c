@@ -10,6 +10,7 @@
 
 #include "base/hashfn.h"
 #include "base/hashidx.h"
+#include "base/textsafe.h"
 #include "base/xalloc.h"
 #include "model/frame_fmt.h"
 
@@ -424,13 +425,21 @@ static double pct(uint64_t a, uint64_t b)
 void top_render_row(const struct top_table *t, const struct top_layout *l,
 		    const struct top_row *r, struct strbuf *sb)
 {
-	size_t start = sb->len, name_at;
+	struct strbuf name = STRBUF_INIT;
+	size_t start = sb->len;
+	int used, room;
 	char buf[32];
 
 	if (l->col[TOP_COL_PROC]) {
 		sb_printf(sb, "%-*u", PROC_W, r->pid);
-		if (l->comm)
-			sb_printf(sb, "%-*.*s", COMM_W, COMM_W - 1, r->comm ? r->comm : "");
+		/* A comm is the target's (/proc/self/comm): a CR in it would
+		 * return to the PID column and overwrite it. */
+		if (l->comm) {
+			const char *comm = r->comm ? r->comm : "";
+
+			used = text_put_cols(sb, comm, strlen(comm), COMM_W - 1, l->ascii);
+			sb_printf(sb, "%*s", COMM_W - used, "");
+		}
 	}
 	sb_printf(sb, "%6.1f", pct(r->own, t->tot.weight));
 	sb_printf(sb, "%7.1f", pct(r->total, t->tot.weight));
@@ -452,15 +461,17 @@ void top_render_row(const struct top_table *t, const struct top_layout *l,
 			sb_printf(sb, "%4.0f", pct(r->mix[m], r->own));
 	}
 	sb_printf(sb, "%*s", GAP, "");
-	name_at = sb->len;
-	sb_puts(sb, r->key);
+	/* The name, escaped by the one rule (base/textsafe.h) and cut to its
+	 * columns, not bytes: a UTF-8 name is never cut inside a character. */
+	sb_puts(&name, r->key);
 	if (r->name)
-		sb_printf(sb, " (%s)", r->name);
-	/* Control bytes of a chunk name never reach the terminal. */
-	for (size_t i = name_at; i < sb->len; i++)
-		if ((unsigned char)sb->buf[i] < ' ' || sb->buf[i] == 0x7f)
-			sb->buf[i] = '?';
-	fit(sb, start, l->width);
+		sb_printf(&name, " (%s)", r->name);
+	room = l->width - used_width(l);
+	used = text_put_cols(sb, sb_str(&name), name.len, room > 0 ? room : 0, l->ascii);
+	sb_printf(sb, "%*s", room > used ? room - used : 0, "");
+	if (room <= 0)		/* the fixed columns alone are too wide: cut */
+		fit(sb, start, l->width);
+	sb_free(&name);
 }
 
 /* ==== CPU use ==== */

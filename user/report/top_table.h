@@ -88,6 +88,7 @@ struct top_layout {
 	int width;
 	bool col[TOP_COL__N];
 	bool comm;		/* the process column shows the comm too */
+	bool ascii;		/* the terminal's locale is not UTF-8: escape the rest */
 	int name_width;
 };
 
