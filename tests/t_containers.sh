@@ -219,6 +219,9 @@ check "--label-from: pprof labels team and the container's name from the program
 check "--label-from: OTLP resource attributes" \
 	bash -c "grep -qx 'resource team=lua-$hpid' $out/o.sum && grep -qx 'resource container.name=hooked-${ID:0:6}' $out/o.sum && ! grep -q '^label team=' $out/o.sum"
 check "--label-from: push labels" grep -q "team=lua-$hpid" "$out/pushed"
+check "--label-from: the program ran without capabilities, as nobody, not root" \
+	bash -c "grep -qx 'label hookcaps=0000000000000000' $out/p.labels &&
+		grep -qx 'label hookuid=$(id -u nobody)' $out/p.labels"
 check "--label-from: the reserved key is skipped and said" \
 	bash -c "grep -q 'line(s) not key=value' $out/p.err && ! grep -q 'label pid=.*label pid=' $out/p.labels"
 ID=$(hexid)
