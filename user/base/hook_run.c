@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+
 #define HOOK_USER	"nobody"
 #define NOBODY_ID	65534
 #define REAP_MS		2000	/* killing and reaping what the program left */
@@ -44,12 +46,10 @@ struct pre_exec_error {
 	int outcome, err;
 };
 
+/* clock_gettime is async-signal-safe. */
 static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(clock_ns(CLOCK_MONOTONIC) / 1000000);
 }
 
 static void nap_ms(long ms)
