@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,18 +170,56 @@ static enum walk walk_view(const char *proc_root, const char *view, const struct
 	return r;
 }
 
+/* The parent of pid, if root runs it; 0 if none or not root's. */
+static pid_t root_parent(const char *proc_root, const char *view)
+{
+	char path[128], line[256];
+	long ppid = 0, uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/status", proc_root, view);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "PPid: %ld", &ppid);
+		sscanf(line, "Uid: %ld", &uid);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%ld/status", proc_root, ppid);
+	f = ppid > 0 ? fopen(path, "re") : NULL;
+	uid = -1;
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "Uid: %ld", &uid);
+	if (f)
+		fclose(f);
+	return uid == 0 ? (pid_t)ppid : 0;
+}
+
 bool cgroup_root_made(const char *proc_root, const struct cgroup_where *w, const char **why)
 {
-	static const char *const views[] = { "self", "1" };
 	enum walk r = WALK_NOT_FOUND;
+	char view[24] = "self";
 
 	proc_root = proc_root ? proc_root : "/proc";
 	if (strstr(w->path, "/..") || !strncmp(w->path, "..", 2)) {
 		*why = "outside the agent's cgroup namespace, so it cannot be checked";
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]) && r == WALK_NOT_FOUND; i++)
-		r = walk_view(proc_root, views[i], w);
+	/* Our own mounts; else those of root's processes we descend from
+	 * (a container's runtime, with hostPID: conmon, containerd-shim),
+	 * which are the host's; else PID 1's. */
+	for (int depth = 0; r == WALK_NOT_FOUND && depth < 8; depth++) {
+		pid_t parent;
+
+		r = walk_view(proc_root, view, w);
+		parent = root_parent(proc_root, view);
+		if (parent <= 1)
+			break;
+		snprintf(view, sizeof(view), "%d", (int)parent);
+	}
+	if (r == WALK_NOT_FOUND)
+		r = walk_view(proc_root, "1", w);
 	if (r == WALK_NOT_FOUND)
 		*why = "its cgroup hierarchy is not mounted where the agent can check it";
 	else if (r == WALK_NOT_ROOTS)

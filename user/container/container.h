@@ -59,7 +59,9 @@ int container_from_cgroup_where(const char *text, struct container_ref *out,
  * else may write it.  A user with a delegated subtree can name cgroups as
  * a runtime does, but they are that user's.  The hierarchy is found in
  * PROC/self/mountinfo and reached through PROC/self/root, else through
- * PROC/1's (the host's, for an agent in a container with hostPID).  A path outside our cgroup namespace ("/../") cannot be
+ * those of root's processes the agent descends from (a runtime's conmon or
+ * shim, in the host's mounts when the agent is in a container with
+ * hostPID), else PID 1's.  A path outside our cgroup namespace ("/../") cannot be
  * checked and is not believed.  why: the reason when false. */
 bool cgroup_root_made(const char *proc_root, const struct cgroup_where *w, const char **why);
 
