@@ -58,6 +58,10 @@ start_ingest "$TMP/s3.log" 0 -reject || { fail "refusing ingest server starts" "
 S3_PORT=$SRV_PORT
 DEAD_PORT=$((S1_PORT + 1))	# nothing listens there (checked below)
 while (exec 3<>"/dev/tcp/127.0.0.1/$DEAD_PORT") 2>/dev/null; do DEAD_PORT=$((DEAD_PORT + 7)); done
+# The carried spool's backend: down for the first run, up for the next (a
+# spool is only ever sent to the backend and tenant it was made for).
+CARRY_PORT=$((DEAD_PORT + 3))
+while (exec 3<>"/dev/tcp/127.0.0.1/$CARRY_PORT") 2>/dev/null; do CARRY_PORT=$((CARRY_PORT + 7)); done
 
 printf 's3cret\n' > "$TMP/token"
 printf 'alice:pw\n' > "$TMP/basic"
@@ -106,7 +110,7 @@ short parca --every 2s -d 9 --push "http://127.0.0.1:$S2_PORT/profiles/writeraw"
 short count --every 1s -d 8 --out-dir "$TMP/out_count" --retain-count 5
 short size --every 1s -d 6 --out-dir "$TMP/out_size" --retain-size 2K
 short overflow --every 1s -d 6 --push "http://127.0.0.1:$DEAD_PORT" --spool-size 3K
-short carry1 --every 1s -d 4 --push "http://127.0.0.1:$DEAD_PORT" --service carry \
+short carry1 --every 1s -d 4 --push "http://127.0.0.1:$CARRY_PORT" --service carry \
 	--spool-dir "$TMP/spool_carry"
 short refused --every 1s -d 3 --push "http://127.0.0.1:$S3_PORT"
 short term --every 30s --out-dir "$TMP/out_term"
@@ -141,7 +145,8 @@ carried=$(ls "$TMP/spool_carry" | grep -c '\.req$')
 check "spool carried over: the first run left its profiles in --spool-dir ($carried)" [ "$carried" -ge 2 ]
 check "spool carried over: the first run says they are kept" \
 	grep -q "not delivered (kept in the spool)" "$TMP/carry1.err"
-short carry2 --every 1s -d 2 --push "http://127.0.0.1:$S2_PORT" --service carry \
+start_ingest "$TMP/carry.log" "$CARRY_PORT" || fail "the carried spool's server starts" ""
+short carry2 --every 1s -d 2 --push "http://127.0.0.1:$CARRY_PORT" --service carry \
 	--spool-dir "$TMP/spool_carry"
 
 # --- the outage: kill the server after two intervals, restart it after a failure ---
@@ -206,7 +211,7 @@ check "refusing backend: logged and counted, not retried forever" \
 	grep -Eq "push: 0 delivered, [1-9][0-9]* refused" "$TMP/refused.err"
 check "refusing backend: the server's reason is in the log" grep -q "refusing everything" "$TMP/refused.err"
 check "spool carried over: the next run delivers them and empties the spool" \
-	[ "$(records "$TMP/s2.log" 'if (R["service"] == "carry") n++ } END { print n + 0')" -ge $((carried + 1)) ] &&
+	[ "$(records "$TMP/carry.log" 'if (R["service"] == "carry") n++ } END { print n + 0')" -ge $((carried + 1)) ] &&
 	[ "$(ls "$TMP/spool_carry" | grep -c '\.req$')" -eq 0 ]
 
 # --- the 60 s run ----------------------------------------------------------------------

@@ -65,11 +65,25 @@ layout() {
 	local name=$1 root=$2 path=$3 id=$4 pod=$5 api=${6:-ingest} out pid short
 	out=$TMP/$(echo "$name" | tr -c 'a-z0-9\n' _)
 	mkdir -p "$out/files"
-	mkcg "$root" "$path" || { fail "$name: cgroup" "cannot create $root/$path"; return; }
-	start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
-	pid=$BGPID
-	wait_lua "$pid"
-	echo "$pid" >"$root/$path/cgroup.procs" || { fail "$name: move" "$root/$path"; return; }
+	if [ -n "${FORGER:-}" ]; then	# the user's process, in cgroups the user names
+		start_bg setpriv --reuid="$FORGER" --regid="$FORGER" --clear-groups -- \
+			"$LUAJIT" "$WL/otlp_mix.lua" 60
+		pid=$BGPID
+		wait_lua "$pid"
+		echo "$pid" >"$root/$DELEG/cgroup.procs" || { fail "$name: delegate" "$DELEG"; return; }
+		setpriv --reuid="$FORGER" --regid="$FORGER" --clear-groups -- sh -c \
+			"mkdir -p '$root/$path' && echo $pid >'$root/$path/cgroup.procs'" ||
+			{ fail "$name: the user's move" "$root/$path"; return; }
+		forged_dirs "$root" "$path"
+		check "$name: the user's process is in the path it made (its owner: $(stat -c %U "$root/$path"))" \
+			grep -q "::/$path\$" "/proc/$pid/cgroup"
+	else
+		mkcg "$root" "$path" || { fail "$name: cgroup" "cannot create $root/$path"; return; }
+		start_bg "$LUAJIT" "$WL/otlp_mix.lua" 60
+		pid=$BGPID
+		wait_lua "$pid"
+		echo "$pid" >"$root/$path/cgroup.procs" || { fail "$name: move" "$root/$path"; return; }
+	fi
 	"$PROF" -p "$pid" -d 1 -o "$out/p.pb.gz" ${HOOK:+--label-from "$HOOK"} 2>"$out/p.err"
 	python3 "$CHECK" labels "$PPROF_PROTO" "$out/p.pb.gz" >"$out/p.labels" 2>&1
 	"$PROF" -p "$pid" -d 1 -o "$out/p.otlp" ${HOOK:+--label-from "$HOOK"} 2>"$out/o.err"
@@ -119,6 +133,30 @@ ID=$(hexid)
 layout "an unknown layout" "$V2" "lbp-test.slice/app-$ID.scope" "" ""
 ID=$(hexid)
 layout "CRI-O's monitor" "$V2" "machine.slice/crio-conmon-$ID.scope" "" ""
+# A forged kubelet cgroup (issue 42): a user whose cgroup was delegated to
+# it (as systemd's user@UID.service is) names cgroups as the kubelet does,
+# with a real-looking pod UID and container ID, and moves its own LuaJIT
+# process there.  The path's directories are the user's, not root's: no
+# container, no pod, no name from the kubelet's links for that ID.
+FORGE_USER=lbpcg$$
+DELEG=lbp-deleg-$$.slice
+# forged_dirs ROOT PATH: the user's directories, for the clean-up.
+forged_dirs() {
+	local dir=$1 part
+	IFS=/ read -ra parts <<<"$2"
+	for part in "${parts[@]}"; do dir=$dir/$part; [ "$dir" = "$1/$DELEG" ] || CREATED+=("$dir"); done
+}
+if useradd --system --no-create-home --shell /usr/sbin/nologin "$FORGE_USER" &&
+   mkcg "$V2" "$DELEG" && chown "$FORGE_USER" "$V2/$DELEG" "$V2/$DELEG"/cgroup.{procs,threads,subtree_control}; then
+	ID=$(hexid); POD=$(uuid)
+	FORGER=$FORGE_USER layout "a user's forged kubelet cgroup" "$V2" \
+		"$DELEG/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${POD//-/_}.slice/cri-containerd-$ID.scope" \
+		"" ""
+else
+	fail "a user's forged kubelet cgroup: set-up" "cannot create $FORGE_USER or delegate $V2/$DELEG"
+fi
+userdel "$FORGE_USER" 2>/dev/null
+
 if [ -n "$V1" ]; then
 	ID=$(hexid); layout "cgroup v1 fallback (docker, cgroupfs)" "$V1" "docker/$ID" "$ID" ""
 else
@@ -186,6 +224,9 @@ check "--label-from: pprof labels team and the container's name from the program
 check "--label-from: OTLP resource attributes" \
 	bash -c "grep -qx 'resource team=lua-$hpid' $out/o.sum && grep -qx 'resource container.name=hooked-${ID:0:6}' $out/o.sum && ! grep -q '^label team=' $out/o.sum"
 check "--label-from: push labels" grep -q "team=lua-$hpid" "$out/pushed"
+check "--label-from: the program ran without capabilities, as nobody, not root" \
+	bash -c "grep -qx 'label hookcaps=0000000000000000' $out/p.labels &&
+		grep -qx 'label hookuid=$(id -u nobody)' $out/p.labels"
 check "--label-from: the reserved key is skipped and said" \
 	bash -c "grep -q 'line(s) not key=value' $out/p.err && ! grep -q 'label pid=.*label pid=' $out/p.labels"
 ID=$(hexid)

@@ -123,8 +123,8 @@ refused "spool: another user's --spool-dir is refused" "owned by uid" \
 	"${AGENT[@]}" -d 2 --push "http://127.0.0.1:$P_GOOD" --spool-dir "$PUB/spool_evil"
 # Even a file in root's own spool (an edited one) cannot redirect.
 mkdir -m 700 "$TMP/spool"
-printf 'LBPSPOOL 1\n@127.0.0.1:%s/steal?x=\napplication/octet-stream\n1\nx' "$P_EVIL" \
-	>"$TMP/spool/0000000000000001.req"
+printf 'LBPSPOOL 2\nto ingest http://127.0.0.1:%s tenant=\n@127.0.0.1:%s/steal?x=\napplication/octet-stream\n1\nx' \
+	"$P_GOOD" "$P_EVIL" >"$TMP/spool/0000000000000001.req"
 timeout 30 "${AGENT[@]}" -d 3 --push "http://127.0.0.1:$P_GOOD" --auth-token-file "$TMP/token" \
 	--spool-dir "$TMP/spool" 2>"$TMP/spool.err"
 check "spool: a request path naming another host is dropped, not sent" \
@@ -133,6 +133,36 @@ sleep 0.5
 check "spool: the other host received nothing" [ ! -s "$TMP/evil.log" ]
 check "spool: the agent's own profiles still went to its --push URL" \
 	[ "$(grep -c '^ok' "$TMP/good.log")" -ge 2 ]
+
+# --- 1b. the spool is keyed by backend and tenant ------------------------------------
+# Agent A spools for a backend that is down (tenant team-a); agent B, on the
+# same --spool-dir, pushes to another backend as team-b: none of A's requests
+# may reach B's backend under B's tenant and credentials.  A's next agent
+# delivers them to A's backend once it is up.
+P_DOWN=$(free_port)
+mkdir -m 700 "$TMP/spool_x"
+timeout 30 "${AGENT[@]}" -d 3 --push "http://127.0.0.1:$P_DOWN" --tenant team-a --service xa \
+	--spool-dir "$TMP/spool_x" 2>"$TMP/xa.err"
+na=$(ls "$TMP/spool_x" | grep -c '\.req$')
+check "spool across backends: A spooled its intervals while its backend was down ($na files)" [ "$na" -ge 2 ]
+: >"$TMP/good.log"
+timeout 30 "${AGENT[@]}" -d 3 --push "http://127.0.0.1:$P_GOOD" --tenant team-b --auth-token-file "$TMP/token" \
+	--service xb --spool-dir "$TMP/spool_x" 2>"$TMP/xb.err"
+sleep 0.5
+checkx "spool across backends: B's backend got B's profiles only, none of A's ($(grep -c $'^ok' "$TMP/good.log") requests)" \
+	'[ "$(grep -c $'"'"'^ok\t.*service=xb\t.*tenant=team-b\t'"'"' "$TMP/good.log")" -ge 2 ] && ! grep -q "service=xa\|tenant=team-a" "$TMP/good.log"'
+check "spool across backends: B says it left A's for A" grep -q "spooled for another backend or tenant are left for it" "$TMP/xb.err"
+check "spool across backends: A's files are still there ($(ls "$TMP/spool_x" | grep -c '\.req$'))" \
+	[ "$(ls "$TMP/spool_x" | grep -c '\.req$')" -eq "$na" ]
+start_server "$TMP/down.log" "$P_DOWN" || fail "A's server starts" "$(cat "$TMP/down.log.out")"
+XSRV=$SRV
+timeout 30 "${AGENT[@]}" -d 2 --push "http://127.0.0.1:$P_DOWN" --tenant team-a --service xa \
+	--spool-dir "$TMP/spool_x" 2>"$TMP/xa2.err"
+sleep 0.5
+nx=$(grep -c $'^ok\t.*service=xa\t.*tenant=team-a\t' "$TMP/down.log")
+check "spool across backends: A's next agent delivered A's spooled profiles to A ($nx, want >= $na + 1)" \
+	[ "$nx" -ge $((na + 1)) ]
+kill "$XSRV" 2>/dev/null
 
 # --- 2, 3. --log-file and --out-dir symlinks ---------------------------------------
 mkdir -m 755 "$TMP/victim"

@@ -5,9 +5,12 @@
  * as root: the program must be given by absolute path, be a regular,
  * executable file owned by root (or the effective user) that no one else
  * may write, in directories, up to /, of which the same holds.  It runs
- * in its own process group with stdin and stderr on /dev/null, a fixed
- * PATH, no other variables and no inherited descriptors; past the
- * deadline or the output cap the group is killed. */
+ * as user nobody with no capabilities, no supplementary groups and
+ * no_new_privs, in "/", in its own process group with stdin and stderr
+ * on /dev/null, a fixed PATH, no other variables and no inherited
+ * descriptors (hook_run.c).  When it exits, or past the deadline or the
+ * output cap, everything it started is killed, even in a session of its
+ * own: its output is read as soon as it exits. */
 #ifndef LBP_HOOK_H
 #define LBP_HOOK_H
 

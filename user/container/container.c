@@ -96,8 +96,9 @@ static bool element_pod(const char *s, size_t n, char *uid)
 }
 
 /* One cgroup path: the innermost container, and its pod when the path is
- * under kubepods. */
-static bool parse_path(const char *path, size_t len, struct container_ref *out)
+ * under kubepods.  *used: the length of the path up to the container's
+ * element, what must be root's for the label to be believed. */
+static bool parse_path(const char *path, size_t len, struct container_ref *out, size_t *used)
 {
 	const char *el[64];
 	size_t el_len[64], n = 0;
@@ -130,6 +131,7 @@ static bool parse_path(const char *path, size_t len, struct container_ref *out)
 		 * elsewhere the path is no layout we know. */
 		if (m == ID_UNDER_POD && !kube)
 			break;
+		*used = (size_t)(el[i] + el_len[i] - path);
 		return true;
 	}
 	memset(out, 0, sizeof(*out));
@@ -137,6 +139,14 @@ static bool parse_path(const char *path, size_t len, struct container_ref *out)
 }
 
 int container_from_cgroup(const char *text, struct container_ref *out)
+{
+	struct cgroup_where w;
+
+	return container_from_cgroup_where(text, out, &w);
+}
+
+int container_from_cgroup_where(const char *text, struct container_ref *out,
+				struct cgroup_where *w)
 {
 	/* Pass 0: the v2 line ("0::"); pass 1: the v1 hierarchies. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -147,10 +157,18 @@ int container_from_cgroup(const char *text, struct container_ref *out)
 			const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
 			bool v2 = c1 && c1 == line + 1 && line[0] == '0' && c2 == c1 + 1;
 
+			size_t used, clen = c1 && c2 ? (size_t)(c2 - c1 - 1) : 0;
+
 			memset(out, 0, sizeof(*out));
-			if (c2 && v2 == (pass == 0) &&
-			    parse_path(c2 + 1, len - (size_t)(c2 + 1 - line), out))
+			if (c2 && v2 == (pass == 0) && clen < sizeof(w->controllers) &&
+			    parse_path(c2 + 1, len - (size_t)(c2 + 1 - line), out, &used) &&
+			    used < sizeof(w->path)) {
+				memcpy(w->controllers, c1 + 1, clen);
+				w->controllers[clen] = '\0';
+				memcpy(w->path, c2 + 1, used);
+				w->path[used] = '\0';
 				return 0;
+			}
 			line = nl ? nl + 1 : NULL;
 		}
 	}

@@ -15,10 +15,13 @@
  * slice names with '_' for '-').  cgroup v2's line ("0::PATH") is read
  * first, then the v1 hierarchies'.  A path that matches none of these (a
  * host process, a runtime's monitor: crio-conmon-ID, libpod-conmon-ID,
- * an unknown layout) gives nothing: never a wrong label. */
+ * an unknown layout) gives nothing: never a wrong label.  Nor does a path
+ * a user could have made (cgroup_root_made): container_of_pid believes
+ * only root's. */
 #ifndef LBP_CONTAINER_H
 #define LBP_CONTAINER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -40,6 +43,27 @@ struct container_ref {
 /* Parses the text of /proc/PID/cgroup.  0 with out's id (and pod_uid)
  * filled, or -1 (out emptied) when no known layout names a container. */
 int container_from_cgroup(const char *text, struct container_ref *out);
+
+/* Where the container was found: the hierarchy's controllers ("" for
+ * cgroup v2's line) and the path up to the container's own element. */
+struct cgroup_where {
+	char controllers[128];
+	char path[4096];
+};
+
+int container_from_cgroup_where(const char *text, struct container_ref *out,
+				struct cgroup_where *w);
+
+/* Whether only root could have made w's path: every directory from the
+ * hierarchy's root down to the container's element is root's and no one
+ * else may write it.  A user with a delegated subtree can name cgroups as
+ * a runtime does, but they are that user's.  The hierarchy is found in
+ * PROC/self/mountinfo and reached through PROC/self/root, else through
+ * those of root's processes the agent descends from (a runtime's conmon or
+ * shim, in the host's mounts when the agent is in a container with
+ * hostPID), else PID 1's.  A path outside our cgroup namespace ("/../") cannot be
+ * checked and is not believed.  why: the reason when false. */
+bool cgroup_root_made(const char *proc_root, const struct cgroup_where *w, const char **why);
 
 /* Kubernetes: the kubelet's log links in dir (/var/log/containers),
  * named POD_NAMESPACE_CONTAINER-ID.log, give c's names.  Only names are

@@ -3,6 +3,7 @@
 #include "container/container.h"
 
 #include "base/json_scan.h"
+#include "base/log.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -172,6 +173,8 @@ int container_names_podman(const char *dir, struct container_ref *c)
 int container_of_pid(const char *proc_root, pid_t pid, struct container_ref *out)
 {
 	char path[128], text[8192];
+	struct cgroup_where w;
+	const char *why;
 	int fd;
 	ssize_t n;
 
@@ -185,8 +188,15 @@ int container_of_pid(const char *proc_root, pid_t pid, struct container_ref *out
 	if (n <= 0)
 		return -1;
 	text[n] = '\0';
-	if (container_from_cgroup(text, out))
+	if (container_from_cgroup_where(text, out, &w))
 		return -1;
+	/* A name anyone with a delegated cgroup could have made is no label:
+	 * it would ship the process as another pod. */
+	if (!cgroup_root_made(proc_root, &w, &why)) {
+		log_verbose("PID %d: no container label from cgroup %s: %s", (int)pid, w.path, why);
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
 	if (out->pod_uid[0])
 		container_names_k8s(K8S_LOG_DIR, out);
 	else if (container_names_docker(DOCKER_DIR, out))

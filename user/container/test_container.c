@@ -153,6 +153,57 @@ static void runtime_files(void)
 		return;
 }
 
+/* A fake /proc: PROC/1/mountinfo names the hierarchies, PROC/1/root is
+ * the root they are mounted in. */
+static void trust(void)
+{
+	char dir[] = "/tmp/lbp-unit-cgtrust.XXXXXX", path[512], cmd[700];
+	const char *cg = "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
+			 ".slice/cri-containerd-" ID ".scope";
+	struct cgroup_where w = { "", "" };
+	const char *why = NULL;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/1 %s/fs/cg2/%s %s/fs/cgv1/pids/docker/%s && "
+		 "chmod -R 755 %s/fs && ln -s %s/fs %s/1/root", dir, dir, cg, dir, ID, dir, dir, dir);
+	if (system(cmd))
+		return;
+	snprintf(path, sizeof(path), "%s/1/mountinfo", dir);
+	f = fopen(path, "w");
+	fputs("22 1 0:21 / / rw - ext4 /dev/root rw\n"
+	      "30 22 0:26 /sub /cg2 rw - cgroup2 cgroup2 rw\n"		/* not the whole tree */
+	      "31 22 0:27 / /cg2 rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+	      "32 22 0:28 / /cgv1/pids rw - cgroup cgroup rw,pids\n", f);
+	fclose(f);
+	snprintf(w.path, sizeof(w.path), "/%s", cg);
+	CHECK("trust: a kubelet's cgroup, all root's 0755, is believed",
+	      cgroup_root_made(dir, &w, &why));
+	snprintf(cmd, sizeof(cmd), "chown 65534 %s/fs/cg2/kubepods.slice/kubepods-besteffort.slice", dir);
+	CHECK("trust: a user's directory on the way is not", !system(cmd) &&
+	      !cgroup_root_made(dir, &w, &why) && strstr(why, "not root's"));
+	snprintf(cmd, sizeof(cmd), "chown 0 %s/fs/cg2/kubepods.slice/kubepods-besteffort.slice && "
+		 "chmod 775 %s/fs/cg2/kubepods.slice", dir, dir);
+	CHECK("trust: nor one its group may write", !system(cmd) && !cgroup_root_made(dir, &w, &why));
+	snprintf(cmd, sizeof(cmd), "chmod 755 %s/fs/cg2/kubepods.slice && "
+		 "chown 65534 %s/fs/cg2/%s", dir, dir, cg);
+	CHECK("trust: nor the container's own element a user made", !system(cmd) &&
+	      !cgroup_root_made(dir, &w, &why));
+	snprintf(w.path, sizeof(w.path), "/../../%s", cg);
+	CHECK("trust: a path outside our cgroup namespace cannot be checked",
+	      !cgroup_root_made(dir, &w, &why) && strstr(why, "namespace"));
+	snprintf(w.path, sizeof(w.path), "/docker/%s", ID);
+	snprintf(w.controllers, sizeof(w.controllers), "pids");
+	CHECK("trust: cgroup v1, found by its controller", cgroup_root_made(dir, &w, &why));
+	snprintf(w.controllers, sizeof(w.controllers), "memory");
+	CHECK("trust: a hierarchy that is not mounted", !cgroup_root_made(dir, &w, &why) &&
+	      strstr(why, "not mounted"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		return;
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -176,5 +227,6 @@ int main(void)
 	}
 	names();
 	runtime_files();
+	trust();
 	UNIT_EXIT();
 }

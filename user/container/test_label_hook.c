@@ -2,10 +2,12 @@
  * running one (base/hook.c): its arguments, the deadline, the output cap,
  * and the files it refuses to run. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/hook.h"
@@ -110,10 +112,18 @@ static const char *script(const char *name, const char *body, mode_t mode)
 	return path;
 }
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void run_cases(void)
 {
 	struct container_ref c;
-	char err[300], out[64];
+	char err[300], out[64], big[512];
 	const char *p;
 
 	if (!make_dir())
@@ -137,6 +147,34 @@ static void run_cases(void)
 	CHECK("run: only stdin, stdout and stderr are inherited (and ls's own)",
 	      !hook_run(p, (char *[]){ (char *)p, NULL }, 2000, out, sizeof(out), err, sizeof(err)) &&
 	      !strcmp(out, "fds=4\n"));
+	/* Not root's privileges (issue 42): HOOK_USER, no capability, "/". */
+	p = script("privs", "echo \"caps=$(sed -n 's/^CapEff:[[:space:]]*//p;s/^CapPrm:[[:space:]]*//p' "
+		   "/proc/self/status | tr '\\n' ,)\"; echo \"uid=$(id -u) gid=$(id -g) "
+		   "groups=$(id -G)\"; echo \"cwd=$(pwd)\"", 0755);
+	CHECK("run: as nobody, no capabilities, no groups, in /",
+	      !hook_run(p, (char *[]){ (char *)p, NULL }, 2000, big, sizeof(big), err, sizeof(err)) &&
+	      !strcmp(big, "caps=0000000000000000,0000000000000000,\n"
+			   "uid=65534 gid=65534 groups=65534\ncwd=/\n"));
+	/* A program whose child keeps the pipe in a session of its own: its
+	 * labels are read when it exits, and the child is killed. */
+	p = script("daemon", "echo team=d; setsid sleep 30 & echo \"child=$!\"", 0755);
+	{
+		long long t0, took;
+		int ok;
+
+		memset(&c, 0, sizeof(c));
+		t0 = mono_ms();
+		ok = label_hook_run(p, 1, &c, err, sizeof(err)) == 0;
+		const char *child = strstr(c.labels, "child=");
+		pid_t cpid = child ? (pid_t)atoi(child + 6) : 0;
+
+		took = mono_ms() - t0;
+		printf("# setsid child: %lld ms, child %d\n", took, (int)cpid);
+		CHECK("run: a setsid child holding stdout: the labels at the program's exit",
+		      ok && strstr(c.labels, "team=d\n") && took < 1000);
+		CHECK("run: ... and the child is gone (killed and reaped)",
+		      cpid > 0 && kill(cpid, 0) == -1 && errno == ESRCH);
+	}
 	p = script("groupw", "echo team=x", 0775);
 	CHECK("check: a file others may write is refused", hook_check(p, err, sizeof(err)) == -1);
 	CHECK("check: a relative path is refused", hook_check("bin/x", err, sizeof(err)) == -1);

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "proc/elfinfo.h"
 #include "base/log.h"
 #include "luajit/luaobj.h"
 #include "proc/memory.h"
+#include "proc/pagemap.h"
 #include "proc/procmaps.h"
 
 #define SCAN_CHUNK	(1u << 20)
@@ -127,16 +129,115 @@ static void probe_at(pid_t pid, struct mem_reader *mem, const struct proc_maps *
 	}
 }
 
+#define WINDOW_PAGES	16384	/* pagemap entries read at once: 64 MiB */
+
+/* One scan's limits, as they stand, and the pagemap window it reads. */
+struct scan_limits {
+	struct pagemap *pm;		/* NULL: every page counts as touched */
+	uint64_t max_bytes, deadline_ns;
+	volatile sig_atomic_t *stop;
+	uint64_t win_lo, win_hi, page;	/* present[] covers win_lo..win_hi */
+	uint8_t present[WINDOW_PAGES];
+};
+
+/* Which of the np pages from at (inside a mapping ending at end) were
+ * touched, into out; -1 when unknown.  A window is read at a time: one
+ * read per 64 MiB instead of one per chunk. */
+static int touched_pages(struct scan_limits *l, uint64_t at, size_t np, uint64_t end,
+			 uint8_t *out)
+{
+	uint64_t hi = at + np * l->page;
+
+	if (at < l->win_lo || hi > l->win_hi) {
+		uint64_t n = (end - at) / l->page;
+
+		n = n < WINDOW_PAGES ? n : WINDOW_PAGES;
+		l->win_lo = l->win_hi = 0;
+		if (n < np || pagemap_present(l->pm, at, (size_t)n, l->present))
+			return -1;
+		l->win_lo = at;
+		l->win_hi = at + n * l->page;
+	}
+	memcpy(out, l->present + (at - l->win_lo) / l->page, np);
+	return 0;
+}
+
+/* Whether the page holding addr was touched (or it cannot be told). */
+static bool page_touched(const struct scan_limits *l, uint64_t addr)
+{
+	uint8_t present = 1;
+
+	if (l->pm)
+		pagemap_present(l->pm, addr - addr % pagemap_page_size(l->pm), 1, &present);
+	return present;
+}
+
+/* Why the scan must stop before the next chunk, or NULL. */
+static const char *over_budget(const struct scan_limits *l, const struct discover_report *rep)
+{
+	if (l->stop && *l->stop)
+		return "asked to stop";
+	if (rep->bytes_scanned >= l->max_bytes)
+		return "its byte budget was spent";
+	if (clock_ns(CLOCK_MONOTONIC) >= l->deadline_ns)
+		return "its time budget was spent";
+	return NULL;
+}
+
+/* Reads the chunk at..at+len into buf: only the pages the process
+ * touched (the rest stays zeros, which hold no VM), so that the scan
+ * neither reads reserved address space nor maps the zero page there
+ * itself.  Without a pagemap, the whole chunk.  -1 when nothing was read. */
+static int read_touched(struct mem_reader *mem, struct scan_limits *l, uint64_t at,
+			uint64_t len, uint64_t end, uint8_t *buf, struct discover_report *rep)
+{
+	uint8_t present[SCAN_CHUNK / 4096];
+	uint64_t page = l->page;
+	size_t np = page ? (size_t)((len + page - 1) / page) : 0;
+	uint64_t got = 0;
+
+	if (!l->pm || page < 4096 || at % page || np > sizeof(present) ||
+	    touched_pages(l, at, np, end, present)) {
+		if (mem_read(mem, at, buf, len))
+			return -1;
+		rep->bytes_scanned += len;
+		return 0;
+	}
+	for (size_t i = 0; i < np; ) {
+		size_t j = i;
+		uint64_t off = i * page, run;
+
+		while (j < np && present[j] == present[i])
+			j++;
+		run = (j * page < len ? j * page : len) - off;
+		if (!present[i] || mem_read(mem, at + off, buf + off, run)) {
+			memset(buf + off, 0, run);
+			if (!present[i])
+				rep->bytes_untouched += run;
+		} else {
+			got += run;
+		}
+		i = j;
+	}
+	rep->bytes_scanned += got;
+	return got ? 0 : -1;
+}
+
 static void scan_mapping(pid_t pid, struct mem_reader *mem, const struct proc_maps *maps,
 			 const struct map_entry *e, uint8_t *buf, struct lj_vm *vms, int max,
-			 struct discover_report *rep)
+			 struct scan_limits *l, struct discover_report *rep)
 {
+	if (pagemap_untouched_map(l->pm, e->start, e->end)) {
+		rep->bytes_untouched += e->end - e->start;
+		return;
+	}
 	for (uint64_t at = e->start; at < e->end && rep->nvms < max; at += SCAN_CHUNK) {
 		uint64_t len = e->end - at < SCAN_CHUNK ? e->end - at : SCAN_CHUNK;
 
-		if (mem_read(mem, at, buf, len))
+		if ((rep->cut = over_budget(l, rep)))
+			return;
+		if (read_touched(mem, l, at, len, e->end, buf, rep))
 			continue;	/* unreadable chunk (e.g. MAP_NORESERVE hole) */
-		rep->bytes_scanned += len;
 		for (uint64_t off = 0; off + SIG_BYTES <= len; off += 8) {
 			const uint8_t *b = buf + off;
 
@@ -148,34 +249,50 @@ static void scan_mapping(pid_t pid, struct mem_reader *mem, const struct proc_ma
 
 enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
 				     struct mem_reader *mem, struct lj_vm *vms, int max,
-				     struct discover_report *rep)
+				     const struct discover_budget *b, struct discover_report *rep)
 {
+	struct scan_limits *l = calloc(1, sizeof(*l));
 	uint8_t *buf;
 	uint8_t head[SIG_BYTES];
 
 	memset(rep, 0, sizeof(*rep));
+	buf = malloc(SCAN_CHUNK);
+	if (!l || !buf) {
+		free(l);
+		free(buf);
+		return DISCOVER_GONE;
+	}
+	l->max_bytes = b && b->max_bytes ? b->max_bytes : DISCOVER_MAX_BYTES;
+	l->deadline_ns = clock_ns(CLOCK_MONOTONIC) + (b && b->max_ns ? b->max_ns : DISCOVER_MAX_NS);
+	l->stop = b ? b->stop : NULL;
+	l->pm = pagemap_open(pid);
+	l->page = l->pm ? pagemap_page_size(l->pm) : 0;
 	/* Fast path first: LuaJIT's allocator puts GG at a fixed offset in
 	 * its first chunk (docs/luajit-internals.md, "Finding the VM"). */
 	for (int i = 0; i < maps->n && rep->nvms < max; i++) {
 		uint64_t gg = maps->e[i].start + GG_FAST_OFFSET;
 
 		if (is_scannable(&maps->e[i]) && gg + SIG_BYTES <= maps->e[i].end &&
-		    !mem_read(mem, gg, head, sizeof(head)))
+		    page_touched(l, gg) && !mem_read(mem, gg, head, sizeof(head)))
 			probe_at(pid, mem, maps, head, gg, vms, max, rep);
 	}
 	/* Hosts with their own allocator (or several VMs) need the full scan. */
-	buf = malloc(SCAN_CHUNK);
-	if (!buf)
-		return DISCOVER_GONE;
-	for (int i = 0; i < maps->n && rep->nvms < max; i++)
+	for (int i = 0; i < maps->n && rep->nvms < max && !rep->cut; i++)
 		if (is_scannable(&maps->e[i]))
-			scan_mapping(pid, mem, maps, &maps->e[i], buf, vms, max, rep);
+			scan_mapping(pid, mem, maps, &maps->e[i], buf, vms, max, l, rep);
+	pagemap_close(l->pm);
+	free(l);
 	free(buf);
+	if (rep->cut)
+		log_verbose("PID %d: VM scan stopped after %llu MiB read (%llu MiB never touched, not read): %s",
+			    (int)pid, (unsigned long long)(rep->bytes_scanned >> 20),
+			    (unsigned long long)(rep->bytes_untouched >> 20), rep->cut);
 	return rep->nvms ? DISCOVER_FOUND : rep->candidates ? DISCOVER_UNRECOGNISED : DISCOVER_NO_VM;
 }
 
 enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
-				  int max, struct discover_report *rep)
+				  int max, const struct discover_budget *b,
+				  struct discover_report *rep)
 {
 	struct proc_maps maps;
 	enum discover_result res;
@@ -183,7 +300,7 @@ enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_v
 	memset(rep, 0, sizeof(*rep));
 	if (procmaps_read(pid, &maps))
 		return DISCOVER_GONE;
-	res = discover_vms_in(pid, &maps, mem, vms, max, rep);
+	res = discover_vms_in(pid, &maps, mem, vms, max, b, rep);
 	procmaps_free(&maps);
 	return res;
 }
@@ -221,6 +338,9 @@ const char *discover_why(enum discover_result res, const struct discover_report 
 		return "no such process (or not readable)";
 	if (rep->unsupported[0])
 		return rep->unsupported;
+	if (res == DISCOVER_NO_VM && rep->cut)
+		return !strcmp(rep->cut, "asked to stop") ? "no LuaJIT VM found before the stop" :
+		       "no LuaJIT VM found in the memory a scan may read (2 GiB of touched pages in 2 s)";
 	return res == DISCOVER_UNRECOGNISED ? "a LuaJIT VM of an unknown layout" :
 					      "no LuaJIT VM found";
 }
@@ -235,7 +355,7 @@ struct mem_reader *discover_open(pid_t pid, struct lj_vm *vms, int max,
 		log_error("PID %d: cannot read its memory", (int)pid);
 		return NULL;
 	}
-	res = discover_vms(pid, mem, vms, max, rep);
+	res = discover_vms(pid, mem, vms, max, NULL, rep);
 	if (res != DISCOVER_FOUND) {
 		log_error("PID %d: %s", (int)pid, discover_why(res, rep));
 		mem_close(mem);

@@ -4,6 +4,7 @@
 #ifndef LBP_DISCOVER_H
 #define LBP_DISCOVER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -41,18 +42,35 @@ struct discover_report {
 	char first_refusal[200];	/* why the first candidate was refused */
 	char unsupported[200];		/* a version recognised and refused, by name */
 	uint64_t bytes_scanned;
+	uint64_t bytes_untouched;	/* never touched (pagemap): not read */
+	const char *cut;		/* why the scan stopped early, or NULL */
 };
 
-/* Scans pid for VMs; fills up to max entries of vms. */
+/* What one scan may cost.  A process decides how much address space it
+ * reserves and touches: the scan reads only pages the process touched
+ * (pagemap.h), at most max_bytes of them, for at most max_ns, and stops
+ * at the next chunk once *stop is set.  A scan cut short keeps the VMs it
+ * found and says why (rep->cut); the next rescan starts again. */
+struct discover_budget {
+	uint64_t max_bytes;		/* 0: DISCOVER_MAX_BYTES */
+	uint64_t max_ns;		/* 0: DISCOVER_MAX_NS */
+	volatile sig_atomic_t *stop;	/* NULL: none */
+};
+#define DISCOVER_MAX_BYTES	(2ull << 30)
+#define DISCOVER_MAX_NS		2000000000ull
+
+/* Scans pid for VMs; fills up to max entries of vms.  b NULL: the
+ * defaults, no stop flag. */
 enum discover_result discover_vms(pid_t pid, struct mem_reader *mem, struct lj_vm *vms,
-				  int max, struct discover_report *rep);
+				  int max, const struct discover_budget *b,
+				  struct discover_report *rep);
 
 /* The same over given maps (tests give a recorded image and its maps;
  * pid only names files through /proc/PID/map_files). */
 struct proc_maps;
 enum discover_result discover_vms_in(pid_t pid, const struct proc_maps *maps,
 				     struct mem_reader *mem, struct lj_vm *vms, int max,
-				     struct discover_report *rep);
+				     const struct discover_budget *b, struct discover_report *rep);
 
 /* Why a scan found no VM, in a few words ("no LuaJIT VM found", the
  * refused version's name, ...), for a command's one line of error. */

@@ -115,8 +115,9 @@ static void fixture_maps(const struct image *im, struct map_entry e[2], struct p
 	maps->n = with_code ? 2 : 1;
 }
 
-static enum discover_result run(const struct image *im, bool with_code, struct lj_vm *vm,
-				struct discover_report *rep)
+static enum discover_result run_b(const struct image *im, bool with_code, struct lj_vm *vm,
+				  int max, const struct discover_budget *b,
+				  struct discover_report *rep)
 {
 	struct map_entry e[2];
 	struct proc_maps maps;
@@ -125,9 +126,15 @@ static enum discover_result run(const struct image *im, bool with_code, struct l
 
 	fixture_maps(im, e, &maps, with_code);
 	/* pid 0: no /proc/0/map_files, so the interpreter size is guessed. */
-	res = discover_vms_in(0, &maps, mem, vm, 1, rep);
+	res = discover_vms_in(0, &maps, mem, vm, max, b, rep);
 	mem_close(mem);
 	return res;
+}
+
+static enum discover_result run(const struct image *im, bool with_code, struct lj_vm *vm,
+				struct discover_report *rep)
+{
+	return run_b(im, with_code, vm, 1, NULL, rep);
 }
 
 static void test_snapshot(const char *name)
@@ -155,6 +162,23 @@ static void test_snapshot(const char *name)
 	snprintf(what, sizeof(what), "discover %s: interpreter from the dispatch table", name);
 	CHECK(what, res == DISCOVER_FOUND && vm.vm_lo == im.asm_begin &&
 	      vm.vm_hi == im.asm_begin + 0x4000 && !strcmp(vm.elf_path, "/fixture/bin/luajit"));
+
+	/* A stop (SIGTERM): the full scan (looking for a second VM) ends
+	 * before its first chunk; the fast path's VM is kept. */
+	{
+		volatile sig_atomic_t stop = 1;
+		struct discover_budget b = { .stop = &stop };
+		struct lj_vm two[2];
+
+		res = run_b(&im, true, two, 2, &b, &rep);
+		snprintf(what, sizeof(what), "discover %s: a stop ends the scan, the VM found is kept", name);
+		CHECK(what, res == DISCOVER_FOUND && rep.cut && !strcmp(rep.cut, "asked to stop") &&
+		      rep.bytes_scanned == 0);
+		stop = 0;
+		res = run_b(&im, true, two, 2, &b, &rep);
+		snprintf(what, sizeof(what), "discover %s: without it, the whole scan", name);
+		CHECK(what, res == DISCOVER_FOUND && !rep.cut);
+	}
 
 	/* Dispatch into memory that is not code: the candidate is refused. */
 	res = run(&im, false, &vm, &rep);

@@ -116,7 +116,7 @@ static void label_from(const struct targets *ts, struct target *t)
 	char err[300];
 	int skipped;
 
-	if (!ts->label_from)
+	if (!ts->label_from || (ts->stop && *ts->stop))
 		return;
 	skipped = label_hook_run(ts->label_from, t->pid, &t->ctr, err, sizeof(err));
 	if (skipped < 0)
@@ -127,10 +127,12 @@ static void label_from(const struct targets *ts, struct target *t)
 }
 static void follow_forks(struct targets *ts, pid_t parent);
 
-static enum discover_result scan(struct target *t, struct discover_report *rep)
+static enum discover_result scan(const struct targets *ts, struct target *t,
+				 struct discover_report *rep)
 {
 	struct lj_vm found[LBP_MAX_VMS];
-	enum discover_result res = discover_vms(t->pid, t->mem, found, LBP_MAX_VMS, rep);
+	struct discover_budget b = { .stop = ts->stop };
+	enum discover_result res = discover_vms(t->pid, t->mem, found, LBP_MAX_VMS, &b, rep);
 
 	if (res == DISCOVER_FOUND)
 		adopt_vms(t, found, rep->nvms);
@@ -181,7 +183,7 @@ int targets_add(struct targets *ts, pid_t pid, bool strict, char *err, size_t er
 		return -1;
 	}
 	errno = 0;
-	res = scan(t, &rep);
+	res = scan(ts, t, &rep);
 	scan_errno = errno;
 	log_verbose("PID %d (%s): scanned %llu KiB, %d candidate(s), %d VM(s)", (int)pid, t->comm,
 		    (unsigned long long)(rep.bytes_scanned >> 10), rep.candidates, rep.nvms);
@@ -475,7 +477,7 @@ int targets_poll(struct targets *ts, uint64_t now_ns)
 			struct discover_report rep;
 			int before = t->nvms;
 
-			scan(t, &rep);
+			scan(ts, t, &rep);
 			t->waiting = t->nvms == 0;
 			changed |= t->nvms != before;
 			/* A new process creates its VM early: look often at first. */

@@ -3,6 +3,7 @@
 #ifndef LBP_TARGETS_H
 #define LBP_TARGETS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,10 @@ void targets_set_profile(struct targets *ts, struct profile *p);
 /* --label-from: the program that labels each new target
  * (container/label_hook.h); NULL for none.  Kept, not copied. */
 void targets_set_label_from(struct targets *ts, const char *program);
+
+/* The stop flag (SIGINT, SIGTERM): a VM scan in progress ends at its next
+ * chunk, and no new --label-from program is started, once it is set. */
+void targets_set_stop(struct targets *ts, volatile sig_atomic_t *stop);
 
 /* Hands every target to the collector (targets added before it existed),
  * and later ones as they are added. */

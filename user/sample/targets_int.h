@@ -4,6 +4,7 @@
 #ifndef LBP_TARGETS_INT_H
 #define LBP_TARGETS_INT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,6 +52,7 @@ struct targets {
 	 * keeps them. */
 	uint64_t retired_unknown;
 	const char *label_from;		/* --label-from's program, or NULL */
+	volatile sig_atomic_t *stop;	/* ends VM scans early; NULL: none */
 };
 
 struct profile;

@@ -105,3 +105,8 @@ void targets_set_label_from(struct targets *ts, const char *program)
 {
 	ts->label_from = program;
 }
+
+void targets_set_stop(struct targets *ts, volatile sig_atomic_t *stop)
+{
+	ts->stop = stop;
+}

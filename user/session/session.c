@@ -137,6 +137,7 @@ struct session *session_open(const struct session_config *c, char *err, size_t e
 	s->prof->start_ns = clock_ns(CLOCK_REALTIME);
 	s->prof->alloc_every = c->alloc_every;
 	targets_set_label_from(s->ts, c->label_from);
+	targets_set_stop(s->ts, c->stop);
 	if (c->time_slot_ns)
 		profile_keep_timeline(s->prof, clock_ns(CLOCK_MONOTONIC), c->time_slot_ns,
 				      TIMELINE_MAX_EVENTS);

@@ -135,6 +135,7 @@ static int open_push(struct agent *a)
 	};
 	struct push_client *client;
 	struct spool *spool;
+	struct strbuf dest = STRBUF_INIT;
 	double backoff = o->every_s < MAX_BACKOFF_S ? o->every_s : MAX_BACKOFF_S;
 
 	push_api_parse(o->push_api ? o->push_api : "ingest", &a->api);	/* checked by the options */
@@ -163,7 +164,12 @@ static int open_push(struct agent *a)
 		log_error("%s", err);
 		return -1;
 	}
-	spool = spool_open(o->spool_dir, o->spool_bytes, err, sizeof(err));
+	/* The spool is keyed by where its requests go: what was spooled for
+	 * one backend or tenant is never replayed to another. */
+	sb_printf(&dest, "%s %s tenant=%s", o->push_api ? o->push_api : "ingest", o->push_url,
+		  o->tenant ? o->tenant : "");
+	spool = spool_open(o->spool_dir, dest.buf, o->spool_bytes, err, sizeof(err));
+	sb_free(&dest);
 	if (!spool) {
 		log_error("%s", err);
 		push_client_free(client);

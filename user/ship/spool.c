@@ -3,11 +3,19 @@
  * On disk the directory is root's own (base/safefile.h), used through one
  * descriptor.  Each request is one file, written whole or not at all:
  *   DIR/<id as 16 hex digits>-<owner>.req
- *   "LBPSPOOL 1\n" path "\n" content-type "\n" body-length "\n" body
+ *   "LBPSPOOL 2\n" "to " destination "\n" path "\n" content-type "\n"
+ *   body-length "\n" body
  * The path is only ever a known route with a plain query string
  * (push_path_ok), checked when written and again when read: a spooled
  * request can never change the host or the path prefix, which come from
  * the agent's own --push URL.
+ *
+ * The destination is the backend, its API and the tenant the request was
+ * built for (spool_open's dest).  A request is only ever sent where it was
+ * meant to go: an agent adopts only the files of its own destination and
+ * leaves the others for an agent of theirs; a file of the older format,
+ * which names none, is dropped.  The credentials are not part of it: a
+ * rotated token still delivers what was spooled under the old one.
  *
  * Several agents may share a directory.  Each owns the files with its
  * owner tag and holds an flock on DIR/<owner>.lock while it runs; a new
@@ -36,7 +44,8 @@
 #include "base/strbuf.h"
 #include "ship/push.h"
 
-#define MAGIC		"LBPSPOOL 1\n"
+#define MAGIC		"LBPSPOOL 2\n"
+#define DEST_MAX	4096	/* a destination line beyond this is refused */
 #define ID_DIGITS	16
 #define OWNER_DIGITS	8
 #define HEAD_MAX	65536	/* a head beyond this is not one of ours */
@@ -50,7 +59,9 @@ struct spool {
 	char *dir;		/* NULL: memory */
 	int dirfd, lockfd;
 	char owner[OWNER_DIGITS + 1];
+	char *dest;		/* "to DEST": the head's second line */
 	uint64_t max_bytes;
+	size_t others;		/* files left for other destinations */
 	struct spool_entry *e;	/* oldest first */
 	size_t n, cap;
 	uint64_t next_id;
@@ -225,8 +236,31 @@ static size_t scan_orphans(struct spool *s, DIR *d, struct found **out, struct s
 	return n;
 }
 
-/* Adopts what gone agents left: renamed to our tag, oldest first.  A
- * rename that fails was another agent's adoption: that file is theirs. */
+/* Whether file name is a request for another destination than ours: of
+ * this format, with another "to" line.  Those stay for their own agent.
+ * A file of the older format is adopted, and dropped when it is read. */
+static bool for_other_dest(const struct spool *s, const char *name)
+{
+	size_t mlen = strlen(MAGIC), dlen = strlen(s->dest), want = mlen + dlen + 1, got = 0;
+	int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char buf[sizeof(MAGIC) + DEST_MAX + 8];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while (got < want && ((n = read(fd, buf + got, want - got)) > 0 ||
+			      (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(fd);
+	if (got < mlen || memcmp(buf, MAGIC, mlen))
+		return false;
+	return got < want || memcmp(buf + mlen, s->dest, dlen) || buf[mlen + dlen] != '\n';
+}
+
+/* Adopts what gone agents left for our destination: renamed to our tag,
+ * oldest first.  A rename that fails was another agent's adoption: that
+ * file is theirs. */
 static int load_dir(struct spool *s, char *err, size_t errlen)
 {
 	struct strbuf dead = STRBUF_INIT;
@@ -253,8 +287,13 @@ static int load_dir(struct spool *s, char *err, size_t errlen)
 		uint64_t id = s->next_id;
 
 		entry_name(s, id, name, sizeof(name));
-		if (fstatat(s->dirfd, f[i].name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-		    renameat2(s->dirfd, f[i].name, s->dirfd, name, RENAME_NOREPLACE))
+		if (fstatat(s->dirfd, f[i].name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (for_other_dest(s, f[i].name)) {
+			s->others++;
+			continue;
+		}
+		if (renameat2(s->dirfd, f[i].name, s->dirfd, name, RENAME_NOREPLACE))
 			continue;
 		s->next_id++;
 		if (append_entry(s, id, (uint64_t)st.st_size, NULL))
@@ -269,7 +308,27 @@ static int load_dir(struct spool *s, char *err, size_t errlen)
 	return 0;
 }
 
-struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t errlen)
+/* "to DEST", or NULL (reported) when dest could not stand on one line. */
+static char *dest_line(const char *dest, char *err, size_t errlen)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	for (const char *p = dest; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(err, errlen, "spool: the destination holds control characters");
+			return NULL;
+		}
+	}
+	if (strlen(dest) > DEST_MAX) {
+		snprintf(err, errlen, "spool: the destination is longer than %d bytes", DEST_MAX);
+		return NULL;
+	}
+	sb_printf(&b, "to %s", dest);
+	return b.buf;
+}
+
+struct spool *spool_open(const char *dir, const char *dest, uint64_t max_bytes, char *err,
+			 size_t errlen)
 {
 	struct spool *s = calloc(1, sizeof(*s));
 
@@ -286,6 +345,9 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t 
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
+		s->dest = dest_line(dest ? dest : "", err, errlen);
+		if (!s->dest)
+			goto fail;
 		s->dirfd = safe_dir_open(dir, "--spool-dir", 0700, err, errlen);
 		if (s->dirfd < 0 || take_ownership(s, err, errlen))
 			goto fail;
@@ -295,6 +357,9 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t 
 		if (s->n)
 			log_warn("spool %s: %zu undelivered profile(s) from an earlier run will be sent first",
 				 dir, s->n);
+		if (s->others)
+			log_warn("spool %s: %zu profile(s) spooled for another backend or tenant are left for it, not sent to this one",
+				 dir, s->others);
 		while (s->n && s->st.bytes > s->max_bytes)
 			drop_oldest(s);
 	}
@@ -325,6 +390,7 @@ void spool_close(struct spool *s)
 		close(s->dirfd);
 	free(s->e);
 	free(s->dir);
+	free(s->dest);
 	free(s);
 }
 
@@ -347,7 +413,8 @@ static uint64_t write_req(struct spool *s, uint64_t id, const struct push_req *r
 	uint64_t size = 0;
 
 	entry_name(s, id, name, sizeof(name));
-	sb_printf(&head, "%s%s\n%s\n%zu\n", MAGIC, r->path, r->content_type, r->body_len);
+	sb_printf(&head, "%s%s\n%s\n%s\n%zu\n", MAGIC, s->dest, r->path, r->content_type,
+		  r->body_len);
 	f = safe_file_create(s->dirfd, name, 0600, err, sizeof(err));
 	if (!f)
 		goto cleanup;
@@ -385,7 +452,7 @@ static struct push_req *copy_req(const struct push_req *r)
 
 int spool_add(struct spool *s, const struct push_req *r)
 {
-	uint64_t size = strlen(MAGIC) + strlen(r->path) + strlen(r->content_type) + 32 +
+	uint64_t size = strlen(MAGIC) + (s->dest ? strlen(s->dest) + 1 : 0) + strlen(r->path) + strlen(r->content_type) + 32 +
 			r->body_len;
 	uint64_t id = s->next_id++;
 	struct push_req *copy = NULL;
@@ -432,7 +499,7 @@ static char *next_line(char *buf, size_t len, size_t *pos)
  * -1 if it is missing, malformed or not a safe request. */
 static int read_req(const struct spool *s, uint64_t id, struct push_req *out)
 {
-	char name[64], *buf = NULL, *path, *type, *lenline, *end;
+	char name[64], *buf = NULL, *to, *path, *type, *lenline, *end;
 	size_t pos = 0, got = 0, len;
 	struct stat st;
 	int fd, err = -1;
@@ -457,6 +524,9 @@ static int read_req(const struct spool *s, uint64_t id, struct push_req *out)
 	if (got < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)))
 		goto cleanup;
 	pos = strlen(MAGIC);
+	to = next_line(buf, got, &pos);
+	if (!to || strcmp(to, s->dest))
+		goto cleanup;
 	path = next_line(buf, got, &pos);
 	type = next_line(buf, got, &pos);
 	lenline = next_line(buf, got, &pos);

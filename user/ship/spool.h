@@ -18,8 +18,11 @@ struct spool_stats {
 	uint64_t dropped, dropped_bytes; /* pushed out by the size limit, ever */
 };
 
-/* dir NULL: in memory.  Loads what a previous run left in dir. */
-struct spool *spool_open(const char *dir, uint64_t max_bytes, char *err, size_t errlen);
+/* dir NULL: in memory.  Loads what a previous run left in dir for dest,
+ * the backend and tenant this agent pushes to (one line, no control
+ * characters): requests spooled for another dest are never sent here. */
+struct spool *spool_open(const char *dir, const char *dest, uint64_t max_bytes, char *err,
+			 size_t errlen);
 void spool_close(struct spool *s);
 
 /* Appends a copy of r.  Returns the number of older requests dropped to

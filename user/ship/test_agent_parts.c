@@ -19,6 +19,8 @@
 #include "base/strbuf.h"
 #include "base/unit.h"
 
+#define DEST "ingest http://unit tenant="
+
 static char tmpdir[] = "/tmp/lbp-unit-agent.XXXXXX";
 
 static const char *b64(const char *s)
@@ -194,7 +196,7 @@ static void test_spool_memory(void)
 	struct push_req a = make_req('a', 400), b = make_req('b', 400), c = make_req('c', 400), got;
 	struct spool_stats st;
 	char err[200];
-	struct spool *s = spool_open(NULL, 1000, err, sizeof(err));
+	struct spool *s = spool_open(NULL, DEST, 1000, err, sizeof(err));
 	uint64_t id, first;
 
 	CHECK("memory spool: opens", s != NULL);
@@ -256,7 +258,7 @@ static void test_spool_disk(void)
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "%s/spool", tmpdir);
-	s = spool_open(dir, 1 << 20, err, sizeof(err));
+	s = spool_open(dir, DEST, 1 << 20, err, sizeof(err));
 	CHECK("disk spool: creates its directory", s != NULL && count_files(dir, ".req") == 0);
 	spool_add(s, &a);
 	spool_add(s, &b);
@@ -269,7 +271,7 @@ static void test_spool_disk(void)
 	f = fopen(path, "w");
 	fputs("half", f);
 	fclose(f);
-	s = spool_open(dir, 1 << 20, err, sizeof(err));
+	s = spool_open(dir, DEST, 1 << 20, err, sizeof(err));
 	spool_get_stats(s, &st);
 	CHECK("disk spool: a restart finds both requests", st.queued == 2);
 	CHECK("disk spool: and removes the half-written file", access(path, F_OK) != 0);
@@ -296,14 +298,14 @@ static void test_spool_disk(void)
 	spool_close(s);
 
 	/* The limit applies to what a previous run left. */
-	s = spool_open(dir, 100, err, sizeof(err));
+	s = spool_open(dir, DEST, 100, err, sizeof(err));
 	spool_get_stats(s, &st);
 	CHECK("disk spool: a smaller limit drops old requests at open", st.queued == 0 &&
 	      st.dropped == 1 && count_files(dir, ".req") == 0);
 	spool_close(s);
 	snprintf(path, sizeof(path), "%s/token/sub", tmpdir);
 	CHECK("disk spool: an unusable directory is refused with a reason",
-	      spool_open(path, 100, err, sizeof(err)) == NULL && strstr(err, "--spool-dir"));
+	      spool_open(path, DEST, 100, err, sizeof(err)) == NULL && strstr(err, "--spool-dir"));
 	push_req_free(&a);
 	push_req_free(&b);
 }

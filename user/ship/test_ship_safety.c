@@ -14,6 +14,8 @@
 #include "ship/push.h"
 #include "ship/spool.h"
 
+#define DEST "ingest http://a.example tenant=a"
+
 static char tmpdir[] = "/tmp/lbp-unit-ship.XXXXXX";
 
 static const char *at(const char *name)
@@ -132,7 +134,7 @@ static void test_spool(void)
 	char err[300];
 	uint64_t id;
 
-	a = spool_open(at("spool"), 1 << 22, err, sizeof(err));
+	a = spool_open(at("spool"), DEST, 1 << 22, err, sizeof(err));
 	CHECK("spool: opens", a != NULL);
 	if (!a)
 		return;
@@ -142,24 +144,24 @@ static void test_spool(void)
 	bad.path[0] = '@';
 	CHECK("spool: an unsafe path is never stored", spool_add(a, &bad) == SPOOL_TOO_LARGE);
 
-	b = spool_open(at("spool"), 1 << 22, err, sizeof(err));
+	b = spool_open(at("spool"), DEST, 1 << 22, err, sizeof(err));
 	spool_get_stats(b, &st);
 	CHECK("spool: a second agent on the directory leaves a live agent's files alone", st.queued == 0);
 	spool_add(b, &r);
 	CHECK("spool: both agents' files exist side by side", count(at("spool"), ".req") == 2);
 	spool_close(a);
 	spool_close(b);
-	b = spool_open(at("spool"), 1 << 22, err, sizeof(err));
+	b = spool_open(at("spool"), DEST, 1 << 22, err, sizeof(err));
 	spool_get_stats(b, &st);
 	CHECK("spool: a later agent adopts what both left", st.queued == 2);
-	a = spool_open(at("spool"), 1 << 22, err, sizeof(err));
+	a = spool_open(at("spool"), DEST, 1 << 22, err, sizeof(err));
 	spool_get_stats(a, &st);
 	CHECK("spool: ... and no one else takes them while it runs", st.queued == 0);
 	spool_close(a);
 	spool_close(b);
 	/* A write that fails (a full disk; here the directory is gone) is told
 	 * apart from a full spool. */
-	a = spool_open(at("spool2"), 1 << 22, err, sizeof(err));
+	a = spool_open(at("spool2"), DEST, 1 << 22, err, sizeof(err));
 	if (a) {
 		DIR *d = opendir(at("spool2"));
 		struct dirent *de;
@@ -175,11 +177,56 @@ static void test_spool(void)
 		spool_close(a);
 	}
 	chmod(at("spool"), 0777);
-	a = spool_open(at("spool"), 1 << 22, err, sizeof(err));
+	a = spool_open(at("spool"), DEST, 1 << 22, err, sizeof(err));
 	CHECK("spool: a world-writable directory is refused", !a && strstr(err, "--spool-dir") &&
 	      strstr(err, "writable by group or others"));
 	push_req_free(&r);
 	push_req_free(&bad);
+}
+
+/* Requests spooled for one backend and tenant are never sent to another:
+ * an agent of another destination leaves them; the next agent of theirs
+ * sends them. */
+static void test_spool_dest(void)
+{
+	const char *to_b = "ingest http://b.example tenant=b", *to_a2 = DEST "2";
+	struct push_req r = long_req(), got;
+	struct spool *a, *b;
+	struct spool_stats st;
+	char err[300];
+	uint64_t id;
+
+	mkdir(at("spool_dest"), 0700);
+	a = spool_open(at("spool_dest"), DEST, 1 << 22, err, sizeof(err));
+	CHECK("spool dest: opens", a != NULL);
+	if (!a)
+		return;
+	spool_add(a, &r);
+	spool_add(a, &r);
+	spool_close(a);
+	b = spool_open(at("spool_dest"), to_b, 1 << 22, err, sizeof(err));
+	spool_get_stats(b, &st);
+	CHECK("spool dest: another backend's agent adopts none of A's requests", st.queued == 0);
+	CHECK("spool dest: ... and has nothing to send", spool_peek(b, &got, &id) == -1);
+	spool_add(b, &r);
+	spool_close(b);
+	/* The tenant is part of it too, and a prefix of ours is not ours. */
+	b = spool_open(at("spool_dest"), to_a2, 1 << 22, err, sizeof(err));
+	spool_get_stats(b, &st);
+	CHECK("spool dest: another tenant (whose name extends A's) adopts none", st.queued == 0);
+	spool_close(b);
+	CHECK("spool dest: the other destinations' files stay", count(at("spool_dest"), ".req") == 3);
+	a = spool_open(at("spool_dest"), DEST, 1 << 22, err, sizeof(err));
+	spool_get_stats(a, &st);
+	CHECK("spool dest: A's next agent adopts exactly A's two", a && st.queued == 2);
+	spool_close(a);
+	b = spool_open(at("spool_dest"), to_b, 1 << 22, err, sizeof(err));
+	spool_get_stats(b, &st);
+	CHECK("spool dest: and B's its one", b && st.queued == 1);
+	spool_close(b);
+	b = spool_open(at("spool_dest"), "x\ny", 1 << 22, err, sizeof(err));
+	CHECK("spool dest: a destination of two lines is refused", !b && strstr(err, "control"));
+	push_req_free(&r);
 }
 
 int main(void)
@@ -190,6 +237,7 @@ int main(void)
 	test_secrets();
 	test_client_opts();
 	test_spool();
+	test_spool_dest();
 	if (fork() == 0)
 		execlp("rm", "rm", "-rf", tmpdir, (char *)NULL);
 	UNIT_EXIT();
