@@ -79,7 +79,8 @@ runtimes_build() {
 }
 
 # root_only_dir: a fresh directory for files the product must trust (the
-# programs --label-from runs), mode 0700 under /run: root's, as every
+# programs --label-from runs, as nobody: they must be readable), mode 0755
+# under /run: root's, as every
 # ancestor is, none writable by others, wherever the checkout is (a clone
 # under /tmp lies below a directory anyone can write, which the product
 # rightly refuses).  Prints it, or says why not on stderr and fails.  The
@@ -87,7 +88,7 @@ runtimes_build() {
 root_only_dir() {
 	local d p
 	d=$(mktemp -d /run/lbp-test.XXXXXX) || { echo "mktemp -d /run/lbp-test.XXXXXX failed" >&2; return 1; }
-	chmod 700 "$d"
+	chmod 755 "$d"
 	p=$d
 	while :; do
 		if [ -L "$p" ] || [ ! -d "$p" ] || [ "$(stat -c %u "$p")" != 0 ] ||

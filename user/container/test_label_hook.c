@@ -49,9 +49,10 @@ static void parse_cases(void)
 	}
 }
 
-/* A script in a fresh root-owned 0700 directory under /run: not in the
+/* A script in a fresh root-owned 0755 directory under /run: not in the
  * checkout, which may lie below a directory others can write (a clone
- * under /tmp, sticky or not, is refused), nor in $TMPDIR. */
+ * under /tmp, sticky or not, is refused), nor in $TMPDIR.  Only root
+ * may write it; nobody, whom the program runs as, may read and run it. */
 static char dir[4200];
 
 /* Every ancestor of path, and path: a real directory, root's (or ours),
@@ -81,7 +82,7 @@ static int trusted_dir(const char *path, char *why, size_t whylen)
 
 static int make_dir(void)
 {
-	char why[4300] = "chmod 0700 failed";
+	char why[4300] = "chmod 0755 failed";
 
 	snprintf(dir, sizeof(dir), "/run/lbp-test.XXXXXX");
 	if (!mkdtemp(dir)) {
@@ -90,7 +91,7 @@ static int make_dir(void)
 		unit_failed++;
 		return 0;
 	}
-	if (chmod(dir, 0700) || !trusted_dir(dir, why, sizeof(why))) {
+	if (chmod(dir, 0755) || !trusted_dir(dir, why, sizeof(why))) {
 		printf("FAIL: a root-only directory for the scripts: %s\n", why);
 		unit_failed++;
 		rmdir(dir);
@@ -183,7 +184,7 @@ static void run_cases(void)
 	chmod(dir, 0777);
 	p = script("indir", "echo team=x", 0755);
 	CHECK("check: in a directory others may write, refused", hook_check(p, err, sizeof(err)) == -1);
-	chmod(dir, 0700);
+	chmod(dir, 0755);
 	CHECK("check: the same in a safe directory is accepted", hook_check(p, err, sizeof(err)) == 0);
 	{
 		char link[4300];
