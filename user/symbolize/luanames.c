@@ -4,7 +4,9 @@
  * and src/lj_lib.c lj_lib_register put every library there), and through
  * its "_G" entry the global table.  A library table's function entries are
  * named "lib.key", the global table's plain "key", and tables below them
- * one level down ("ngx.req.get_headers").  A function value is a GCfuncC
+ * one level down ("ngx.req.get_headers").  Then the registry itself: the
+ * metatables C code keeps there are classes, their methods "Class.key"
+ * (walk_class).  A function value is a GCfuncC
  * (src/lj_obj.h): ffid 1 (FF_C) is a lua_CFunction named by its address,
  * any higher ffid a fast function named by its id.
  */
