@@ -73,8 +73,8 @@ classhost_case() {
 	fi
 	TOL=$(awk -v n="$n" 'BEGIN { printf "%.1f", 400 * sqrt(0.25 / n) + 1 }')
 	for m in a:spin_a b:spin_b g:gadget.__index; do
-		local got want
-		got=$(awk -v x="${!m%%:*}" -v n="$n" 'BEGIN { printf "%.1f", 100 * x / n }')
+		local got want var=${m%%:*}
+		got=$(awk -v x="${!var}" -v n="$n" 'BEGIN { printf "%.1f", 100 * x / n }')
 		want=$(awk -v ta="$ta" -v tb="$tb" -v tg="$tg" -v k="${m%%:*}" 'BEGIN {
 			t = ta + tb + tg; v = k == "a" ? ta : k == "b" ? tb : tg; printf "%.1f", 100 * v / t }')
 		within "classhost $label: ${m#*:}'s share of the C methods" "$got" "$want"
