@@ -23,7 +23,7 @@
 #define FFI_CALL_MAX	0x400		/* lj_vm_ffi_call is a few hundred bytes */
 #define MAX_SCAN_MAP	(1ull << 30)	/* larger mappings are not scanned */
 #define PFN_MASK	((1ull << 55) - 1)	/* pagemap: bits 0-54 */
-#define PAGE		4096u		/* pagemap's unit: x86-64 and arm64 (4K) base pages */
+#define MIN_PAGE	4096u		/* the smallest base page: bounds the arrays below */
 
 static bool is_scannable(const struct map_entry *e)
 {
@@ -149,6 +149,14 @@ static void scan_run(pid_t pid, struct mem_reader *mem, const struct proc_maps *
 	}
 }
 
+/* pagemap's unit: the base page (4K on x86-64, 4K-64K on arm64). */
+static uint64_t page_size(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n >= (long)MIN_PAGE && n <= (long)SCAN_CHUNK ? (uint64_t)n : MIN_PAGE;
+}
+
 /* The page frame of the kernel's shared zero page, which a read of a page
  * nobody wrote maps (an earlier scan's reads did, in the target): read
  * from our own pagemap after reading such a page; 0 when PFNs are hidden. */
@@ -162,17 +170,17 @@ static uint64_t zero_pfn(void)
 	if (pfn != UINT64_MAX)
 		return pfn;
 	pfn = 0;
-	page = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	page = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return pfn;
 	(void)page[0];
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && pread(fd, &ent, 8, (off_t)((uintptr_t)page / PAGE * 8)) == 8 &&
+	if (fd >= 0 && pread(fd, &ent, 8, (off_t)((uintptr_t)page / page_size() * 8)) == 8 &&
 	    ent >> 63)
 		pfn = ent & PFN_MASK;
 	if (fd >= 0)
 		close(fd);
-	munmap((void *)page, PAGE);
+	munmap((void *)page, page_size());
 	return pfn;
 }
 
@@ -181,9 +189,9 @@ static uint64_t zero_pfn(void)
  * false when pagemap cannot tell (then every page is scanned). */
 static bool touched_pages(int pagemap, uint64_t at, uint32_t npages, bool *touched)
 {
-	uint64_t ent[SCAN_CHUNK / PAGE], zero = zero_pfn();
+	uint64_t ent[SCAN_CHUNK / MIN_PAGE], zero = zero_pfn();
 
-	if (pagemap < 0 || pread(pagemap, ent, npages * 8, (off_t)(at / PAGE * 8)) !=
+	if (pagemap < 0 || pread(pagemap, ent, npages * 8, (off_t)(at / page_size() * 8)) !=
 			   (ssize_t)(npages * 8))
 		return false;
 	for (uint32_t i = 0; i < npages; i++)
@@ -199,13 +207,14 @@ static void scan_mapping(pid_t pid, int pagemap, struct mem_reader *mem,
 			 const struct proc_maps *maps, const struct map_entry *e, uint8_t *buf,
 			 struct lj_vm *vms, int max, struct discover_report *rep)
 {
-	bool touched[SCAN_CHUNK / PAGE];
+	bool touched[SCAN_CHUNK / MIN_PAGE];
+	uint64_t page = page_size();
 
 	for (uint64_t at = e->start; at < e->end && rep->nvms < max; at += SCAN_CHUNK) {
 		uint64_t len = e->end - at < SCAN_CHUNK ? e->end - at : SCAN_CHUNK;
-		uint32_t npages = (uint32_t)(len / PAGE), i = 0, j;
+		uint32_t npages = (uint32_t)(len / page), i = 0, j;
 
-		if (len % PAGE || !touched_pages(pagemap, at, npages, touched)) {
+		if (len % page || at % page || !touched_pages(pagemap, at, npages, touched)) {
 			scan_run(pid, mem, maps, at, len, buf, vms, max, rep);
 			continue;
 		}
@@ -215,8 +224,8 @@ static void scan_mapping(pid_t pid, int pagemap, struct mem_reader *mem,
 			for (j = i; j < npages && touched[j]; j++)
 				;
 			if (j > i)
-				scan_run(pid, mem, maps, at + (uint64_t)i * PAGE,
-					 (uint64_t)(j - i) * PAGE, buf, vms, max, rep);
+				scan_run(pid, mem, maps, at + (uint64_t)i * page,
+					 (uint64_t)(j - i) * page, buf, vms, max, rep);
 			i = j;
 		}
 	}
