@@ -86,6 +86,13 @@ runtime() {
 		[ $(( $(col "$b" string 3) - $(col "$a" string 3) )) -ge $(( 10 * 1048576 )) ]
 	inc=$(awk '$1 == "inconsistent" { print $2 }' "$b")
 	check "$name: quiescent heap consistent" [ "$inc" = 0 ]
+	# After a full collection nothing but the VM's fixed roots (metamethod
+	# names, base metatables) is unreached: the JIT's traces are a root
+	# (the workload's loops compile), and what is left is said by kind.
+	check "$name: no trace unreached" \
+		eval '! grep -qF "[not reached from the roots][trace]" "$b"'
+	check "$name: unreached is split by kind" \
+		eval '! grep -qE "[0-9]  \[not reached from the roots\]$" "$b"'
 	local top held want
 	top=$(awk '/^# Top reference paths/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { print $4; exit }' "$b")
 	# The records are reached from the global and from the main chunk's

@@ -120,7 +120,11 @@ static void print_summary(const struct profile *p, unsigned hz, bool per_thread)
 		fprintf(stderr, "%s\n", sb_str(&sb));
 		sb_truncate(&sb, 0);
 	}
-	profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
+	if (profile_unit_ns(p))
+		profile_stats_summary_switches(&p->stats, (double)p->duration_ns / 1e9,
+					       p->event == PROFILE_WALL ? hz : 0, &sb);
+	else
+		profile_stats_summary(&p->stats, (double)p->duration_ns / 1e9, hz, &sb);
 	fprintf(stderr, "%s\n", sb_str(&sb));
 	if (p->alloc_every) {
 		sb_truncate(&sb, 0);

@@ -166,6 +166,9 @@ void heap_refs(const struct heap_ctx *c, const struct heap_obj *o, heap_edge_fn 
 			emit(fn, ud, heap_tv_gcobj(c, heap_mem_uint(c->mem, o->addr + lay->uv_tv, 8)),
 			     HE_VALUE, 0, 0);
 		break;
+	case HT_TRACE:	/* the prototype it starts in (src/lj_gc.c gc_traverse_trace) */
+		emit(fn, ud, heap_ref(c, o->addr + lay->tr_startpt), HE_PROTO, 0, 0);
+		break;
 	case HT_UDATA:
 		emit(fn, ud, heap_ref(c, o->addr + lay->tab_meta), HE_META, 0, 0);
 		emit(fn, ud, heap_ref(c, o->addr + lay->ud_env), HE_ENV, 0, 0);

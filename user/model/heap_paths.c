@@ -241,6 +241,11 @@ static void root(struct bfs *b, uint64_t addr, const char *label)
 		reach(b, obj, path_intern(b->hp, HEAP_PATH_NONE, label), TIER_GLOBAL);
 }
 
+static uint32_t traces_path(struct bfs *b)
+{
+	return path_intern(b->hp, HEAP_PATH_NONE, "[JIT traces]");
+}
+
 static void add_roots(struct bfs *b)
 {
 	const struct heap_ctx *c = &b->snap->ctx;
@@ -252,12 +257,40 @@ static void add_roots(struct bfs *b)
 	registry = heap_tv_gcobj(c, heap_mem_uint(c->mem, c->g + lay->g_registrytv, 8));
 	root(b, registry, "[registry]");
 	root(b, mainth, "[main thread]");
+	/* The JIT's traces: J->trace[] holds them, not a table (src/lj_gc.c
+	 * gc_traverse_trace marks them from there). */
+	for (uint32_t i = 0; i < b->snap->n; i++)
+		if (b->snap->objs[i].type == HT_TRACE && b->hp->obj_path[i] == HEAP_PATH_NONE)
+			reach(b, i, traces_path(b), TIER_GLOBAL);
+}
+
+/* What is not reached is said by kind, one path under the unreached line
+ * each ("[not reached from the roots] [trace]"): the kinds tell a missing
+ * root (traces, prototypes) from garbage the sweep has not freed yet. */
+static uint32_t unreached_by_kind(const struct heap_snapshot *snap, struct heap_paths *hp,
+				  uint32_t *kind_path, uint32_t i)
+{
+	enum heap_kind k = heap_kind_of(snap, i);
+	char label[48];
+
+	if (k >= HK_NKINDS)
+		return hp->unreached;
+	if (kind_path[k] == HEAP_PATH_NONE) {
+		snprintf(label, sizeof(label), "[%s]", heap_kind_name(k));
+		kind_path[k] = path_intern(hp, hp->unreached, label);
+	}
+	return kind_path[k];
 }
 
 static void tally(const struct heap_snapshot *snap, struct heap_paths *hp)
 {
+	uint32_t kind_path[HK_NKINDS];
+
+	for (int k = 0; k < HK_NKINDS; k++)
+		kind_path[k] = HEAP_PATH_NONE;
 	for (uint32_t i = 0; i < snap->n; i++) {
-		uint32_t p = hp->obj_path[i] == HEAP_PATH_NONE ? hp->unreached : hp->obj_path[i];
+		uint32_t p = hp->obj_path[i] == HEAP_PATH_NONE ?
+			     unreached_by_kind(snap, hp, kind_path, i) : hp->obj_path[i];
 
 		hp->p[p].self_bytes += heap_obj_bytes(snap, i);
 		hp->p[p].self_count++;

@@ -79,6 +79,14 @@ static void group_list(const struct profile_stats *st, int want, struct strbuf *
 #undef UGROUP
 }
 
+/* "N bad frame, ...; lost: N stack map full, ...". */
+static void summary_tail(const struct profile_stats *st, struct strbuf *out)
+{
+	group_list(st, 1, out);
+	sb_printf(out, "; lost: ");
+	group_list(st, 2, out);
+}
+
 void profile_stats_summary(const struct profile_stats *st, double seconds, unsigned hz,
 			   struct strbuf *out)
 {
@@ -88,9 +96,23 @@ void profile_stats_summary(const struct profile_stats *st, double seconds, unsig
 	else	/* -e alloc: a walk per interval crossed, not per tick */
 		sb_printf(out, "luabpfprof: %llu stacks walked in %.1f s (%llu outside Lua); unwind: ",
 			  (unsigned long long)st->samples, seconds, (unsigned long long)st->host);
-	group_list(st, 1, out);
-	sb_printf(out, "; lost: ");
-	group_list(st, 2, out);
+	summary_tail(st, out);
+}
+
+void profile_stats_summary_switches(const struct profile_stats *st, double seconds, unsigned hz,
+				    struct strbuf *out)
+{
+	/* The kernel counts a walk without Lua as outside Lua whatever made
+	 * it: a CPU sample or a switch out.  Off-CPU takes no CPU samples. */
+	if (hz)
+		sb_printf(out, "luabpfprof: %llu samples at %u Hz and %llu switches out walked",
+			  (unsigned long long)st->samples, hz, (unsigned long long)st->switch_kept);
+	else
+		sb_printf(out, "luabpfprof: %llu switches out walked",
+			  (unsigned long long)st->switch_kept);
+	sb_printf(out, " in %.1f s (%llu outside Lua); unwind: ", seconds,
+		  (unsigned long long)st->host);
+	summary_tail(st, out);
 }
 
 void profile_stats_walk(const struct profile_stats *st, struct strbuf *out)

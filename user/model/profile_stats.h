@@ -46,6 +46,12 @@ void profile_stats_lost_list(const struct profile_stats *st, struct strbuf *out)
 void profile_stats_summary(const struct profile_stats *st, double seconds, unsigned hz,
 			   struct strbuf *out);
 
+/* The same for -e off-cpu (hz 0) and -e wall, whose walks are switches
+ * out and, for wall, CPU samples too: "luabpfprof: N samples at H Hz and
+ * N switches out walked in S s (N outside Lua); unwind: ...". */
+void profile_stats_summary_switches(const struct profile_stats *st, double seconds, unsigned hz,
+				    struct strbuf *out);
+
 /* -v's line on how the walks went, without the newline: "luabpfprof: walk:
  * N base from registers, ..., N cached reads". */
 void profile_stats_walk(const struct profile_stats *st, struct strbuf *out);

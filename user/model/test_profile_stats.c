@@ -1,5 +1,6 @@
 /* Unit tests for the loss counters: every list of them comes from the
  * tables, and the summary line keeps its exact text (tests grep it). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,11 @@ static void test_from_kernel(struct profile_stats *st)
 	CHECK("stats: user counters untouched", st->stack_lost == 0 && st->sym_unknown == 0);
 }
 
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
 static void test_summary(struct profile_stats *st)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -60,6 +66,23 @@ static void test_summary(struct profile_stats *st)
 	summary_by_hand(st, 12.345, 997, want, sizeof(want));
 	profile_stats_summary(st, 12.345, 997, &sb);
 	CHECK_STR("stats: summary line byte-identical", sb_str(&sb), want);
+	sb_reset(&sb);
+	/* Off-CPU takes no CPU samples: its walks are switches out, which
+	 * the outside-Lua count is part of (it read "0 samples ... (14486
+	 * outside Lua)" before). */
+	st->samples = 0;
+	st->switch_kept = 14490;
+	st->host = 14486;
+	profile_stats_summary_switches(st, 10.0, 0, &sb);
+	CHECK("stats: off-cpu counts switches walked",
+	      starts(sb_str(&sb), "luabpfprof: 14490 switches out walked in 10.0 s "
+		     "(14486 outside Lua); unwind: "));
+	sb_reset(&sb);
+	st->samples = 930;
+	profile_stats_summary_switches(st, 10.0, 99, &sb);
+	CHECK("stats: wall counts both",
+	      starts(sb_str(&sb), "luabpfprof: 930 samples at 99 Hz and 14490 switches out "
+		     "walked in 10.0 s (14486 outside Lua); unwind: "));
 	sb_reset(&sb);
 	profile_stats_lost_list(st, &sb);
 	snprintf(want, sizeof(want),

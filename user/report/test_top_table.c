@@ -52,6 +52,9 @@ static void test_counts(void)
 	CHECK("outer owns 6, total 86", outer->own == 6 && outer->total == 86);
 	CHECK("main chunk owns 3, total 99", main_->own == 3 && main_->total == 99);
 	CHECK("[no Lua]: 1", host->own == 1 && host->total == 1);
+	CHECK("[no Lua]: a host sample has no VM state (--jp v's [host])",
+	      !host->mix[VM_COMPILED] && !host->mix[VM_INTERP] && !host->mix[VM_C] &&
+	      !host->mix[VM_GC] && !host->mix[VM_JIT]);
 	CHECK("sorted by own: work, helper, outer, main, [no Lua]",
 	      rows[0] == work && rows[1] == helper && rows[2] == outer && rows[3] == main_ &&
 	      rows[4] == host);
@@ -81,8 +84,8 @@ static void test_counts(void)
 	free(rows);
 	v = (struct top_view){ .sort = TOP_COL_MIX + VM_C };
 	n = top_table_rows(t, &v, &rows);
-	CHECK("by C share: helper (40%) first, then [no Lua] (100%)?", n == 5 && rows[0] == host &&
-	      rows[1] == helper);
+	CHECK("by C share: helper (40%) first; [no Lua] ran no VM", n == 5 && rows[0] == helper &&
+	      rows[0]->mix[VM_C] == 10);
 	free(rows);
 	v = (struct top_view){ .sort = TOP_COL_OWN, .filter = "LIB" };
 	n = top_table_rows(t, &v, &rows);

@@ -80,6 +80,21 @@ int main(void)
 	      strstr(out, "    abort    app.lua:2 -- NYI: bytecode 51 at app.lua:3  [start blacklisted]\n"
 			  "    blacklisted FORL at app.lua:2\n"));
 	CHECK("the abort only under work", !strstr(strstr(out, "lib.lua:10"), "abort"));
+	free(out);
+	free(gate);
+	/* Attached after the abort: its bytecode is not known, and the line
+	 * says how to learn it. */
+	aborts[0].have_detail = aborts[1].have_detail = false;
+	strcpy(aborts[0].text, "NYI: bytecode ?");
+	strcpy(aborts[1].text, "NYI: bytecode ?");
+	aborts[0].at[0] = aborts[1].at[0] = 0;
+	out = render(p, &r, &o, &gate, &rc);
+	CHECK("an abort from before the attach says what is known and how to learn the rest",
+	      strstr(out, "    abort    app.lua:2 -- NYI: bytecode ? (? : it aborted before luabpfprof "
+			  "attached; luajit -jv, or attaching before the code warms up, names it)  "
+			  "[start blacklisted]\n"));
+	aborts[0] = ab;
+	aborts[1] = ab2;
 	CHECK("rows by share", strstr(out, "app.lua:1") < strstr(out, "lib.lua:10") &&
 			       strstr(out, "lib.lua:10") < strstr(out, "app.lua:5"));
 	free(out);

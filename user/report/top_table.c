@@ -166,7 +166,11 @@ static void add_sample(struct top_table *t, const struct profile *p, const struc
 		r = row_for(t, p, pid, NO_LUA, NULL, &stamp);
 		r->own += w;
 		r->total += w;
-		r->mix[vm_class_of(s->vmstate)] += w;
+		/* A host sample ran no VM: its vmstate is whatever g->vmstate
+		 * last held (0 reads as trace 0, compiled), and --jp v counts
+		 * it as [host].  Only Lua without a frame has a state. */
+		if (!(s->flags & PSAMPLE_HOST))
+			r->mix[vm_class_of(s->vmstate)] += w;
 	}
 }
 

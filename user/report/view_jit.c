@@ -170,6 +170,16 @@ static bool same_black(const struct jw_black *a, const struct jw_black *b)
 		seen_ = same(&(arr)[j_], &(arr)[i]);                          \
 	seen_; })
 
+/* What an abort's "?" means: the argument (which bytecode, which fast
+ * function) is in the recorder only while it stops; an abort made before
+ * the attach left its start, its reason and the blacklisting, no more. */
+static const char *unknown_arg_note(const struct jw_abort *a)
+{
+	return !a->have_detail && strchr(a->text, '?') ?
+	       " (? : it aborted before luabpfprof attached; luajit -jv, or attaching "
+	       "before the code warms up, names it)" : "";
+}
+
 static void put_aborts(FILE *out, const struct jw_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->naborts; i++) {
@@ -177,8 +187,8 @@ static void put_aborts(FILE *out, const struct jw_result *r, const char *key)
 
 		if (strcmp(a->func, key) || SEEN_BEFORE(r->aborts, i, same_abort))
 			continue;
-		text_fprintf_line(out, "    abort    %s -- %s%s%s%s", a->start, a->text,
-				  a->at[0] ? " at " : "", a->at,
+		text_fprintf_line(out, "    abort    %s -- %s%s%s%s%s", a->start, a->text,
+				  a->at[0] ? " at " : "", a->at, unknown_arg_note(a),
 				  a->blacklisted ? "  [start blacklisted]" : "");
 	}
 }

@@ -1,7 +1,7 @@
 /* The names Lua code knows C and fast functions by ("ngx.say",
  * "cjson.encode", "string.gsub"), read from the tables that hold them in
- * target memory: package.loaded (the registry's _LOADED) and the global
- * table through it.  Every read is validated and every walk bounded: the
+ * target memory: package.loaded (the registry's _LOADED), the global
+ * table through it, and the classes (metatables) the registry holds.  Every read is validated and every walk bounded: the
  * target keeps running while it is read.
  */
 #ifndef LBP_LUANAMES_H

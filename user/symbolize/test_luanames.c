@@ -80,6 +80,31 @@ static uint64_t mktab(uint32_t hmask)
 	return a;
 }
 
+/* A Lua closure whose one upvalue holds val (GCfuncL.uvptr[0] -> GCupval,
+ * its v -> the TValue). */
+static uint64_t mkclosure(uint64_t val)
+{
+	uint64_t fn = alloc(64), uv = alloc(64), slot = alloc(8);
+
+	put(fn + lay->gct, LJ_GCT(LJ_TFUNC), 1);
+	put(fn + lay->fn_ffid, 0, 1);
+	put(fn + lay->fn_nupvalues, 1, 1);
+	put(fn + lay->fn_uvptr, uv, 8);
+	put(uv + lay->uv_v, slot, 8);
+	put(slot, val, 8);
+	return fn;
+}
+
+/* Sets the slot-th node of tab to the raw key k = val. */
+static void set_raw(uint64_t tab, uint32_t slot, uint64_t k, uint64_t val)
+{
+	uint64_t nodes = 0;
+
+	memcpy(&nodes, &img[tab + lay->tab_node - BASE], 8);
+	put(nodes + (uint64_t)slot * lay->node_size, val, 8);
+	put(nodes + (uint64_t)slot * lay->node_size + lay->node_key, k, 8);
+}
+
 /* Sets the slot-th node of tab to key = val (nil keys elsewhere). */
 static void set(uint64_t tab, uint32_t slot, const char *key, uint64_t val)
 {
@@ -99,6 +124,92 @@ static struct lua_names *open_names(struct mem_reader **m)
 	region.len = IMG_SIZE;
 	*m = mem_open_image(&region, 1);
 	return luanames_new(*m, lay, G_ADDR);
+}
+
+/* The registry's classes: rspamd's (a "class" field, keyed by a light
+ * userdata or a reference number, methods in __index), luaL_newmetatable's
+ * (keyed by name), luakit's (keyed by a lua_class_t whose first field
+ * names it, its __index replaced by a Lua closure holding the C one). */
+static void test_classes(void)
+{
+	uint64_t reg, loaded, G, lib, task, task_index, url, refs, mt, widget, cls, cname, mtw;
+	struct mem_reader *m;
+	struct lua_names *ln;
+
+	reg = mktab(7);
+	loaded = mktab(1);
+	G = mktab(1);
+	lib = mktab(1);
+	put(G_ADDR + lay->g_registrytv, tv(LJ_TTAB, reg), 8);
+	set(reg, 0, "_LOADED", tv(LJ_TTAB, loaded));
+	set(loaded, 0, "_G", tv(LJ_TTAB, G));
+	set(loaded, 1, "rspamd_util", tv(LJ_TTAB, lib));
+	set(lib, 0, "get_tld", tv(LJ_TFUNC, mkfunc(1, 0x501000)));
+
+	/* rspamd{task}: registry[lightud] = mt, mt.__index = {get_from, ...}. */
+	task = mktab(3);
+	task_index = mktab(3);
+	set(task, 0, "class", tv(LJ_TSTR, mkstr("rspamd{task}")));
+	set(task, 1, "__index", tv(LJ_TTAB, task_index));
+	set(task, 2, "__gc", tv(LJ_TFUNC, mkfunc(1, 0x502000)));
+	set(task_index, 0, "get_from", tv(LJ_TFUNC, mkfunc(1, 0x503000)));
+	/* The library's function again in the class: the library names it. */
+	set(task_index, 1, "get_tld", tv(LJ_TFUNC, mkfunc(1, 0x501000)));
+	set(task_index, 2, "self", tv(LJ_TTAB, task_index));	/* a cycle */
+	set_raw(reg, 1, tv(LJ_TLIGHTUD, 0x1234560), tv(LJ_TTAB, task));
+
+	/* rspamd{url} under a luaL_ref number: the registry's array part. */
+	url = mktab(1);
+	set(url, 0, "class", tv(LJ_TSTR, mkstr("rspamd{url}")));
+	set(url, 1, "get_host", tv(LJ_TFUNC, mkfunc(1, 0x504000)));
+	refs = alloc(3 * 8);
+	put(refs + 8, tv(LJ_TTAB, url), 8);
+	put(reg + lay->tab_array, refs, 8);
+	put(reg + lay->tab_asize, 3, 4);
+
+	/* luaL_newmetatable(L, "webview"): registry.webview = mt. */
+	mt = mktab(1);
+	set(mt, 0, "__tostring", tv(LJ_TFUNC, mkfunc(1, 0x505000)));
+	set(reg, 2, "webview", tv(LJ_TTAB, mt));
+
+	/* luakit: registry[&widget_class] = mtw; widget_class.name = "widget";
+	 * mtw.__index is a Lua closure whose upvalue is the C __index.  The
+	 * key keeps the pointer's low 39 bits only (a segmented light
+	 * userdata of GC64): the C functions beside it give the rest. */
+	cls = alloc(16);
+	cname = mkstr("widget");
+	put(cls, cname + lay->str_data, 8);
+	mtw = mktab(3);
+	widget = mkfunc(1, BASE + 0x100);
+	set(mtw, 0, "__index", tv(LJ_TFUNC, mkclosure(tv(LJ_TFUNC, widget))));
+	set(mtw, 1, "__gc", tv(LJ_TFUNC, mkfunc(1, BASE + 0x200)));
+	set_raw(reg, 3, tv(LJ_TLIGHTUD, cls & ((1ull << 39) - 1)), tv(LJ_TTAB, mtw));
+	/* An unnamed table under a light userdata: not a class. */
+	{
+		uint64_t anon = mktab(1);
+
+		set(anon, 0, "f", tv(LJ_TFUNC, mkfunc(1, 0x506000)));
+		set_raw(reg, 4, tv(LJ_TLIGHTUD, 0x7f0000003000ull), tv(LJ_TTAB, anon));
+	}
+
+	ln = open_names(&m);
+	CHECK("the walk names the registry's classes", luanames_walk(ln) > 0);
+	CHECK_STR("a method in a class's __index: rspamd{task}.get_from",
+		  luanames_cfunc(ln, 0x503000), "rspamd{task}.get_from");
+	CHECK_STR("a metamethod: rspamd{task}.__gc", luanames_cfunc(ln, 0x502000), "rspamd{task}.__gc");
+	CHECK_STR("a library's name beats a class's", luanames_cfunc(ln, 0x501000),
+		  "rspamd_util.get_tld");
+	CHECK_STR("a class under a reference number: rspamd{url}.get_host",
+		  luanames_cfunc(ln, 0x504000), "rspamd{url}.get_host");
+	CHECK_STR("a class under its registry name: webview.__tostring",
+		  luanames_cfunc(ln, 0x505000), "webview.__tostring");
+	CHECK_STR("a class named by its lua_class_t: widget.__gc", luanames_cfunc(ln, BASE + 0x200),
+		  "widget.__gc");
+	CHECK_STR("the C __index a Lua closure holds as an upvalue: widget.__index",
+		  luanames_cfunc(ln, BASE + 0x100), "widget.__index");
+	CHECK("an unnamed table under a light userdata names nothing", !luanames_cfunc(ln, 0x506000));
+	luanames_free(ln);
+	mem_close(m);
 }
 
 int main(void)
@@ -179,5 +290,6 @@ int main(void)
 
 	luanames_free(ln);
 	mem_close(m);
+	test_classes();
 	UNIT_EXIT();
 }
