@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # luabpfprof: build, install dependencies, demo, tests.
 # Runs as root on Debian 12; never calls sudo itself.
 

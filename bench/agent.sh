@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The node agent's own cost: `luabpfprof -a --continuous` at 99 Hz with 20
 # LuaJIT processes, as % of one core, against the 1% target.  The
 # baseline in the same run is the same agent with no LuaJIT process at all.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The target's slowdown under -e alloc (a uprobe on the VM's allocator) at
 # the default rate, one sample per 512 KiB.  Prints a markdown section on
 # stdout (bench/run.sh appends it).  Two workloads, alternating runs with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -e alloc's cost on every LuaJIT build the suite has: where the breakpoint
 # went in the allocator (-v's "allocator ... probed" line) and the target's
 # slowdown on tests/workloads/alloc.lua (nothing but small tables, the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -e alloc at its default (the allocator probe attached for random windows
 # adding up to 3% of the time, user/sample/alloc_gate.c) against the same
 # run's baseline, and its shares against the always-on probe's.  Prints a

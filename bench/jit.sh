@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The cost of --jit (bench/RESULTS.md figure 9): its polls of the JIT state
 # (jit_State, the penalty cache; src/lj_jit.h) in luabpfprof, the bytes they
 # copy from the target, and the target's slowdown against a same-run

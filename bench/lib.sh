@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Helpers for bench/run.sh: process CPU time, waiting for a profiler to
 # attach, reading a luabpfprof's BPF statistics, and small statistics.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The cost of --native (bench/RESULTS.md figure 10), next to
 # `perf record --call-graph dwarf`, the reference for a stack-copying
 # unwinder (issue 17).  One busy target process, bench/workloads/w631.lua

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -e off-cpu and -e alloc at their defaults on nginx + Lua under wrk: the
 # test server of tests/nginx/nginx.conf.in (two workers, handler.lua's
 # /work), REPS pairs of SECS-second wrk runs without and with the profiler

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The off-CPU mode's cost (-e off-cpu): the sched_switch program runs on
 # every context switch of the host.  Two figures, as a markdown section on
 # stdout (bench/run.sh appends it):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/report.sh [DIR]: turns the raw data of bench/run.sh (DIR, default
 # $WORK) into bench/RESULTS.md on stdout.  Run by run.sh; rebuilds the last
 # report with: bench/report.sh bench/.out > bench/RESULTS.md

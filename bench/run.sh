@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh: luabpfprof's benchmarks (`sudo make bench`).  Measures the
 # five figures described in bench/README.md and writes bench/RESULTS.md.
 #

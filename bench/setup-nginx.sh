@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # setup-nginx.sh: nginx + lua-nginx-module for the nginx row of figure 1,
 # without touching the system's LuaJIT.  Installing libnginx-mod-http-lua
 # would replace Debian's libluajit-5.1-2 with OpenResty's libluajit2 (and

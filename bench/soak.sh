@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/soak.sh [-m MINUTES] [-w WARMUP_S] [-i SAMPLE_S] [-p PID[,PID...]] [-o DIR]
 #
 # Soak test (not run by CI): luabpfprof runs for MINUTES (default 30) as a

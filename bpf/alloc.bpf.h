@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* -e alloc: a uprobe on the VM's allocator (g->allocf, lj_alloc_f for the
  * built-in one: void *f(void *ud, void *ptr, size_t osize, size_t nsize))
  * counts the bytes each thread allocates and walks its Lua stack once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frame base selection for the sampler: where the top Lua frame starts
  * when the interpreter's registers or C code it called hold it, rather
  * than L->base, which is stale whenever the interpreter has not stored it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* LuaJIT's own constants, under LuaJIT's names, shared by the BPF programs
  * and the user-space loader (as sampler.h is).  Each block names the
  * upstream file it follows; the values are the same in every LuaJIT 2.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* --native: each CPU sample's user stack, copied for user space to unwind.
  *
  * Native code (the host, libc, the FFI's targets) is unwound in user space

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Off-CPU time from the sched_switch tracepoint: when a traced thread
  * leaves the CPU, its Lua stack is walked as the cpu-clock sampler walks it
  * (walk_sample) and parked with the time; when it comes back, the time it

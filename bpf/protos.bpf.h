@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* First sightings of prototypes, announced to user space at once.
  *
  * A frame is recorded as (prototype address, PC offset, fingerprint) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Everything the BPF side knows of the target architecture, in one place
  * (as the layout table, user/luajit/layout.c, is for LuaJIT versions):
  * the sampled thread's user-mode registers (from the sample's own registers

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The perf_event sampler: on every cpu-clock tick of a traced process, find
  * the LuaJIT VM running on this thread, read its state at this instant, walk
  * its Lua stack and count the sample in kernel maps that user space drains.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Types shared by the BPF sampler and the user-space loader.
  *
  * Everything here is plain data with fixed-width fields, so that the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The walk's steps, each a global function that the verifier checks once
  * on its own and that finds the walk's state in this CPU's scratch: a
  * frame (walk_frame), a trace's snapshot entry and inlined frame, the

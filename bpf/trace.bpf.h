@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Samples that land in a trace: the snapshot covering the machine code
  * address gives the PC being executed and the Lua frames the trace inlined
  * there, which exist nowhere else while the trace runs.

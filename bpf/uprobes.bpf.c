@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* VM life-cycle probes for -a: a uretprobe on luaL_newstate (and
  * lua_newstate) of every known LuaJIT object reports the process that just
  * created a VM, so user space can find it at once instead of at the next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Which of a process's LuaJIT VMs runs Lua on the sampled thread, read
  * from its global_State and lua_State blocks; and the jit.zone it is in.
  * Included by sampler.bpf.c after the maps and scratch.

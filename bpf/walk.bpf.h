@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The LuaJIT frame walker, run inside the perf_event program while the
  * sampled thread is stopped (docs/luajit-internals.md, "Frames").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Per-CPU caches of what a Lua frame costs to resolve, for what cannot
  * change while the memory the walker reads each time says it has not.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # contrib/bundle.sh ROOT PREFIX BINARY MANPAGE: lays out a luabpfprof that
 # runs on a host where none of its libraries are installed (`make bundle`).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # make demo: profile the bundled workload from outside, print the jit.p-style
 # report and write a flame graph next to it.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks `luabpfprof dump --json` against the truth a workload wrote
 (tests/workloads/dump_coros.lua): every coroutine it lists is in the dump
 with its status and its Lua frames' lines (and names, where

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian (and, for tests, npm) packages the project needs.
 # Usage: install-deps.sh core|test.  Lists live in tests/deps/apt.*:
 # apt.core is what a build needs, every other apt.* list is for tests.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # LuaJIT's benchmark collection (bench/ of the LuaJIT test suite, the
 # tarball luajit-bench-*.tar.gz in $LBP_RUNTIMES: no registry serves it)
 # profiled by luabpfprof and by jit.p, with the distance between the two

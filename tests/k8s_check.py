@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """k8s_check.py MANIFEST...: a schema check of Kubernetes manifests offline.
 
 kubectl's own checks need a cluster (discovery, OpenAPI from the server),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the shell tests.  Each test prints "PASS: name" or
 # "FAIL: name: why"; tests/run.sh counts those lines.
 # shellcheck shell=bash

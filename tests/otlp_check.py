@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compares OTLP profiles requests with pprof profiles of the same run.
 
 Both are decoded by protoc (the OTLP request against the schema the project

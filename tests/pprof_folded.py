@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Reads a (gzip'd) pprof profile back as folded stacks, root first.
 
 Prints one line per sample, "frame;frame;...;leaf VALUE", the frames being

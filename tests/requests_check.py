@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks tests/t_requests.sh's dumps of nginx workers: the requests each
 coroutine serves (user/nginx/), against what the test sent.
 

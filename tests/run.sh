@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs the suite: the unit programs and the shell tests, as jobs scheduled
 # side by side.  Every test prints "PASS: name" or "FAIL: name: why"
 # ("SKIP: name: why" for what this machine cannot run); the last line is

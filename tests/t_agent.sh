@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Continuous mode end to end, against tests/ingest (our own ingest server:
 # Pyroscope's /ingest and Push routes and Parca's writeraw, every body
 # parsed with the real pprof library; it proves the documented contract,

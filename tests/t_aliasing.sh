@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # No aliasing: a program whose round is exactly one sampling period
 # (tests/workloads/alias.lua, calibrated on CLOCK_MONOTONIC, split 3:2:1)
 # is measured at its true split, because each drain gives every CPU's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -a, system-wide: three different kinds of LuaJIT process found and
 # reported each with its own hot functions (Debian's luajit, a C host on
 # OpenResty's libluajit, nginx + Lua); then churn: short-lived processes

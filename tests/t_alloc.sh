@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -e alloc against an allocation workload with a known split
 # (tests/workloads/alloc.lua: per round big() and small() build n tables
 # each, n random, big's 26 slots and small's 1: about 3:1 in bytes, 1:1 in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -e alloc's duty cycle (user/sample/alloc_gate.c): by default the
 # allocator probe is attached only for random windows adding up to 3% of
 # the time, and what they saw is scaled up by the share of time they were

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # arm64 (issue 30): the profiler cross-built for arm64 (make ARCH=arm64,
 # against Debian's arm64 libraries unpacked by tests/arm64/sysroot.sh)
 # runs in Debian's arm64 kernel under qemu-system-aarch64 (TCG: there is no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Bad input: options, targets, privileges and outputs.  Every refusal is one
 # line on stderr that names the problem, with exit status 2 for a usage
 # error and 1 for everything else; a run that collected data still reports

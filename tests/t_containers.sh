@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Containers and pods (issue 28): a LuaJIT process moved into a cgroup laid
 # out as each runtime lays it out (made here under /sys/fs/cgroup, removed
 # at the end) gets its container ID, and its pod UID under Kubernetes, in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Core end-to-end tests: real LuaJIT processes, attached after they started,
 # profiled by the real BPF sampler; shares asserted against ground truth
 # by construction and keys compared with luajit -jp on the same workload.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The truth on real code (issue 12): luabpfprof on programs nobody on the
 # team wrote.  Each Debian Lua library of tests/corpus/drivers/ runs in
 # LuaJIT, used hard in a loop, and tests/corpus/nginx/'s JSON API runs in

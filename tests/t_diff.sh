@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # luabpfprof diff end to end, on real LuaJIT runs with a change known by
 # construction (tests/workloads/diff_work.lua: render's share of a fixed
 # amount of work moves from 20% to 30%, rest's from 65% to 55%, other stays

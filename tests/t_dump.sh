@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # `luabpfprof dump`: every coroutine's stack, read at once from outside.
 #   - dump_coros.lua on every LuaJIT build here, GC64 and non-GC64: 120
 #     coroutines suspended two or three calls deep, 30 nested pairs, 24

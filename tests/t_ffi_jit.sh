@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # C called from compiled code (issue 26), with the JIT on, on upstream and
 # OpenResty builds, GC64 and non-GC64 (tests/workloads/ffi_inlined.lua):
 # - CPU in an FFI function (strlen) called from a function the loop's trace

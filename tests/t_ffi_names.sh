@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # FFI functions are frames with their own names (issue 26 item 2), JIT on
 # and off: a tail call to C (`return C.strlen(s)` in scan, ffi_inlined.lua
 # tail) is strlen's own frame (its ELF symbol, the implementation an IFUNC

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Exported formats checked by real tools, offline: the synthetic profile of
 # user/report/test_export_fixture.h is written by test_export_files, then
 #   folded:     parsed back (tests/node/check_folded.js), rendered by stackvis;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Formats from a real profile: luabpfprof attached to a running 6:3:1
 # workload writes pprof, folded, SVG and speedscope next to the text view;
 # the real readers must agree with the text view's shares.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Code loaded anew and collected right after it ran (issue 12): test
 # runners loading spec files every round, template engines, load()-heavy
 # programs.  tests/workloads/fresh.lua load()s a new chunk every round,

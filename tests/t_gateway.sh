@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --group on a Kong-layout gateway under load: Debian's nginx + Lua, two
 # workers, wrk on distinct paths (tests/nginx/gateway*.lua); plugins in
 # the access phase, in content and in the header filter that runs inside

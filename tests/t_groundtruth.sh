@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Proves the workload corpus independently of our profiler: each workload
 # with a split known by construction runs ~2 s under LuaJIT's own jit.p
 # (JIT on and -joff), and the shares must match within 5 points.  jit.p

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --group: samples keyed by the outermost frame whose chunk path matches.
 #   - a Kong-layout run loop (tests/workloads/gateway/kong_runloop.lua)
 #     spends CPU in shares 50 : 30 : 20 in kong/plugins/{rate-limiting,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Hardening: targets that exit, exec or fork during a run; BPF, BTF and
 # tracefs missing; CPUs offline and file descriptors exhausted; stacks
 # 10,000 deep; names every format must escape; prototypes freed and

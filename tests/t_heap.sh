@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --heap against heaps known by construction (tests/workloads/heap_known.lua),
 # on Debian's 2.1 and OpenResty's luajit2, GC64 and non-GC64 (when
 # tests/deps/setup-nongc64.sh built them), and the v2.1 head (when

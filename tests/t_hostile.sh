@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A hostile target, run as an unprivileged user (tests/workloads/hostile.lua):
 #   - chunk, function, upvalue and local names and a comm made of terminal
 #     escapes, forged report lines and the formats' separators, and a chunk

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Hostile targets and hostile users, round 3 (issue 42), each attack made
 # by an unprivileged user:
 #   - dump's text: chunk, function and local names and values with ESC,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A hostile target against -a's VM scan (issue 42, item 3): a LuaJIT process
 # run as nobody reserves 64 regions of 1 GiB, readable and writable, never
 # touched (tests/workloads/reserve.lua: 2.6 MB of RSS).  The scan used to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # LuaJIT embedded in hosts, attached after start, each with a truth by
 # construction:
 #   - twovm: two VMs in two threads, each hot in its own function; every

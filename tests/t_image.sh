@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The node agent as users deploy it (issue 28): `make bundle` runs where
 # none of its libraries are (an empty chroot, and relocated through its own
 # loader); contrib/Containerfile builds FROM scratch with podman, here, with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Installed like a system tool (issue 29): make install/uninstall with
 # DESTDIR and PREFIX, the installed binary profiling a real LuaJIT process
 # with the build tree hidden, the generated man page against -h and two

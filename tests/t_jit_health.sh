@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --jit, the JIT health report (issue 16), against `luajit -jv` on the same
 # workloads (tests/workloads/jit_health.lua), on Debian's upstream 2.1 and
 # OpenResty's luajit2 (and fnew on OpenResty's non-GC64 build and on

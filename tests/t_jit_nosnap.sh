@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Functions a trace inlined without a snapshot of their own are said, never
 # split (issue 26, item 6).  Nothing in such a trace's machine code tells
 # their time from the frame around them; the note names them, from the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Samples that land in compiled code (issue 12, items 1 and 3), on real
 # LuaJIT processes with the JIT on:
 # - lines: three hot loops, each its own trace, on known lines in known

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The kernel matrix (issue 25): this machine's kernel says nothing of the
 # verifiers users have, so each kernel of tests/kernels/matrix, Debian's
 # own packages, boots under qemu (tests/kernels/boot.sh) with this machine's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Launched programs are profiled from their first bytecode (issue 26, item
 # 4): under `-- COMMAND` a program gets, over its whole life, the samples
 # its CPU time allows at the chosen rate, within 10%, and no more [host]

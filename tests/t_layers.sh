@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The house rules of user/, checked on every run.  First, the include graph
 # only goes down the layers.  A file of rank N may include headers of its
 # own folder and of ranks below N, never of a sibling folder of the same
@@ -57,7 +58,7 @@ long_functions() {
 		}' "$1"
 }
 long=$(for f in user/*/*.c bpf/*.c bpf/*.h; do
-	n=$(wc -l <"$f")
+	n=$(grep -vc 'SPDX-License-Identifier' "$f")	# the licence line is no code
 	case $f in *.c) [ "$n" -gt $MAX_FILE ] && echo "$f has $n lines" ;; esac
 	long_functions "$f"
 done)
@@ -71,5 +72,17 @@ probe=$TMP/probe.c
 { echo 'static int f(void)'; echo '{'; for _ in $(seq 130); do echo '	x();'; done; echo '}'; } >"$probe"
 got=$(long_functions "$probe")
 check "the size check finds a 133-line function" [ "$got" = "$probe: f() has 133 lines" ]
+# Every source file names its licence (LICENSE says which applies where).
+nolic=$(git -C "$TOP" ls-files -- '*.c' '*.h' '*.sh' '*.py' '*.lua' '*.go' '*.js' '*.mk' Makefile |
+	grep -v '^vmlinux/\|/corpus/' | while read -r f; do
+		grep -qs 'SPDX-License-Identifier: ' "$TOP/$f" || echo "$f"
+	done)
+if [ -z "$nolic" ]; then
+	pass "every source file has an SPDX-License-Identifier line"
+else
+	fail "SPDX lines" "missing in: $(echo "$nolic" | head -n 10 | tr '\n' ' ')"
+fi
+bpf_wrong=$(git -C "$TOP" grep -L 'SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause' -- 'bpf/*' | head -n 5)
+check "bpf/ is GPL-2.0-only OR BSD-2-Clause${bpf_wrong:+: not $bpf_wrong}" [ -z "$bpf_wrong" ]
 rm -rf "$TMP"
 exit 0

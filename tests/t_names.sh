@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # One stable, resolvable name per C and fast function, the same in every
 # format and every run.  tests/workloads/names.lua (and, in nginx,
 # tests/nginx/names.lua) call library functions through local aliases

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --native: whole stacks, native and Lua frames interleaved, without frame
 # pointers (docs/native.md).
 #   - tests/hosts/nhost.c (-O2 -fomit-frame-pointer): main -> run_frame (C)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # nginx + Lua under load: Debian's nginx and lua-nginx-module on OpenResty's
 # LuaJIT (extracted by tests/deps/setup-nginx.sh, never installed), two
 # workers, each request a coroutine resumed from C.  The handler

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Off-CPU and wall profiles (-e off-cpu, -e wall) against ground truth
 # measured in-process.  offcpu.lua alternates burn() (CPU) with wait_pipe()
 # (a FIFO that offcpu_feed.lua answers on a timer), nap() (FFI usleep) and

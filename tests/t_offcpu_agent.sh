@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Continuous mode with -e cpu,off-cpu: one run ships each interval's CPU
 # and off-CPU profiles as two profile types (Pyroscope's SVC.cpu and
 # SVC.off_cpu, __name__ process_cpu and off_cpu for the Push API and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Off-CPU time with the JIT on: offcpu_jit.lua alternates burn() (CPU)
 # with naps(), a hot loop of FFI usleep calls that is compiled, so each
 # block happens in C called from a trace.  On both LuaJIT builds:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Off-CPU ground truth in a C host: tests/hosts/mutexhost.c runs two
 # threads, each with its own VM, sharing a pthread mutex.  The holder
 # burns the CPU in Lua while it holds the mutex; the waiter's want() calls

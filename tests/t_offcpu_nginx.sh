@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Off-CPU and wall profiles of nginx + Lua under wrk: the handler
 # (tests/nginx/offcpu.lua) computes in compute() and blocks the worker in
 # block() (a loop of FFI usleep calls) for lengths that vary by request,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Sampled off-CPU time (--off-cpu-rate, bpf/offcpu.bpf.h) against ground
 # truth measured in-process: offcpu_rate.lua blocks thousands of times a
 # second, alternately in short() (usleep 100 us) and long() (300 us), and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # OTLP profiles (issue 28) on real LuaJIT processes:
 #   -o FILE.otlp and -f otlp: an ExportProfilesServiceRequest that protoc
 #     decodes against the schema kept in tests/otlp, with the resource attributes, sample

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Real LuaJIT programs nobody on the team wrote (issue 41), each started on
 # loopback inside a network namespace of its own (only lo: nothing leaves
 # the machine), beside a ground truth of the same mechanism:

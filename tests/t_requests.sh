@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # nginx requests read from outside (user/nginx/): `dump` of both workers
 # of Debian's nginx + lua-nginx-module, on OpenResty's LuaJIT GC64 and
 # non-GC64, with requests of distinct known paths waiting in ngx.sleep

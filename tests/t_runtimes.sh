@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # LuaJIT where users embed it beyond Debian's two builds:
 # - Tarantool (Debian's package, its own LuaJIT fork linked statically):
 #   the 6:3:1 workload, JIT on and off, within 3 points;

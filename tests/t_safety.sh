@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Safe as root (issue 13): what another local user, or a mistake, could
 # turn against the host through luabpfprof's files, credentials, shutdown
 # and set-up.  The attacker's part (planted spool files, symlinks, FIFOs)

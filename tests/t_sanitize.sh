@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The sanitizer build (ASan + UBSan, `make SANITIZE=1`: any report is fatal)
 # on every reader and writer, in an output tree of its own (.output-asan:
 # the normal .output build and ./luabpfprof are never touched):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The suite's scheduler (tests/run.sh) on a folder of its own tests: jobs
 # run side by side up to -j, a job that needs the machine runs alone,
 # jobs of one lock never overlap, and a hung test (a profile of a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # How a run starts and ends (user/session/, user/cli/main.c): SIGHUP ends
 # a one-shot run with its report, -- COMMAND is watched, ended, followed
 # and its status passed on, and long runs without a terminal show

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Complete stacks on real code (issue 12, items 2 and 5): every sample's
 # stack reaches its bottom, a walk that fails keeps what it read over an
 # [unknown: CAUSE] mark and is counted, and a coroutine sits under its resumer.

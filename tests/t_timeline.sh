@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Timelines (-f chrome, -f speedscope-evented): two workloads whose every
 # Nth frame calls spike(), each timing its spikes in-process on
 # CLOCK_MONOTONIC (the clock of the files' origin), profiled together into

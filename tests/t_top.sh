@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # luabpfprof top, driven as a user drives it: in a real terminal (a tmux
 # pane of a private tmux server), keys sent, the screen captured.  On
 # w631.lua (a:b:c = 6:3:1 by construction) the own shares must be within 3

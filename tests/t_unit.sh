@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The systemd unit (contrib/luabpfprof.service) grants what the agent needs
 # and nothing more:
 #  - its capability bounding set is exactly CAP_BPF, CAP_PERFMON,

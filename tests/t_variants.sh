@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Every LuaJIT build users run x every way the JIT can be on or off, on the
 # 6:3:1 workload: Debian's upstream 2.1 and OpenResty's 2.1, GC64 (as Debian
 # ships them) and non-GC64 (built from the same Debian sources by

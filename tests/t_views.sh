@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The text views end to end, on real LuaJIT processes attached after they
 # started: every luajit -jp letter and the combinations of the issue,
 # compared with LuaJIT's own jit.p on the same workload; the call tree on a

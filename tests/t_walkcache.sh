@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The walker's per-CPU caches (bpf/walkcache.bpf.h) under churn: chunks
 # loaded, run and dropped thousands of times a second, so that functions,
 # prototypes and call sites of one generation take the memory of earlier

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for shares of folded profiles against truths a workload measured
 # in-process (sourced after lib.sh; shared with the kernel matrix's guest).
 # shellcheck shell=bash

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Sourced by tests: the LuaJIT builds a workload can run on.  Labels:
 #   deb-bin   Debian's upstream luajit executable (static VM in the exe)

@@ -112,3 +112,4 @@ function M.run(round)
 end
 
 return M
+-- SPDX-License-Identifier: MIT

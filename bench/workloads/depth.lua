@@ -29,3 +29,4 @@ for i = DEPTH - 3, 1, -1 do
 end
 local r = descend()
 return r
+-- SPDX-License-Identifier: MIT

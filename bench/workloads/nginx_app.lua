@@ -29,3 +29,4 @@ function M.handle()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -75,3 +75,4 @@ B.run(function()
 	split["numeric.lua:nbody"] = split["numeric.lua:nbody"] + (t2 - t1)
 	return 1
 end)
+-- SPDX-License-Identifier: MIT

@@ -41,3 +41,4 @@ else
     if not out:write("y") then break end
   end
 end
+-- SPDX-License-Identifier: MIT

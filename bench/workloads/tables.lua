@@ -80,3 +80,4 @@ B.run(function()
 	split["tables.lua:patterns"] = split["tables.lua:patterns"] + (t3 - t2)
 	return 1
 end)
+-- SPDX-License-Identifier: MIT

@@ -21,3 +21,4 @@ B.run(function()
 	x = c(K, x)
 	return 10 * K
 end)
+-- SPDX-License-Identifier: MIT

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The arm64 guest's runs (tests/t_arm64.sh boots it with tests/kernels/boot.sh:
 # Debian's arm64 kernel under qemu-system-aarch64, the arm64 root of
 # tests/arm64/sysroot.sh, the checkout at $TOP, /out the host's folder).

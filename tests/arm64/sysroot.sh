@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # sysroot.sh [DIR]: an arm64 Debian 12 userland for the cross build and the
 # arm64 guest, made of Debian's own arm64 packages downloaded with
 # `apt-get download` through a private apt configuration that names arm64

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # vmlinux-h.sh [PACKAGE]: regenerates vmlinux/arm64/vmlinux.h, the kernel
 # types the BPF programs are built with for arm64, from the BTF of Debian's
 # arm64 kernel (the guest's, tests/t_arm64.sh): the package is downloaded,

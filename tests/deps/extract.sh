@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tests/deps/setup-*.sh: Debian packages unpacked into a private
 # tree under .deps/ with apt-get download + dpkg -x, never installed (so the
 # host keeps its packages: Debian's luajit and OpenResty's libluajit2

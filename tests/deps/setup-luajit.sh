@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Puts the LuaJIT builds the tests compare side by side under .deps/ and
 # builds the C hosts (tests/hosts) against them.  Debian's luajit2
 # (OpenResty) conflicts with luajit as an installed package, so both are

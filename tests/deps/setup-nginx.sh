@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Puts Debian's nginx with the Lua module (OpenResty's lua-nginx-module)
 # under .deps/nginx for tests/t_all.sh: an "nginx + Lua" host among the
 # LuaJIT processes -a must find.  Extracted with apt-get download + dpkg -x,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Installs the npm test tools of tests/node from the committed lockfile
 # (npm ci), only when node_modules is missing or older than the lockfile,
 # so that later test runs work offline.  Install scripts are skipped: no

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds LuaJIT variants Debian does not ship from Debian's own source
 # packages:
 #   .deps/luajit-deb-nogc64/  luajit  (upstream 2.1, 2022), LUAJIT_DISABLE_GC64

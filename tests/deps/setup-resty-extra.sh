@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Puts Debian's lua-nginx-string and lua-nginx-cookie (OpenResty's
 # lua-resty-string and lua-resty-cookie, as the nginx.* modules) under
 # .deps/resty-extra for the realistic corpus's nginx application

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds the LuaJIT sources in $LBP_RUNTIMES for tests/t_runtimes.sh and
 # tests/t_heap.sh (no package registry serves them):
 #   head-gc64, head-nogc64    LuaJIT's v2.1 branch head

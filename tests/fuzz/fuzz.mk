@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fuzzing, included by the Makefile.  `make fuzz` builds the libFuzzer
 # targets of tests/fuzz (clang, libFuzzer, ASan and UBSan: Debian's
 # libclang-rt-14-dev) and runs each for FUZZ_TIME seconds on the seed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the heap walker, census and reference paths on a
  * synthetic heap (user/heap/test_heap_image.h) corrupted by the input:
  *   byte 0     bit 0 picks GC64 or non-GC64; bits 1-7 truncate the image

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: --native's unwinder and interleaving on a copied stack
  * of the input's choosing (user/symbolize/native_stack.c, native/unwind.c).
  * The input is the sample: registers, the C frame chain's heads, the Lua

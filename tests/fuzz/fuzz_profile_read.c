@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: `luabpfprof diff`'s readers (report/profile_read.c)
  * on any bytes: gzip or not, pprof or folded.  What reads is counted by
  * every view's key and written as the diff's text, difffolded lines,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: the user-space half of a sample's life on a memory
  * image.  Walked frames (kind in the top byte, prototype, C function or
  * fast-function id) are decoded and symbolized against whatever the image

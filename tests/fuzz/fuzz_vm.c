@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* libFuzzer target: what the loader reads from a VM before any sample
  * arrives, on a memory image: GG_State validation against every layout,
  * the jit.zone lookup through the registry, trace start lookups and the

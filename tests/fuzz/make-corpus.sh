@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # make-corpus.sh: (re)takes the seed corpus, tests/fuzz/corpus/*.snap, from
 # real LuaJIT processes: each workload of tests/workloads on each LuaJIT
 # build at hand (tests/variants.sh), with the JIT on and off.  Needs root

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* memory.h for the snapshot tool: live reads that can be recorded.  It
  * replaces user/memory.c in that one program. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The snapshot tool's memory reader: memory.h over process_vm_readv, which
  * can also record every successful read (address, bytes) so that exactly
  * what a symbolization needed can be saved as an image. */

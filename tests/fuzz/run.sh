@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS on a
 # working copy of the seed corpus (new inputs stay under .output/fuzz, the
 # committed seeds are never touched), then prints one line of figures per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Snapshot encoding and a parser that survives any input. */
 #include "snapfmt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process snapshots: the memory a symbolization of real stacks read, with
  * those stacks, in one file.  Written by tests/fuzz/snapshot from a live
  * LuaJIT process; read by the fuzz targets (and mutated by libFuzzer, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* snapshot -p PID [-d SECONDS] [-n STACKS] -o FILE
  *
  * Takes a seed for the fuzz targets from a live LuaJIT process: samples it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* classhost: C methods that only the registry's metatables hold, the way
  * real programs keep their userdata classes, for tests/t_realprog.sh:
  *   - an rspamd-style class: registry[light userdata] = metatable with a

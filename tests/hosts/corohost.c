@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* corohost: runs Lua "requests" the way nginx's Lua module does: each one
  * is a coroutine created from C (lua_newthread) and driven by lua_resume
  * from a C loop, several in flight at once; every yield goes back to C.  It

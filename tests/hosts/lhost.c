@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* lhost: a minimal program embedding LuaJIT through libluajit-5.1.so.2, so
  * the tests can profile a VM that lives in a shared library, created by
  * luaL_newstate from C, rather than in the luajit executable.

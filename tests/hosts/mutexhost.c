@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* mutexhost SECONDS: off-CPU ground truth in a C host.  Two threads, each
  * with its own LuaJIT VM, share one pthread mutex:
  *   holder (chunk "=holder")  rounds of hold() -- takes the mutex through

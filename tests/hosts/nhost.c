@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nhost: a C host whose stacks mix C and Lua, for --native (tests/t_native.sh).
  *
  * Built without frame pointers (-O2 -fomit-frame-pointer), as Debian builds

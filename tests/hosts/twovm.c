@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* twovm [SECONDS]: two threads, each with its own LuaJIT VM (luaL_newstate
  * per thread), each running a different hot Lua function: thread 1 runs
  * hot_one (chunk "=twovm1"), thread 2 runs hot_two (chunk "=twovm2").  A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ingest: a local stand-in for a profiling backend, for tests.  It
 // implements the documented contract of three routes (docs/formats.md):
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by tests/kernels/boot.sh and tests/arm64/sysroot.sh: what both
 # need to download Debian packages through a private apt configuration.
 # shellcheck shell=bash

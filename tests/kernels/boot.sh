@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # boot.sh PACKAGE GUEST_SCRIPT [VAR=VALUE...]: boots Debian's kernel
 # PACKAGE (linux-image-...) under qemu's TCG emulation (no KVM here) with
 # this machine's root filesystem shared read-only over virtio-9p, runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The kernel matrix's checks, run inside each guest kernel (boot.sh boots
 # it with this machine's root shared read-only; the checkout is at $TOP).
 # One line per check, "PASS: kernel K: ..." or "FAIL: kernel K: ...":

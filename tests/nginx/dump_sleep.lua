@@ -15,3 +15,4 @@ function M.truth()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -33,3 +33,4 @@ function M.truth()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -4,3 +4,4 @@ request = function()
 	n = n + 1
 	return wrk.format("GET", "/api/users/" .. n)
 end
+-- SPDX-License-Identifier: MIT

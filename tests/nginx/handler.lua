@@ -46,3 +46,4 @@ function M.truth()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

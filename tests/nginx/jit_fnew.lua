@@ -37,3 +37,4 @@ function _M.traces()
 end
 jit.off(_M.traces)
 return _M
+-- SPDX-License-Identifier: MIT

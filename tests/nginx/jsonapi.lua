@@ -91,3 +91,4 @@ function M.handle()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # nginx for the tests: Debian's nginx and lua-nginx-module on OpenResty's
 # LuaJIT, extracted by tests/deps/setup-nginx.sh (never installed).

@@ -31,3 +31,4 @@ function M.work()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

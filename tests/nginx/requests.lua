@@ -29,3 +29,4 @@ function M.truth()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The differential flame graph (luabpfprof diff -o x.svg, tests/t_diff.sh)
 // in Debian's chromium: the frame that grew is drawn red, the unchanged
 // one neutral grey (as the browser computes the fill), its tooltip holds

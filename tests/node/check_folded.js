@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parses folded files back (undoing the %XX escapes) and compares their
 // stacks and counts with the synthetic truth.
 'use strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The heap census's SVG (luabpfprof --heap -f svg, tests/t_heap.sh) in
 // Debian's chromium: the frame of a known reference path is drawn, a click
 // zooms it to the full width, and the page's script raises no error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks files exported from a real profile (tests/t_formats_live.sh): the
 // SVG in Debian's chromium (zoom on a frame, search and its matched share,
 // a screenshot that is not blank) and the speedscope file against the

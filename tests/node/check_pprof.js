@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Decodes the pprof files with two independent readers, npm pprof-format
 // and Go's own `go tool pprof`, and compares them with the truth.
 'use strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validates the speedscope files against the schema speedscope ships, then
 // rebuilds their stacks and compares them with the truth.
 'use strict';

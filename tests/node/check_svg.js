@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Drives the SVG flame graphs in a real browser (Debian's chromium through
 // playwright-core): names, zoom, reset, search and the share matched,
 // colours per VM state, icicle layout, and a screenshot that shows a graph.

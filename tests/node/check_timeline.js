@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks the two timeline files of tests/t_timeline.sh against the spikes
 // the workloads timed themselves (tests/workloads/spike.lua): every slice of
 // spike() lies inside a spike, every spike has its slices, frame() never

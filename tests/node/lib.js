@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PASS:/FAIL: reporting, as tests/run.sh counts it, and Debian's chromium
 // for the SVG checks.
 'use strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The synthetic profile of tests/unit/test_export_fixture.h, written down
 // independently, and the stack shape docs/formats.md promises for it.
 'use strict';

@@ -50,3 +50,4 @@ while not stop or now_ns() < stop do
 	local ph = (now_ns() - t0) % R
 	if ph < A then seg_a() elseif ph < B then seg_b() else seg_c() end
 end
+-- SPDX-License-Identifier: MIT

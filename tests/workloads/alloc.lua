@@ -93,3 +93,4 @@ io.stdout:flush()
 -- Alive a little longer: a profiler drains every 200 ms and names frames
 -- from the live process.
 os.execute("sleep 0.5")
+-- SPDX-License-Identifier: MIT

@@ -30,3 +30,4 @@ function M.settle(p, want, n, t)
 end
 
 return M
+-- SPDX-License-Identifier: MIT

@@ -99,3 +99,4 @@ while not secs or clock() < secs do
 		f(clock() + 0.002 + 0.004 * math.random())
 	end
 end
+-- SPDX-License-Identifier: MIT

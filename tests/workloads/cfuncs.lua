@@ -63,3 +63,4 @@ while not secs or t0 < secs do
 	t0 = t1
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -34,3 +34,4 @@ while not secs or os.clock() < secs do
 	i = i + 1
 end
 return i
+-- SPDX-License-Identifier: MIT

@@ -25,3 +25,4 @@ end
 local a, b, g = classhost_truth()
 io.write(string.format("truth %.4f %.4f %.4f %.4f %d\n", a, b, g, os.clock() - c0, sink % 2))
 io.flush()
+-- SPDX-License-Identifier: MIT

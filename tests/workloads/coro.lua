@@ -36,3 +36,4 @@ while not secs or os.clock() < secs do
 	x = outside(k, x)
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -74,3 +74,4 @@ return function(no)
 	end
 	return no
 end
+-- SPDX-License-Identifier: MIT

@@ -13,3 +13,4 @@ main(unpack(args))
 local f = assert(io.open(out, "w"))
 f:write(string.format("%.6f\n", os.clock()))
 f:close()
+-- SPDX-License-Identifier: MIT

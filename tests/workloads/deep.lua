@@ -29,3 +29,4 @@ end
 
 local r = descend(DEPTH) -- not a tail call: keep the main chunk's frame
 return r
+-- SPDX-License-Identifier: MIT

@@ -127,3 +127,4 @@ while not secs or os.clock() < secs do
 	end
 end
 return bytes
+-- SPDX-License-Identifier: MIT

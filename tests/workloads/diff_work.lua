@@ -66,3 +66,4 @@ local fh = assert(io.open(out, "w"))
 fh:write(string.format("render %.4f\nother %.4f\nrest %.4f\ncpu %.4f\nsink %d\n",
 	spent[1] / total, spent[2] / total, spent[3] / total, total, sink % 10))
 fh:close()
+-- SPDX-License-Identifier: MIT

@@ -28,3 +28,4 @@ while true do
 		f:close()
 	end
 end
+-- SPDX-License-Identifier: MIT

@@ -125,3 +125,4 @@ end
 local chain = coroutine.create(blocked_outer)
 all[#all + 1] = chain
 record(coroutine.running(), "normal"); coroutine.resume(chain)
+-- SPDX-License-Identifier: MIT

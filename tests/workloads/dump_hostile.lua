@@ -42,3 +42,4 @@ end
 io.stdout:write("ready\n")
 io.stdout:flush()
 while true do os.execute("sleep 1") end
+-- SPDX-License-Identifier: MIT

@@ -14,3 +14,4 @@ local function spin(n)
 	while true do i = i + 1; x = (x * 1103515245 + 12345) % 2147483648; if i == 1000 then ready() end end -- LOOP
 end
 spin(7) -- CALL
+-- SPDX-License-Identifier: MIT

@@ -43,3 +43,4 @@ while now() < stop do
 end
 if arg[5] == "exit" then return x end
 while true do C.usleep(1000000) end
+-- SPDX-License-Identifier: MIT

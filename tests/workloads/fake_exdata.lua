@@ -19,3 +19,4 @@ print("ready")
 io.stdout:flush()
 local x = 0
 while true do x = x + 1 end
+-- SPDX-License-Identifier: MIT

@@ -80,3 +80,4 @@ end
 io.stderr:write(string.format("truth c %.1f\ntruth c_ms %.1f\n",
 	100 * t_c / (t_c + t_lua), 1000 * t_c))
 io.stdout:write(acc > 0 and "" or "?")
+-- SPDX-License-Identifier: MIT

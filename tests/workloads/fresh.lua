@@ -63,3 +63,4 @@ while not secs or clock() < secs do
 	round = round + 1
 end
 return x
+-- SPDX-License-Identifier: MIT

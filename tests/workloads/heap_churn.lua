@@ -27,3 +27,4 @@ while true do
 	end
 	if rnd(5000) == 1 then cache = {} end
 end
+-- SPDX-License-Identifier: MIT

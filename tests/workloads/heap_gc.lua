@@ -18,3 +18,4 @@ while true do
 	churn(20000)
 	light(2000000)
 end
+-- SPDX-License-Identifier: MIT

@@ -45,3 +45,4 @@ collectgarbage()
 io.write(string.format("ready %.3f %.3f\n", collectgarbage("count"), cache_kb))
 io.flush()
 while true do ffi.C.sleep(100) end
+-- SPDX-License-Identifier: MIT

@@ -41,3 +41,4 @@ while true do
 	end
 	ffi.C.usleep(5000)
 end
+-- SPDX-License-Identifier: MIT

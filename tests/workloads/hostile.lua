@@ -151,3 +151,4 @@ while not secs or os.time() - t0 < secs do
 	-- Idle, but a live Lua process: a sleep that LuaJIT does not see.
 	os.execute("sleep 0.2")
 end
+-- SPDX-License-Identifier: MIT

@@ -23,3 +23,4 @@ local t_end = clock() + secs
 local acc = 0
 while clock() < t_end do acc = acc + collide(objs, 100000) end
 io.stdout:write(acc > 0 and "" or "?")
+-- SPDX-License-Identifier: MIT

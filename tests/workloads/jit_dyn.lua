@@ -31,3 +31,4 @@ while os.clock() - t0 < secs do
 	collectgarbage()
 end
 print(x)
+-- SPDX-License-Identifier: MIT

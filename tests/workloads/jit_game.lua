@@ -49,3 +49,4 @@ while not secs or os.clock() - t0 < secs do
 	for _ = 1, math.random(5, 15) do acc = acc + frame(1 / 60) end
 end
 print(acc)
+-- SPDX-License-Identifier: MIT

@@ -98,3 +98,4 @@ end
 jit.off(traces)
 jit.off(drive)
 drive()
+-- SPDX-License-Identifier: MIT

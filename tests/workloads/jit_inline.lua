@@ -28,3 +28,4 @@ while not secs or os.clock() - t0 < secs do
 	for i = 1, math.random(5000, 15000) do x = x + mid(i) end
 end
 print(x)
+-- SPDX-License-Identifier: MIT

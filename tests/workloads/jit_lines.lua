@@ -56,3 +56,4 @@ while not secs or clock() - t0 < secs do
 	end
 end
 print(x)
+-- SPDX-License-Identifier: MIT

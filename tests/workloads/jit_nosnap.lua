@@ -27,3 +27,4 @@ while not secs or os.clock() - t0 < secs do
 	end
 end
 print(acc > 0)
+-- SPDX-License-Identifier: MIT

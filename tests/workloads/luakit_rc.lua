@@ -13,3 +13,4 @@ burn:add_signal("timeout", function()
     end
 end)
 burn:start()
+-- SPDX-License-Identifier: MIT

@@ -95,3 +95,4 @@ while not secs or clock() < secs do
 		p[1](clock() + ROUND * p[2] * (0.5 + math.random()))
 	end
 end
+-- SPDX-License-Identifier: MIT

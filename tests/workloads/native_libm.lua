@@ -27,3 +27,4 @@ while os.time() < deadline do
 	end
 end
 io.stdout:write(acc > 0 and "" or "?")
+-- SPDX-License-Identifier: MIT

@@ -16,3 +16,4 @@ while os.clock() - t0 < secs do
 end
 vim.g.nvim_hot_result = x
 vim.cmd("qall!")
+-- SPDX-License-Identifier: MIT

@@ -69,3 +69,4 @@ for _, k in ipairs({ "burn", "wait_pipe", "nap", "shell" }) do
   print(string.format("truth %s %.6f", k, spent[k]))
 end
 print(string.format("truth total %.6f", total))
+-- SPDX-License-Identifier: MIT

@@ -25,3 +25,4 @@ local w0, c0 = clock(MONOTONIC), clock(THREAD_CPUTIME)
 while clock(MONOTONIC) - w0 < secs do spin() end
 print(string.format("truth wall %.6f", clock(MONOTONIC) - w0))
 print(string.format("truth cpu %.6f", clock(THREAD_CPUTIME) - c0))
+-- SPDX-License-Identifier: MIT

@@ -14,3 +14,4 @@ while req:read("*l") do
   ffi.C.usleep(2000 + math.floor(math.random() * 10000))
   if not resp:write("tick\n") then break end
 end
+-- SPDX-License-Identifier: MIT

@@ -46,3 +46,4 @@ for _, k in ipairs({ "burn", "naps" }) do
   print(string.format("truth %s %.6f", k, spent[k]))
 end
 print(string.format("truth total %.6f", total))
+-- SPDX-License-Identifier: MIT

@@ -9,3 +9,4 @@ local function sleepy()
   ffi.C.usleep(30000000)
 end
 sleepy()
+-- SPDX-License-Identifier: MIT

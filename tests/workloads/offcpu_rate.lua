@@ -34,3 +34,4 @@ print(string.format("truth short %.6f", spent.short))
 print(string.format("truth long %.6f", spent.long))
 print(string.format("blocks short %d", n))
 print(string.format("blocks long %d", n))
+-- SPDX-License-Identifier: MIT

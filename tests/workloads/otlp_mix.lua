@@ -35,3 +35,4 @@ while os.time() - t0 < limit do
 	build(2000)
 	nap()
 end
+-- SPDX-License-Identifier: MIT

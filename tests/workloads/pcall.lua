@@ -42,3 +42,4 @@ while not secs or os.clock() < secs do
 	assert(not ok)
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -26,3 +26,4 @@ while not secs or os.clock() < secs do
 	x = dive(DEPTH - 1, 2000000, x)
 end
 return x
+-- SPDX-License-Identifier: MIT

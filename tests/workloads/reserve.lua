@@ -24,3 +24,4 @@ for i = 1, count do
 end
 io.write("reserved ", n, "\n"); io.flush()
 while true do ffi.C.poll(nil, 0, 1000) end
+-- SPDX-License-Identifier: MIT

@@ -11,3 +11,4 @@ local secs = tonumber(arg and arg[1]) or 0.1
 local t_end, x = os.clock() + secs, 0
 while os.clock() < t_end do x = x + ack(2, 200) end
 return x
+-- SPDX-License-Identifier: MIT

@@ -40,3 +40,4 @@ while not secs or clock() < secs do
 	x = shallow(clock() + 0.2 * round, x) % 1000
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -23,3 +23,4 @@ while not secs or os.clock() < secs do
 	x = fn(1, x)
 end
 return x
+-- SPDX-License-Identifier: MIT

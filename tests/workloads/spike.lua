@@ -63,3 +63,4 @@ for n = 1, frames do
 end
 f:write("done\n")
 f:close()
+-- SPDX-License-Identifier: MIT

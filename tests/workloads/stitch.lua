@@ -45,3 +45,4 @@ while not secs or clock() < secs do
 	end
 	in_main(clock() + q)
 end
+-- SPDX-License-Identifier: MIT

@@ -14,3 +14,4 @@ function event()
 	x = hot_a(3 * K, x)
 	x = hot_b(K, x)
 end
+-- SPDX-License-Identifier: MIT

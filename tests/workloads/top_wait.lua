@@ -34,3 +34,4 @@ while not secs or os.time() - start < secs do
 	burn()
 end
 return x
+-- SPDX-License-Identifier: MIT

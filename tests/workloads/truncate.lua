@@ -27,3 +27,4 @@ while os.clock() - t0 < secs do
 	while os.clock() - t1 < 0.05 do x = (x * 3 + 1) % 65536 end
 	put(bytes)
 end
+-- SPDX-License-Identifier: MIT

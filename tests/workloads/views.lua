@@ -76,3 +76,4 @@ while not secs or os.clock() < secs do
 	x = other(k, x)
 end
 return x
+-- SPDX-License-Identifier: MIT

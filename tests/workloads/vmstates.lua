@@ -112,3 +112,4 @@ while not secs or t0 < secs do
 	t0 = clock(); budget.settle(P.c, want, n, t0 - t1); last[7], last[8] = n, t0 - t1
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -27,3 +27,4 @@ while not secs or os.clock() < secs do
 	x = c(k, x)
 end
 return x
+-- SPDX-License-Identifier: MIT

@@ -5,3 +5,4 @@
 jit.off()
 local dir = arg and arg[0] and arg[0]:match("^(.*/)") or ""
 return dofile(dir .. "w631.lua")
+-- SPDX-License-Identifier: MIT

@@ -32,3 +32,4 @@ while not secs or os.clock() < secs do
 	zone()
 end
 return x
+-- SPDX-License-Identifier: MIT

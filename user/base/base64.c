@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Base64 encoder: three bytes in, four characters out. */
 #include "base/base64.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Standard base64 (RFC 4648, with padding), for profiles inside JSON. */
 #ifndef LBP_BASE64_H
 #define LBP_BASE64_H

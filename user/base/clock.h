@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clock readings in nanoseconds. */
 #ifndef LBP_CLOCK_H
 #define LBP_CLOCK_H

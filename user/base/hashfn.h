@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small non-cryptographic hashes shared by the user-space tables. */
 #ifndef LBP_HASHFN_H
 #define LBP_HASHFN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The one hash table of user space (see hashidx.h). */
 #include "base/hashidx.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one hash table of user space: an open-addressing index that maps a
  * key to the number of an entry the caller keeps in its own storage.
  *

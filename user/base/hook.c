@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Running a program of the user's (hook.h). */
 #define _GNU_SOURCE
 #include "base/hook.h"

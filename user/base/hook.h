@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program of the user's that luabpfprof runs (--label-from): checked
  * before it is trusted, run with a deadline and a cap on its output.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Running a program of the user's (hook.h) without root's privileges.
  *
  * Three processes: the agent; a reaper forked from it, which stays root

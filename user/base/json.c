@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* JSON string escaping. */
 #include "base/json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON strings: the one escaper every JSON producer uses (speedscope,
  * the push APIs' labels). */
 #ifndef LBP_JSON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A JSON reader for a few members (see json_scan.h). */
 #include "base/json_scan.h"
 

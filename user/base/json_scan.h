@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a few members out of a JSON document (RFC 8259) that a
  * container runtime wrote on the host: no tree and no allocation, only
  * pointers into the text.  Every function takes the end of the text and

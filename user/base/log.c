@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One line per message, prefixed with the program name. */
 #include "base/log.h"
 

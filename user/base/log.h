@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Diagnostics on stderr: errors always, details with -v. */
 #ifndef LBP_LOG_H
 #define LBP_LOG_H

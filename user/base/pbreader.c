@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Protocol buffers fields from a bounded buffer (see pbreader.h). */
 #include "base/pbreader.h"
 

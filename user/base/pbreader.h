@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal protocol buffers reader, the inverse of pbwriter: fields of
  * one message, one at a time, every length checked against the buffer.
  * Nested messages are read by a reader over a field's bytes.  Input is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Protocol buffers wire format, the writing half only. */
 #include "base/pbwriter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal protocol buffers writer: varints, scalar fields and
  * length-delimited fields appended to a strbuf.  Nested messages are built
  * in a scratch buffer and added with pb_bytes. */

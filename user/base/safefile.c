@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Checked directories, never-followed names, files that appear whole. */
 #define _GNU_SOURCE
 #include "base/safefile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files root writes where other users might meddle.
  *
  * Directories the agent keeps state in (--spool-dir, --out-dir, the log

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bpf/sampler.h with the kernel's fixed-width types, for user space. */
 #ifndef LBP_SAMPLER_TYPES_H
 #define LBP_SAMPLER_TYPES_H

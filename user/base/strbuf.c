@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Growable byte buffer. Allocation failure aborts: a profiler that cannot
  * allocate a few bytes has nothing sensible left to do. */
 #include "base/strbuf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable byte buffer for building keys and output text. */
 #ifndef LBP_STRBUF_H
 #define LBP_STRBUF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* hashidx over a caller's array: finds what was added, never what was not,
  * survives growth and colliding hashes, and forgets on clear. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The one JSON string escaper: every class of byte it must treat. */
 #include "base/json.h"
 #include "base/unit.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The JSON member reader on documents shaped like Docker's config.v2.json
  * and Podman's containers.json, and on broken ones. */
 #include <string.h>

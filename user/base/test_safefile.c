@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The safe writer: directory checks, whole files, no temporaries left. */
 #define _GNU_SOURCE
 #include "base/safefile.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The one rule for a target's bytes: what is escaped, how, per format. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #define _GNU_SOURCE	/* vasprintf */
 /* Escaping a target's bytes (see textsafe.h). */
 #include "base/textsafe.h"

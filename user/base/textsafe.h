@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one rule for bytes that come from a target (chunk, function,
  * upvalue and local names, strings, comm, symbol names) on their way
  * out: a code point is unsafe when it is a control character (C0, DEL or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal unit-test support: each test file is its own program that prints
  * "PASS: name" or "FAIL: name: why" per check; tests/run.sh counts them. */
 #ifndef LBP_UNIT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* UTF-8 decoding (RFC 3629): overlong forms and surrogates are invalid. */
 #include "base/utf8.h"
 

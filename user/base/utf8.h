@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UTF-8 decoding, shared by every exporter that must emit valid text. */
 #ifndef LBP_UTF8_H
 #define LBP_UTF8_H

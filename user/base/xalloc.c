@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Aborting allocators. */
 #include "base/xalloc.h"
 

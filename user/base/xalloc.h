@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation that never returns NULL: a profiler that cannot allocate a few
  * bytes has nothing sensible left to do, so it says so and aborts. */
 #ifndef LBP_XALLOC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --check-kernel: every mode's programs loaded once, nothing attached.
  *
  * One line per program a mode loads: the verifier's instructions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --check-kernel: whether this kernel's BPF verifier accepts what each
  * mode loads, with its statistics, without profiling anything. */
 #ifndef LBP_CHECK_CMD_H

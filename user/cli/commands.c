@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The subcommand table (cli/commands.h). */
 #include <string.h>
 

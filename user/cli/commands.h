@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* luabpfprof's subcommands, one row each: the word after "luabpfprof"
  * that names it, the option that picked it before it had a word (kept as
  * an alias), what it needs before it runs, its entry point, and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* diff: read both sides, count them by the view's key, write the table
  * (or flame graph, or difffolded lines), then judge the --fail-if rules.
  * Reading is report/profile_read.c's, the statistics model/diff_*.c's. */

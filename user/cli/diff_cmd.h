@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `luabpfprof diff BASE NEW`: two profiles read back from files (or two
  * windows of a --continuous directory) and compared key by key, as text,
  * a differential flame graph or difffolded lines; --fail-if gates on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The man page and the shell completions, generated from the option table
  * at build time ($(OUT)/docgen, not part of luabpfprof), so that -h,
  * luabpfprof(1) and <TAB> list the same options and values.  Each returns

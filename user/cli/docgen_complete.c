@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* bash and zsh completion scripts from the option table: every option, and
  * for each value what can follow it: the row's choices (-e, -f, --jp's
  * letters, --push-api), files or directories (from the argument's name in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* docgen man|bash|zsh: luabpfprof(1) or a completion script on stdout,
  * from the option table.  A build tool (Makefile: docs), not installed. */
 #include <stdio.h>

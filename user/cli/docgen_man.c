@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* luabpfprof(1) in roff (man macros): the options from the option table,
  * in the order and sections of -h, and the values of -e and -f from their
  * rows' choices; a choice without a paragraph here fails the build. */

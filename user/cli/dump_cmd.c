@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* dump: find each process's VMs, walk their heaps for thread objects,
  * read and name every stack (symbolize/dump_build.c), write text or
  * JSON.  Reads target memory only; loads no BPF. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `luabpfprof dump -p PID`: the stack of every thread and coroutine of
  * each process, read once from its memory (no BPF, never stopped). */
 #ifndef LBP_DUMP_CMD_H

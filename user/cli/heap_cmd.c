@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --heap: find each process's VMs, walk their heaps, write the census
  * and reference paths; with -d SECS, two censuses SECS apart and what
  * grew between them.  Reads target memory only; loads no BPF. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --heap: the heap census of each -p process, instead of a CPU profile. */
 #ifndef LBP_HEAP_CMD_H
 #define LBP_HEAP_CMD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -- COMMAND: fork, hold at a pipe, release once the session samples the
  * child, and end it with the run. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef LBP_CLI_LAUNCH_H
 #define LBP_CLI_LAUNCH_H
 /* -- COMMAND: the program luabpfprof starts, holds until its samples

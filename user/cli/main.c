@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* luabpfprof: parses the options, picks the subcommand's row
  * (cli/commands.h) and runs its entry point. */
 #define _GNU_SOURCE

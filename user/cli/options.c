@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The option table: one row per option, with its names, argument, help
  * line and validator.  getopt_long's tables and -h are built from it (as
  * argp does for bcc's libbpf-tools), and every check is made here, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Command-line options: one table (options.c) gives each option its
  * names, argument, help line and validator; -h is generated from it.
  * Everything is checked here, before anything is attached or loaded:

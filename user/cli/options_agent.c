@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The continuous mode's value checks (option rows in options.c): push
  * URL and API, service template, labels, header values. */
 #include <stdio.h>

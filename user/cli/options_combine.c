@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The checks of options that only make sense together, made once all
  * are in and before anything is loaded: one line each, naming the fix. */
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Which subcommand the options pick (cli/commands.h): its word, else an
  * alias option, else record.  The flags the older code reads (top, dump,
  * diff, heap, check_kernel) are kept in step; a new command needs none of

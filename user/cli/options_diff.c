@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* `luabpfprof diff`'s options: --fail-if rules (checked by the gate's own
  * parser, so a bad rule is refused before any file is read),
  * --confidence, the windows of a --continuous directory, and which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Validators and messages of the options that set what an event costs:
  * --off-cpu-rate (the share of context switches walked) and the -e alloc
  * duty cycle (--alloc-duty, or the always-on --alloc-exact), with the

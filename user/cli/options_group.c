@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --group: the pattern checked once, the jit.p mode it implies (see
  * options_table.h). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -h and --version, generated from the option table, and the one line
  * about an option that is not in it. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* What follows from the options once all are in: the settings one
  * option derives from another, and the checks against the host (thread
  * ids, the kernel's sample rate limit).  Nothing here refuses a command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Parsing a command line with the option table (cli/options.c): the
  * subcommand's word, getopt_long's tables built from the rows, each row's
  * validator, then the checks of combinations. */

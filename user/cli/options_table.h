@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inside the option parser: the table's row, shared by the table
  * (options.c), the checks of combinations (options_combine.c), -h and the
  * messages about bad options (options_help.c) and the checks against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Option values: strict parsers and checks, and the /proc facts options
  * are checked against. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Option values: strict parsers and checks for what the option table
  * accepts (numbers, durations, sizes, URLs), and the few facts about the
  * host an option is checked against (/proc).  Each returns 0, or -1 with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* luabpfprof's default command, record (and top, its live form): the
  * options become a session (user/session/) and its consumer: a report
  * rendered once at the end, the live table, or the continuous agent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* record, luabpfprof's default command, and top, its live form: a session
  * (user/session/) with a consumer, the one-shot report, the live table or
  * the continuous agent. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The option table's choices, which the man page and the completions
  * offer, are each accepted by the row's validator; and the generated page
  * and scripts name every option. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Option parsing: every numeric flag refuses a bad number, a negative, a
  * zero, an overflow and trailing junk with exactly one line on stderr;
  * unknown letters and missing values are named; every validator of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the `diff` command word: its operands before or after
  * its options, --fail-if checked at parse time, --confidence, the
  * windows, and what goes with diff and what does not. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for -e/--event, --min-block, --off-cpu-rate and -e alloc's
  * duty cycle. */
 #include <getopt.h>

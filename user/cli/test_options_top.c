@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the `top` command word and --delay. */
 #include <getopt.h>
 #include <stdio.h>

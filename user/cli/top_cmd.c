@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* luabpfprof top: a consumer of the one session loop.  The session cuts a
  * profile every --delay (its interval machinery, as for the agent); each
  * is added to the table and the screen redrawn.  Keys are read on the

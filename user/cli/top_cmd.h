@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* luabpfprof top: the session's consumer that draws a live table of the
  * Lua functions (report/top_table.h) on the terminal (cli/top_screen.h)
  * every --delay, and takes keys between updates. */

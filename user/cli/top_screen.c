@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* ncurses behind top_screen.h.  ncurses rather than escape sequences of
  * our own: it knows every terminal from terminfo (ssh, screen, tmux, a
  * plain VT100), redraws only what changed, and handles SIGWINCH (as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The terminal of `luabpfprof top`, through ncurses: the one file that
  * knows it.  Lines of text in, keys out; the terminal is given back as it
  * was by top_screen_close, which every exit path of top calls. */

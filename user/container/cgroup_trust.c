@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Whether a container's cgroup is root's own (see container.h).
  *
  * cgroup v2 delegation (systemd's Delegate=, a user's user@UID.service)

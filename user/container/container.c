@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Container IDs and pod UIDs from cgroup paths (see container.h). */
 #include "container/container.h"
 

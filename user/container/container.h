@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The container a process runs in, from its cgroup path
  * (/proc/PID/cgroup), for the layouts the runtimes make:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* What a container is called, from files its runtime keeps on the host
  * (see container.h), and the whole look-up for one process. */
 #include "container/container.h"

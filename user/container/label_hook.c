@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Labels from a program of the user's (label_hook.h). */
 #include "container/label_hook.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --label-from PROGRAM: labels for a process from a program of the
  * user's, for what no runtime's files say (a scheduler's job name, a
  * rootless container's name, a team).  luabpfprof runs it once per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Container IDs and pod UIDs from /proc/PID/cgroup, for the cgroup paths
  * the runtimes make (as seen on Docker, Podman, containerd and CRI-O
  * hosts), and the paths that must give nothing. */

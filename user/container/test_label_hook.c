@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --label-from: what a program's output gives (label_hook_parse), and
  * running one (base/hook.c): its arguments, the deadline, the output cap,
  * and the files it refuses to run. */

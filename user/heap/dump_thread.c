@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One coroutine for `dump` (see dump_thread.h): its status and frames.
  * Values of locals are in dump_value.c. */
 #include "heap/dump_thread.h"

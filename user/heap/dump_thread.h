@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One coroutine (lua_State) of a target, read for `dump`: its status as
  * coroutine.status would tell it (src/lib_base.c), its frames as
  * lua_frame entries the symbolizer names, and each Lua frame's named

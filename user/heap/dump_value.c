@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Short values of locals for `dump --locals` (see dump_thread.h): what a
  * TValue holds, by its type tag (src/lj_obj.h), read from the target. */
 #include "heap/dump_thread.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* What a heap walk may believe and what it may cost.  A target can make
  * any header claim anything (FFI writes its own VM's objects): a table's
  * array part pointed at an untouched 256 MiB mapping would cost a read of

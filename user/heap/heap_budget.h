@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk's side of heap_budget.c: what it may believe of an object's
  * claims and what its reads may cost (see heap_walk.h for the limits). */
 #ifndef LBP_HEAP_BUDGET_H

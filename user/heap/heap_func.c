@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Closures, prototypes and upvalues (src/lj_func.c): sizes as
  * lj_func_free, lj_func_freeproto and lj_func_freeuv free them. */
 #include "heap/heap_obj.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Path elements of heap references (heap_edge_label, see heap_refs.h). */
 #include "heap/heap_refs.h"
 

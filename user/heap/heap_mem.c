@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Direct-mapped page cache over mem_read (see heap_mem.h). */
 #include "heap/heap_mem.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A page cache over a memory reader for the heap walker: a heap of a
  * million objects read one header at a time would cost a million system
  * calls; objects allocated together share pages, so whole pages are read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Userdata, cdata and traces (src/lj_udata.c, lj_cdata.c, lj_trace.c):
  * sizes as lj_udata_free, lj_cdata_free and lj_trace_free compute them. */
 #include "heap/heap_obj.h"

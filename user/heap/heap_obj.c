@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Shared helpers of the heap object decoders and the dispatch by type. */
 #include "heap/heap_obj.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The LuaJIT heap, one object at a time: the types the GC knows, and a
  * decoder per type (heap_tab.c, heap_str.c, heap_func.c, heap_thread.c,
  * heap_misc.c) that checks an object's header read from target memory

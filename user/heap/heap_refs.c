@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* References out of heap objects (see heap_refs.h). */
 #include "heap/heap_refs.h"
 

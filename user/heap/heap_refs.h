@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The references out of one heap object, in the order the GC's mark phase
  * follows them (src/lj_gc.c gc_traverse_tab, _func, _proto, _thread):
  * what a breadth-first walk from the roots needs to name every object by

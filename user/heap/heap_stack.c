@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Names of a thread's stack slots (see heap_stack.h): each Lua frame's
  * slots, from its base up, are its local variables at the frame's
  * position (the instruction before its saved PC), in varinfo's order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names of a thread's stack slots, for heap reference paths: the Lua
  * function whose frame holds each slot and the local variable living
  * there at the frame's position ("main.lua:0 local users"), from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Strings (GCstr, src/lj_str.c): the header and the bytes with their
  * terminator, rounded as lj_str_size rounds them. */
 #include "heap/heap_obj.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Tables (GCtab, src/lj_tab.c): header, array part and hash part, sized
  * as lj_tab_free frees them. */
 #include "heap/heap_obj.h"

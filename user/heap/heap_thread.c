@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Coroutines (lua_State, src/lj_state.c): the state and its stack, as
  * lj_state_free frees them. */
 #include "heap/heap_obj.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The heap walk (see heap_walk.h). */
 #include "heap/heap_walk.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Walking every object of a LuaJIT heap from outside, as the GC's sweep
  * would (src/lj_gc.c): the list of all objects from g->gc.root, each
  * thread's open upvalues, the userdata waiting for finalizers and the

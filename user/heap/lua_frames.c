@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The frame walk (see lua_frames.h).
  *
  * From L->base down: the frame slot below a function's base holds its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The frames of a thread's Lua stack, read from target memory by their
  * links (src/lj_frame.h), from the top frame (the one at L->base) down:
  * the one walk both the heap's slot names (heap_stack.c) and `dump`

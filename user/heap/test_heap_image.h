@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small LuaJIT heap built byte by byte for a layout, for the heap
  * walker's unit test (test_heap.c) and fuzzer (tests/fuzz/fuzz_heap.c).
  * The main thread is GG_State's lua_State; its stack holds T2; _G is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The frame walk on stacks built by hand, GC64 (two-slot frames) and
  * non-GC64: a C function at the bottom (a protected call's delta link),
  * a Lua function it called (a C delta link), a Lua function that one

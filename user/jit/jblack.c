@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Finding blacklisted bytecode in target prototypes (src/lj_trace.c
  * blacklist_pc, src/lj_bc.h). */
 #include "jit/jblack.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bytecode the trace compiler gave up on: src/lj_trace.c blacklist_pc
  * rewrites a loop or function header into its I* form (ILOOP, IFORL,
  * IITERL, IFUNCF, IFUNCV: src/lj_bc.h) so it is never counted as hot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Functions a trace inlined without a snapshot (jinline.h), from its IR
  * constants and snapshot map (src/lj_ir.h IRIns, src/lj_jit.h SnapEntry):
  * two reads of the trace, one bounds-checked decode. */

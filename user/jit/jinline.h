@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Lua functions a compiled trace inlined without a snapshot of their
  * own.  LuaJIT specialises every Lua call it inlines to the closure being
  * called: the function becomes an IR_KGC constant of type IRT_FUNC (src/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reading a trace's snapshots (src/lj_jit.h SnapShot, src/lj_snap.c) out
  * of target memory: two reads, then a bounds-checked decode. */
 #include "jit/jsnap.h"

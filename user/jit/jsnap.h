@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exits of one compiled trace: its snapshots (src/lj_jit.h SnapShot)
  * with the bytecode PC each one returns to and how often it was taken
  * (src/lj_trace.c trace_hotside counts up to J->param[hotexit], then

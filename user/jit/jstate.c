@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reading jit_State (src/lj_jit.h) out of target memory: one bulk read of
  * the fields the JIT report needs. */
 #include "jit/jstate.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace compiler's state of one VM, read from target memory without
  * symbols: jit_State follows global_State in GG_State (src/lj_dispatch.h,
  * src/lj_jit.h).  Read-only: the target is never written. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reading GCtrace (src/lj_jit.h) out of target memory. */
 #include "jit/jtrace.h"
 

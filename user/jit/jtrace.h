@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One compiled trace (src/lj_jit.h GCtrace) read from target memory. */
 #ifndef LBP_JTRACE_H
 #define LBP_JTRACE_H

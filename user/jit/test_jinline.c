@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Functions inlined without a snapshot (jit/jinline.c): function
  * constants told from the frames of snapshots, for every row of the
  * layout table; other constants and broken maps refused. */

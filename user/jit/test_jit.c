@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The JIT-state readers (jstate, jtrace, jblack, traceerr) on synthetic
  * images laid out by each row of the layout table: a global_State with
  * its jit_State behind, a penalty cache, J->errinfo, a trace array with

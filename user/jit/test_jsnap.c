@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Side exits (jit/jsnap.c): snapshots decoded for every row of the
  * layout table, corrupted maps refused, and side traces' parents found
  * from their start PC and SNAPCOUNT_DONE, ambiguity said. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The table of trace abort messages, in src/lj_traceerr.h order (the
  * TraceError code is the index).  Checked against the jit/vmdef.lua
  * traceerr table of Debian's 2.1 (2022), OpenResty's luajit2 (2024),

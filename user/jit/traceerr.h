@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trace compiler's abort reasons (TraceError codes, src/lj_traceerr.h)
  * as `luajit -jv` prints them: jit/v.lua formats vmdef.traceerr[code] with
  * the error's argument, and these strings are that table's. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The VM's allocator as a uprobe site: the function pointer in
  * global_State (src/lj_obj.h allocf; lj_alloc_f of src/lj_alloc.c unless
  * the host passed its own to lua_newstate), its executable file mapping

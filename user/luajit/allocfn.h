@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where a VM's allocator lives: g->allocf read from the target, mapped to
  * the file and file offset a uprobe attaches to (-e alloc). */
 #ifndef LBP_ALLOCFN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything user space knows of the target architecture, in one place
  * (bpf/regs.bpf.h is the BPF side's): what differs in LuaJIT's layouts
  * between its x86-64 and arm64 builds (the C frame of a VM activation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Bytecode operand modes and metamethods (src/lj_bc.h facts). */
 #include "luajit/bcmode.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the name derivation needs to know about LuaJIT bytecode: opcode
  * numbers, operand A's mode and the metamethod an opcode triggers
  * (src/lj_bc.h BCDEF). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* VM discovery: signature scan + validation + interpreter code range. */
 #include "luajit/discover.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding LuaJIT VMs in a running process without symbols: a signature
  * scan of its writable anonymous memory, validated against the table of
  * layouts (docs/luajit-internals.md, "Finding the VM"). */

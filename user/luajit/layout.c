@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Per-variant LuaJIT layouts (offsets measured with offsetof() against each
  * source tree's src/lj_obj.h, lj_jit.h and lj_dispatch.h) and their
  * validation (docs/luajit-internals.md, "Finding the VM").

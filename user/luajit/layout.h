@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one table of per-variant LuaJIT object layouts, and the validation
  * that picks a layout for a candidate VM or refuses it.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* TValue decoding and string-keyed table lookups in target memory. */
 #include "luajit/luaobj.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading LuaJIT values (TValues, strings, tables) out of target memory. */
 #ifndef LBP_LUAOBJ_H
 #define LBP_LUAOBJ_H

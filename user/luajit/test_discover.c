@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for VM discovery over recorded memory: snapshots of real
  * LuaJIT processes (tests/fuzz/corpus, taken by tests/fuzz/snapshot) with
  * the maps a process would have around them.  No live target, no BPF. */

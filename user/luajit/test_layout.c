@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* layout_identify on synthetic GG_State images: one per layout of the
  * table (the 2025+ vmthref ones and Tarantool's included) is accepted as
  * exactly that layout, LuaJIT 2.0 is recognised and refused by name, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* varinfo_local against varinfo blocks written by hand the way LuaJIT's
  * parser writes them: names or hidden-variable codes, then the scope's
  * start (a delta from the previous record's) and length, ULEB128. */

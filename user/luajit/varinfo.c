@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Local variable names from varinfo (see varinfo.h).
  *
  * The block is a list of records ended by a 0 byte.  A record is either a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Local variable names from a prototype's debug information: the varinfo
  * block the parser writes after the bytecode (src/lj_parse.c
  * fs_fixup_var), read as lj_debug.c's lj_debug_varname does.  Pure: the

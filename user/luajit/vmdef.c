@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* jit/vmdef.lua reader: just the ffnames list. */
 #include "luajit/vmdef.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fast-function names from the target's own jit/vmdef.lua: the ids differ
  * between upstream and OpenResty builds. */
 #ifndef LBP_VMDEF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Parsing and judging the gate's rules (see diff_gate.h). */
 #include "model/diff_gate.h"
 

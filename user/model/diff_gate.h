@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CI gate of `luabpfprof diff`: rules such as
  *   F:app.lua:render > +5      a key's share grew by more than 5 points
  *   f:parse < -10%             a key's share fell by more than 10% of itself

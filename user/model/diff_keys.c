@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Counting both sides of a diff by view key (see diff_keys.h). */
 #include "model/diff_keys.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The keys of a diff: each sample of BASE and NEW counted under its --jp
  * view key (the leaf's 'F', 'f' or 'l' name, or its 'v' VM state or 'z'
  * zone, as jit.p keys its default views), then each key's change with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Intervals for changes of shares and rates (see diff_stats.h). */
 #include "model/diff_stats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The statistics of `luabpfprof diff`: how sure a change between two
  * profiles is, from their sample counts alone.
  *

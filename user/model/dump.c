@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The dump model (see dump.h). */
 #include "model/dump.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `dump` found in one VM: every thread and coroutine with its frames
  * (function, chunk, current line) and, with --locals, each frame's named
  * locals as short texts; and what could not be read.  Built by the

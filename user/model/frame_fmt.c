@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Frame and stack formatting after lj_debug_dumpstack (src/lj_debug.c; docs/luajit-internals.md, "jit.p's rules"). */
 #include "model/frame_fmt.h"
 

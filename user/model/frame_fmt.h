@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frames and stacks printed by LuaJIT's lj_debug_dumpstack rules, so that
  * keys match what jit.p prints from inside the process. */
 #ifndef LBP_FRAME_FMT_H

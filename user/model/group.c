@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Groups by code location (see group.h). */
 #include "model/group.h"
 

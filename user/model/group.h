@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Groups by code location (--group REGEX): a sample counts for the first
  * capture group (the whole match when the pattern has none) of its
  * outermost frame whose full chunk path matches, "kong/plugins/([^/]+)/"

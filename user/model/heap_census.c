@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Counting a walked heap by kind (see heap_census.h). */
 #include "model/heap_census.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The heap census: objects of a walked heap (heap/heap_walk.h) counted
  * and sized per kind, next to the VM's own count (g->gc.total). */
 #ifndef LBP_HEAP_CENSUS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Growth between two heap censuses (see heap_growth.h). */
 #include "model/heap_growth.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Growth between two censuses of one heap: per kind and per reference
  * path (paths matched by name, as objects move between walks), the leak
  * finder of `--heap -d SECS`. */

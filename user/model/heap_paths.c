@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Breadth-first attribution of heap objects to paths (see heap_paths.h). */
 #include "model/heap_paths.h"
 

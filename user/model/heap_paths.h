@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference paths: every object of a walked heap attributed to the path a
  * reader knows best among those reaching it from the roots: first what
  * the globals (_G, the main thread's environment) and the registry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The profile model: interned strings and frames, merged sample classes. */
 #include "model/profile.h"
 

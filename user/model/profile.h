@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile model: symbolized samples, the one thing every view and
  * exporter consumes.  Nothing here knows about BPF or target memory.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Per-process profiles out of a multi-process one, and the CPU and
  * off-CPU halves of a wall profile. */
 #include "model/profile_split.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cutting a profile apart: the samples of one process as a profile of its
  * own (continuous mode ships one profile per process), and a wall
  * profile cut into its on- and off-CPU halves. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The loss and walker counters: every list of them is an expansion of
  * LBP_COUNTERS (bpf/sampler.h) and PROFILE_USER_STATS (profile_stats.h). */
 #include "model/profile_stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Losses and walker statistics, reported with every profile.  The fields,
  * their copy from the kernel's counters, interval deltas, loss totals and
  * the summary line all come from two tables: LBP_COUNTERS (bpf/sampler.h,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Where the time went in an off-CPU or wall profile (profile_time.h). */
 #include "model/profile_time.h"
 

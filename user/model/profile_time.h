@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the time went in an off-CPU or wall profile: on the CPU (running
  * Lua or only host C), blocked, or runnable but waiting for a CPU.  The
  * summary line reads like ujit.iprof's:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Stacks read back from profiles (see stackset.h). */
 #include "model/stackset.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile read back from files luabpfprof wrote (pprof, folded): its
  * stacks, each with a count and the labels the --jp views key on, merged
  * over every file of one side of a diff.  Frames are named in the three

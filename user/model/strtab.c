@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Interned strings (see strtab.h). */
 #include "model/strtab.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interned strings for profiles read back from files: an id per distinct
  * byte string, id 0 always "".  Each string is a NUL-terminated copy. */
 #ifndef LBP_STRTAB_H

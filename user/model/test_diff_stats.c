@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The statistics of luabpfprof diff on synthetic counts: known values of
  * the intervals, then resamplings from known shares with a seeded PRNG
  * (the acceptance's ground truth by construction). */

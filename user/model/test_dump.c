@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* dump's pure parts: short values of TValues read from a synthetic heap
  * (heap/test_heap_image.h), GC64 and non-GC64; the status of a main
  * thread with no Lua running; and the model's order of threads. */

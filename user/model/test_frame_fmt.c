@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* dumpstack formatting rules on synthetic frames (src/lj_debug.c lj_debug_dumpstack). */
 #include "model/frame_fmt.h"
 #include "base/unit.h"

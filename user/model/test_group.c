@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --group: the outermost matching frame's first capture group, presets,
  * samples keyed through profile_group, bad patterns refused. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The heap walker, census and reference paths on synthetic heaps
  * (heap/test_heap_image.h), GC64 and non-GC64: exact counts and sizes,
  * exact paths, and corruptions (a cycle in the root list, a bad pointer,

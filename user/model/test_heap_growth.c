@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Growth between two captures: paths matched by name, sorted by bytes
  * gained, vanished paths left out, twins (paths that print alike) merged,
  * kinds and gc.total subtracted. */

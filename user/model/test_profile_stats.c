@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the loss counters: every list of them comes from the
  * tables, and the summary line keeps its exact text (tests grep it). */
 #include <stdbool.h>

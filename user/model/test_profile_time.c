@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the time split of off-CPU and wall profiles. */
 #include <stdio.h>
 #include <string.h>

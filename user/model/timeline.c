@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The timeline kept beside a profile: bounded, its losses counted. */
 #include "model/timeline.h"
 

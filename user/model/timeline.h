@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline: each sample's time and thread, kept beside the merged
  * profile for the formats that show when things ran (Chrome trace events,
  * speedscope's evented profiles).  Only a profile that asked for one has

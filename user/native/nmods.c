@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The native modules of a process: its executable file mappings, each file
  * opened once (through /proc/PID/map_files, the exact inode mapped, never a
  * path the target could redirect), with its .eh_frame CFI from libdw and

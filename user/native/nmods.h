@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The native modules of a process, for --native: which file maps each
  * code address, its .eh_frame CFI, its function symbols and build ID. */
 #ifndef LBP_NMODS_H

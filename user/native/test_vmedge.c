@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* native/vmedge: a VM activation's first and last instructions, fed the
  * bytes of OpenResty's libluajit (lj_vm_pcall's saveregs, vm_leave_cp's
  * restoreregs) over a stack laid out by hand. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One step of a native unwind by .eh_frame CFI (elfutils' libdw reads the
  * tables; the rules are applied here, over the copied stack). */
 #include "native/unwind.h"

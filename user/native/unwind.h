@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One step of a native unwind by .eh_frame CFI, over a copy of the user
  * stack taken at the sample instant (bpf/native.bpf.h).  Pure: the caller
  * finds the CFI of the module holding the PC (native/nmods.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A VM activation's first and last instructions, stepped by reading them
  * (native/vmedge.h).  Only the exact sequences of src/vm_x64.dasc and
  * src/vm_arm64.dasc are recognised.  x86-64: saveregs pushes rbp, rbx,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The first and last instructions of a VM activation (src/vm_x64.dasc
  * and vm_arm64.dasc saveregs, restoreregs), where its C frame is not
  * whole and the unwind entry of the interpreter (which describes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The nginx layout table and its checks (see ngx_layout.h). */
 #include "nginx/ngx_layout.h"
 

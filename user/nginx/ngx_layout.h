@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one table of nginx-side offsets: ngx_http_request_t of an nginx
  * version and build, lua-nginx-module's request context and coroutine
  * context, the core module's server and location configurations.  No

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reading a coroutine's request (see ngx_request.h). */
 #include "nginx/ngx_request.h"
 

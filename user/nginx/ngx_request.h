@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One coroutine's nginx request, read from outside: lua-nginx-module on
  * OpenResty's LuaJIT keeps the request in the coroutine's L->exdata
  * (lua_setexdata); from there the method, URI path (the query only when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The nginx layout's checks and a coroutine's request, on a made-up
  * worker's memory: a request, its r->ctx array with the Lua context at
  * a slot of its own, the request line, the core module's configurations. */

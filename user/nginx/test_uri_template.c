@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* URI templates: ids fold to :id, words stay, 10,000 distinct ids give one key. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* URI templates (see uri_template.h). */
 #include "nginx/uri_template.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* URI templates for request labels: path segments that are ids (decimal
  * numbers, hex strings of 8 or more with a digit, UUIDs) fold to ":id",
  * so that /users/123/orders/9f8e7d6c0b1a and /users/7/orders/00ff00ff11

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* ELF reading with libelf: PT_LOAD translation, .eh_frame FDEs, symbols. */
 #include "proc/elfinfo.h"
 

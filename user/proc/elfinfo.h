@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the loader needs from a LuaJIT ELF file (stripped binaries too):
  * address translation, the unwind entry that spans the interpreter, and
  * exported symbols for uprobes. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Target memory readers: a live process (process_vm_readv) or an image. */
 #define _GNU_SOURCE
 #include "proc/memory.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading target memory behind a small interface, so that tests and the
  * fuzzer can back it with a synthetic image instead of a live process. */
 #ifndef LBP_MEMORY_H

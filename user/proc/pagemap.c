@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Touched pages from /proc/PID/pagemap (pagemap.h).  Each page has a
  * 64-bit entry: bit 63 present, bit 62 swapped.  The page frame numbers
  * are hidden without CAP_SYS_ADMIN; these two bits are not. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which pages of a process are in memory or swapped out, from
  * /proc/PID/pagemap: a scan of target memory skips what was never
  * touched, instead of reading it as pages of zeros (a process can reserve

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* /proc/PID/maps parser. */
 #include "proc/procmaps.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /proc/PID/maps, parsed. */
 #ifndef LBP_PROCMAPS_H
 #define LBP_PROCMAPS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* ELF symbol lookup by address and the GNU build ID, on this test program
  * itself (/proc/self/exe: it has .symtab, .dynsym and a build-id note). */
 #include <stdio.h>

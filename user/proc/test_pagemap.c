@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Touched pages from smaps and pagemap, on a mapping of this process:
  * untouched, one page written, one page only read. */
 #define _GNU_SOURCE

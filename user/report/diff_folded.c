@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* difffolded lines (see diff_out.h): FlameGraph's difffolded.pl writes
  * "stack COUNT1 COUNT2" for two folded files, and flamegraph.pl draws
  * them as NEW's shape coloured by the change.  BASE's counts are scaled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `luabpfprof diff` writes: the text table of a diff_table (each
  * key's shares, change and interval, noise marked), and FlameGraph's
  * difffolded lines ("stack BASE NEW", BASE scaled to NEW's total or

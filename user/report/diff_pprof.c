@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A side of a diff as one pprof file: what `go tool pprof -diff_base`
  * takes when a side is several files merged (a directory, windows) or
  * folded stacks.  Frames are functions named by their 'F' name, with the

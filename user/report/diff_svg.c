@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Differential flame graph (see diff_svg.h).  Both sides' stacks go into
  * one tree keyed by (parent, frame name); NEW's counts lay it out and
  * each node's two inclusive counts colour it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The differential flame graph of `luabpfprof diff -o x.svg`: NEW's
  * shape (frames as wide as their NEW samples), each frame coloured by
  * the change of its inclusive share against BASE: red grew, blue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The text table of `luabpfprof diff` (see diff_out.h). */
 #include "report/diff_out.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Text and JSON of a dump (see dump_out.h). */
 #include "report/dump_out.h"
 

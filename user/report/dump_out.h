@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `dump` written out: text for people (one block per thread, its frames
  * top first, locals indented under their frame) and JSON for scripts. */
 #ifndef LBP_DUMP_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exporters: the profile model written as folded stacks, an SVG flame
  * graph, pprof, speedscope JSON or OTLP (otlp.h).  docs/formats.md describes
  * each output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Folded stacks ("collapsed", FlameGraph's input): one line per distinct
  * stack, root first, frames joined by ';', then a space and the count. */
 #include "report/export.h"

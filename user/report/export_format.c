@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Output format names, and the format a file name implies. */
 #include "report/export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* OTLP profiles requests (see otlp.h). */
 #include "report/otlp.h"
 

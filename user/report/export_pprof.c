@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* pprof: google/pprof's profile.proto, gzip-compressed, laid out as a Go
  * CPU profile (samples/count + cpu/nanoseconds) so that pprof, Pyroscope
  * and Parca read it as one.  Lua functions carry file and line numbers, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* speedscope's own JSON file format: shared frames, and one "sampled"
  * profile per process whose samples are root-first frame index lists. */
 #include "report/export.h"

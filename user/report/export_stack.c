@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The exported stack shape and the small tables every exporter uses. */
 #include "report/export_stack.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the exporters share: the exported stack (synthetic frames around a
  * sample's frames), frame labels, a key table and UTF-8 decoding.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A self-contained, interactive SVG flame graph (or icicle graph).
  *
  * Stacks are merged from the root into a tree; each node becomes a <g>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Timeline exports: the profile's timeline (model/timeline.h) as Chrome
  * trace events (what Perfetto and chrome://tracing open) and as
  * speedscope's evented profiles, one track per thread.  Each event's

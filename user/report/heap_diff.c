@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Heap growth by reference path (see heap_diff.h).  A heap profile's
  * frame is named by its whole path; a sample is a path's own objects
  * (its leaf) and is held by every path above it (its frames). */

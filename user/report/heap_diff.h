@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `luabpfprof diff a.heap.pb.gz b.heap.pb.gz`: two heap censuses (heap
  * pprof, report/heap_pprof.c) compared by reference path, the paths
  * whose own bytes grew most first, so that what leaks is the first row.

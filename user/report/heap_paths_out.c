@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reference paths as text and folded stacks (see heap_paths_out.h). */
 #include "report/heap_paths_out.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference paths written out: the top paths as text, and every path as
  * folded stacks weighted by bytes (flamegraph.pl, speedscope, ...). */
 #ifndef LBP_HEAP_PATHS_OUT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Heap paths as pprof (see heap_pprof.h).  Field numbers are those of
  * pprof's profile.proto. */
 #include "report/heap_pprof.h"

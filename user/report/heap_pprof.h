@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference paths as a pprof heap profile: one frame per path element
  * (named by the path up to it), root at the bottom; sample values inuse_objects (count) and inuse_space
  * (bytes), as Go's heap profiles name them, so `go tool pprof`, Pyroscope

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One VM's heap as pprof (see heap_profile.h). */
 #define _GNU_SOURCE
 #include "report/heap_profile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A process's Lua heap as one gzipped pprof heap profile (heap_pprof.h):
  * what the continuous agent ships each interval next to the CPU profile
  * when --heap is given. */

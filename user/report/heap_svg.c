@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Heap flame graph (see heap_svg.h).  Paths are already a tree whose
  * children come after their parent, so one pass in path order lays it
  * out: a child starts where its parent's previous child ended. */

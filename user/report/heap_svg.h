@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference paths as an interactive SVG flame graph of bytes: one frame
  * per path element, as wide as the bytes held under it, with the same
  * script (zoom, search) as the CPU flame graphs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Heap census text (see heap_text.h). */
 #include "report/heap_text.h"
 

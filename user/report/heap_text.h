@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The heap census as text: one line per kind with count and bytes, the
  * total next to the VM's gc.total and the inconsistencies met. */
 #ifndef LBP_HEAP_TEXT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Notes on functions inlined without a snapshot (inlined_notes.h). */
 #include "report/inlined_notes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Functions a trace inlined without a snapshot of their own, said: no
  * reader of an unmodified trace can split their time from the frames
  * around them (docs/jit-truth.md), so the views name them instead of

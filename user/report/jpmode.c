@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* luajit -jp mode parsing, step for step in jit/p.lua prof_start's order:
  * interval, threshold, depth, then the letter set (jit/p.lua prof_start). */
 #include "report/jpmode.h"

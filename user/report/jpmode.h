@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The luajit -jp mode string, parsed as jit/p.lua's prof_start does
  * (jit/p.lua prof_start), with every derived setting spelled out. */
 #ifndef LBP_JPMODE_H

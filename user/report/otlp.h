@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenTelemetry profiles (OTLP, v1development, schema in tests/otlp): an
  * ExportProfilesServiceRequest in protobuf binary, as a file (-o X.otlp)
  * or an HTTP body (POST /v1development/profiles).

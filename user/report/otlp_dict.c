@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The shared tables of an OTLP profiles request (see otlp_dict.h). */
 #include "report/otlp_dict.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The dictionary of an OTLP profiles request (ProfilesDictionary in
  * opentelemetry/proto/profiles/v1development/profiles.proto): the string,
  * function, mapping, location, stack, attribute and link tables that

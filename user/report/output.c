@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Report files: written nameless, linked into place whole (base/safefile.h). */
 #define _GNU_SOURCE
 #include "report/output.h"

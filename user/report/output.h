@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's destination.  A file is written nameless in its directory
  * (base/safefile.h) and linked into place at the end: the path is never
  * followed if it is a symlink (another user's, say), a failed or killed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The content pprof and OTLP share: strings, functions, lines, mappings
  * and labels of the exported stacks (see pbframes.h). */
 #include "report/pbframes.h"

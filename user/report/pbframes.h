@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the protobuf exporters (pprof, OTLP) share: one string table with
  * valid UTF-8 only, what a frame's function, line and mapping are, and
  * the labels a sample carries.  Each exporter encodes them in its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Files and directories of profiles into a stackset (see
  * profile_read.h).  luabpfprof may run as root and the paths come from
  * the command line or a directory's listing: a name is opened without

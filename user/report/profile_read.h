@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading profiles back, the inverse of the exporters: a pprof file
  * (gzip'd or not: export_pprof.c, heap_pprof.c, the agent's rolling
  * files) or folded stacks (export_folded.c), into a stackset; a

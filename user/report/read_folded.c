@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Folded stacks back into a stackset: "root;...;leaf COUNT" per line,
  * each frame percent-decoded (export_folded.c escapes '%', ';' and the
  * bytes textsafe would).  Folded files name frames in one scope and

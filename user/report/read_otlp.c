@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* OTLP profiles (export_otlp.c's ExportProfilesServiceRequest) back into
  * stacks, by way of pprof: each Profile is re-encoded as a pprof Profile
  * over the request's dictionary (its strings, functions and locations,

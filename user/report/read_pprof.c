@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* pprof's profile.proto back into stacks: the string table, functions
  * and locations first, then each sample's location ids (leaf first, and
  * a location's lines innermost first) root first, with the vmstate and

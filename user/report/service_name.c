@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --service templates (service_name.h). */
 #include "report/service_name.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --service templates: a service name made per process from what is
  * known about it, as Pyroscope's and Parca's agents allow:
  *   {comm}       the process name

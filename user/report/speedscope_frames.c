@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* speedscope's shared frame table. */
 #include "report/speedscope_frames.h"
 

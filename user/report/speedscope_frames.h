@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* speedscope's shared frame table, built as stacks are exported: each
  * distinct frame (its name, file and line as speedscope shows them) once,
  * by index.  The sampled and evented speedscope files and the Chrome trace

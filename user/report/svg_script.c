@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The flame graph's inline script and style (export_svg.c): kept apart
  * from the C that lays the graph out. */
 #include "report/svg_script.h"

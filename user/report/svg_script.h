@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The script and style embedded in every SVG flame graph.  The script
  * expects WIDTH, HEIGHT, MIN_WIDTH, XPAD, CHAR_W, TOTAL and MATCH_FILL to
  * be defined before it, and the ids bg, title, subtitle, unzoom, search,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* dump's text and JSON: a dump with a torn stack, a not-started
  * coroutine, a C frame and names that need escaping; the JSON must parse
  * and say what the text says. */

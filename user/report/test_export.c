@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Exporters on tricky synthetic profiles: escaping in every format, empty
  * profiles, host samples, one or several processes, options, errors. */
 #define _GNU_SOURCE

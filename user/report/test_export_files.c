@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Writes the synthetic profile in every format.
  *
  *   test_export_files DIR   writes DIR/profile.{folded,svg,pb.gz,speedscope.json}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The synthetic profile the exporter tests share.  tests/node/truth.js
  * describes the same profile independently; keep the two in step.
  *

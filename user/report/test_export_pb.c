@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The protobuf writer, then pprof_encode's output inflated and decoded by a
  * small independent reader written here. */
 #include <stdlib.h>

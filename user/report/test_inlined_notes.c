@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Notes on functions inlined without a snapshot (report/inlined_notes.c):
  * one line per trace, heaviest first, the functions its time was counted
  * in with their shares; samples drained after the exit (no trace start)

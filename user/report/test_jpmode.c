@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -jp mode parsing against jit/p.lua prof_start.  The expected fields were
  * cross-checked with the upvalues of the real jit.p after p.start(mode). */
 #include "report/jpmode.h"

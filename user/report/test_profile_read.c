@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Reading profiles back: the exporters' pprof and folded output of the
  * shared fixture read into a stackset and counted by each view's key,
  * then damaged input (every truncation, random bytes, a bad gzip) read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Report sections: the processes of one program (nginx's master and
  * workers) are one view; unrelated programs, --per-process and
  * --per-thread split it.  Checked on the jit.p report and the call tree. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --service templates: expansion per process, the fallback to the comm,
  * and the check of unknown placeholders. */
 #include <string.h>

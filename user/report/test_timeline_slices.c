@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for slicing a thread's timeline (report/timeline_slices.c),
  * the bounded timeline the profile keeps (model/timeline.c) and the two
  * timeline exporters (report/export_timeline.c). */

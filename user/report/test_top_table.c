@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The table of `luabpfprof top` on the report fixture (test_view_fixture.h):
  * 100 samples; charged to the topmost Lua function, work (app.lua:1) owns
  * 65 (25 compiled, 40 interpreted), helper (lib.lua:10) 25 (10 of them in

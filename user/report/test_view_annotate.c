@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* jit.p's annotations (a, A, raw) on synthetic profiles
  * (test_view_fixture.h).  They use jit.p with its "show = true" slip
  * corrected, and name a fast function "[Cannot annotate non-file]" where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fixture profile of the report's unit tests and the helpers that
  * render it; shared by test_view_jitp.c, test_view_annotate.c and
  * test_view_tree.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The JIT health report and its gate on the report fixture with VM
  * states: work (app.lua:1) is 65% of the samples, 25 of them in trace 3;
  * helper (lib.lua:10) 25%, 10 of them in C; outer 6% in the GC; the main

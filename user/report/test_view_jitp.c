@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The jit.p report on synthetic profiles (test_view_fixture.h): every mode,
  * the threshold, VM-state detail, [host], ties, processes. */
 #include "report/test_view_fixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The call tree view on synthetic profiles: layout, sorting, depth,
  * focus, threshold, truncated stacks and per-process sections. */
 #include <stdlib.h>

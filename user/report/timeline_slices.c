@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Spans of a thread's time to nested frame slices. */
 #include "report/timeline_slices.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Slices of a thread's timeline: its spans of time, each with a stack,
  * turned into nested opens and closes of frames, as a timeline viewer
  * draws them (Chrome trace B/E events, speedscope O/C events). */

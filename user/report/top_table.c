@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The live table of `luabpfprof top`: rows per Lua function (and process),
  * added up interval by interval; sorting, the column layout for a width,
  * and each line's text.  See top_table.h for what a row counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model of `luabpfprof top`: the Lua functions of the profiles a
  * session hands over interval by interval, added up since the start or
  * the last reset, sorted and laid out as text for a screen of a given

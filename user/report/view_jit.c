@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The JIT health report: samples split by VM state per hot function
  * (the same states jit.p's 'v' mode counts: src/lj_obj.h vmstate), joined
  * with what sample/jitwatch read from the JIT itself. */

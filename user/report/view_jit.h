@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JIT health report (--jit): for the hot functions, ranked by CPU
  * share, how their samples split between compiled code, the interpreter
  * and the JIT compiler, the traces that start in them, the trace aborts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The jit.p report from a profile: prof_cb's keys, prof_top's listing and
  * prof_annotate's source excerpts (jit/p.lua). */
 #include "report/view_jitp.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The jit.p text report (luajit -jp=MODE) computed from a profile:
  * the same keys, nesting, thresholds and annotations, byte for byte. */
 #ifndef LBP_VIEW_JITP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The call tree: every sample's stack inserted from its bottom frame, so a
  * node's total is the samples of everything below it and its self is the
  * samples where it was the top frame. */

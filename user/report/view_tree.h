@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call tree view (--tree, --tree=self): callers at the left, callees
  * indented below them, each node with its total (inclusive) and self
  * share.  Layout and options are described in docs/views.md. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -e alloc's duty cycle (alloc_gate.h). */
 #include "sample/alloc_gate.h"
 

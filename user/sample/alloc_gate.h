@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -e alloc's duty cycle: when the allocator probe is attached.  The probe
  * traps on every allocation while attached (9-22x slower, bench figure 8),
  * so by default it is attached only for random windows that add up to a

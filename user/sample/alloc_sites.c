@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -e alloc: finds each VM's allocator (luajit/allocfn.c) and hands the
  * site to the collector, which attaches once per process and site (VMs of
  * one process usually share lj_alloc_f). */

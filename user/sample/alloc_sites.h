@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -e alloc: the allocator uprobes of a target's VMs. */
 #ifndef LBP_ALLOC_SITES_H
 #define LBP_ALLOC_SITES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Sampler loading, perf_event attachment and map draining. */
 #include "sample/collector.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BPF side from user space: load the sampler, attach it to cpu-clock
  * perf events on every online CPU (or, for off-CPU time, to the
  * sched_switch tracepoint), tell it which processes to walk, and drain its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* -e alloc: the allocator uprobes, one per target process and allocator
  * file offset (bpf/alloc.bpf.h), attached and detached with the targets. */
 #include "sample/collector.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inside the collector: the struct behind struct collector, shared by
  * its loading and draining (collector.c) and the allocator probes
  * (collector_alloc.c).  Not for other modules. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Sampling period jitter, without losing the time it restarts.
  *
  * A program with a fixed period (a game's time step, a busy-wait round)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Loading the sampler: the knobs and map sizes the options set, which
  * programs a run needs, and what to say when the kernel refuses one. */
 #include <bpf/libbpf.h>

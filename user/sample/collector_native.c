@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --native: the samples the sampler sent with a copy of their user stack
  * (bpf/native.bpf.h), read from their ring buffer. */
 #include <bpf/libbpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Drained kernel samples into the profile model: symbolize each stack once
  * per drain, attach zone and trace labels, count what was lost. */
 #include "sample/drain.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Drained kernel samples into the profile model: each stack symbolized
  * once per drain, zone and trace labels attached, losses counted.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Gathering the JIT's records of every profiled VM (src/lj_jit.h
  * jit_State, src/lj_trace.c penalty_pc and blacklist_pc). */
 #include "sample/jitwatch.h"

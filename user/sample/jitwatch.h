@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JIT's own records of the profiled VMs, gathered while a profile
  * runs (--jit): trace aborts from the penalty cache, the traces compiled,
  * and the loops and functions blacklisted.  Read from target memory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* What /proc says about a process: its state, name, mapped files,
  * children and program.  Plain reads, nothing cached. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What /proc says about a process, for the targets' life cycle. */
 #ifndef LBP_PROCFS_H
 #define LBP_PROCFS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* System-wide discovery: a /proc scan that classifies every process by
  * the files it has mapped, uretprobes on the VM-creation API of the LuaJIT
  * files found so far (vmwatch), and the forgetting of exited targets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* System-wide discovery (-a): which processes on the host run LuaJIT,
  * found by a /proc scan at start and again every second while profiling,
  * and at once when a known LuaJIT file's luaL_newstate returns (uprobes,

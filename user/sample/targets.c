@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Profiled processes: discovery, rescans, forks and exits. */
 #define _GNU_SOURCE
 #include "sample/targets.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The processes being profiled: their VMs (found at start and rescanned
  * later), a memory reader and symbolizers each, forks and exits. */
 #ifndef LBP_TARGETS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inside the targets module: the structs behind struct target and
  * struct targets, shared by its life cycle (targets.c) and its queries
  * (targets_query.c).  Not for other modules: they see opaque types. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Queries on profiled processes: what the session, the drain and the
  * reports ask of a target.  The life cycle is targets.c's. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* alloc_gate: the windows add up to the duty asked for, with lengths that
  * vary; time without live targets counts for nothing. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* For the sample layer's unit tests: a real process that runs no LuaJIT. */
 #ifndef LBP_TEST_PROC_H
 #define LBP_TEST_PROC_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for host scanning (-a) over a recorded /proc: a directory
  * tree this test builds, one folder per process with its maps.  The
  * classification (LuaJIT mapped or not, gone, ourselves), the cache of

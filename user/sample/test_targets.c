@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the targets' life cycle (add, refuse, wait, exit,
  * remove) and for draining recorded kernel samples into a profile, with a
  * real but LuaJIT-free process (sleep) as the target.  No BPF. */

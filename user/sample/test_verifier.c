@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for reading the verifier's log: statistics, the line that
  * says why a program was refused, and the deepest call chain's stack. */
 #include <stdbool.h>

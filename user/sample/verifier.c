@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The verifier's log of each program: statistics and refusals. */
 #include "sample/verifier.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the kernel's BPF verifier said about each program of an object:
  * its statistics when it accepted it (instructions processed, stack per
  * subprogram, states), the line that matters when it refused it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Uretprobes on luaL_newstate/lua_newstate, and their ring buffer. */
 #include "sample/vmwatch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* VM creation watch for -a: uretprobes on the VM-creation API
  * (luaL_newstate, lua_newstate) of LuaJIT objects, system wide, so a
  * process that creates a VM is reported within one poll. */

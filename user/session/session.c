@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The session loop: targets, host scanning, the kinds of work, the tick
  * and drain cadence and the profile in progress, once for every mode. */
 #define _GNU_SOURCE

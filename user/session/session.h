@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The session: one loop that attaches, ticks, drains and finishes
  * profiles, whatever consumes them.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for the session loop with a kind of work that needs no BPF:
  * it "samples" a fixed count per drain.  Checks the cadence, the ends of
  * a run (duration, stop, command exit) and that intervals are back to

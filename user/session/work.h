@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kinds of work a session drives.  Each kind is a row of callbacks: the
  * session opens the kinds its configuration wants, ticks them, drains them
  * into the profile in progress at its cadence and closes them; none has a

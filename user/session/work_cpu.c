@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Stack sampling as a kind of session work: the BPF collector walks LuaJIT
  * stacks at the configured cpu-clock rate, for off-CPU and wall profiles
  * (-e) each time a target's thread leaves the CPU, and for -e alloc once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Continuous mode: the consumer of a session's back-to-back interval
  * profiles, one delta profile per process (or per --service) each, to
  * rolling files and/or an HTTP backend.

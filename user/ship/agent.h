@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Continuous mode (--continuous): the consumer of a session's interval
  * profiles.  Each interval is cut into one delta profile per process (or
  * per --service) and handed to the sinks (rolling files, HTTP push).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One process's names in continuous mode (see naming.h). */
 #include "ship/naming.h"
 

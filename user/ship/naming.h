@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How continuous mode names one process's profile in every sink: the
  * service name (--service, a template: report/service_name.h), the
  * labels (--label ones, pid, and the container's: container_id,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* HTTP push: request bodies for Pyroscope and Parca, one libcurl attempt. */
 #include "ship/push.h"
 

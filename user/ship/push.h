@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shipping profiles to a backend over HTTP (libcurl): the request each
  * API wants for one interval's gzip pprof, and one attempt to send it.
  * Retries, backoff and the spool are the shipper's (shipper.h).

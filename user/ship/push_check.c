@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* What may go into a request: labels, credentials files, header values,
  * the --push URL, and the request paths a spool file may hold.  Root sends
  * these with its credentials, so each is checked before anything starts. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The delivery thread: spool head -> push_send -> remove, with backoff. */
 #include "ship/shipper.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Delivery of pushed profiles in the background: a thread takes the oldest
  * request from the spool, sends it, removes it once the backend took it
  * (or refused it for good), and retries with exponential backoff while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Rolling pprof files with retention by count and size.  The directory is
  * root's own (base/safefile.h) and used through one descriptor opened
  * without following links: retention can only ever remove files in it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The default continuous-mode sink: one gzip pprof file per profile in a
  * directory, named so that name order is time order
  * (20240131T120000.250Z-SERVICE[-PID].pb.gz), with the oldest files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Spool: a FIFO of requests bounded in bytes, on disk or in memory.
  *
  * On disk the directory is root's own (base/safefile.h), used through one

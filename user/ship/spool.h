@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bounded queue of requests not yet delivered: files in --spool-dir
  * (they survive a restart and are sent first) or, without one, memory.
  * Either way it holds at most max_bytes; a request that does not fit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for continuous mode's parts: base64, request bodies for the
  * three push APIs, label and credentials checks, the spool (memory and
  * disk, limits, restart), rolling files with retention, and the per-pid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Unit tests for what keeps the agent safe as root: request paths a spool
  * file may hold, credentials files and header values, long requests in
  * the disk spool, and two agents sharing one spool directory. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* C-function names: the VM's tables first, then ELF symbols, then the
  * file and link-time address.  A name from the tables is final; a fallback
  * is replaced when a later walk of the tables finds the function (a module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One stable name per C function of a process: the name Lua code knows it
  * by (from the VM's tables), else its ELF symbol, else "file+0xVADDR";
  * never an absolute address.  Also the file mapping that holds it, for

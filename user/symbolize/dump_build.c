@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Building a dump (see dump_build.h). */
 #include "symbolize/dump_build.h"
 

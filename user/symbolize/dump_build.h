@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `dump`'s model of one VM, built from a heap walk: every thread object
  * the walk found, read (heap/dump_thread.h), its frames named by the
  * symbolizer as a profile's are, and with locals their short values. */

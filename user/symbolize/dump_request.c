@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* `dump`'s nginx requests (see dump_request.h). */
 #include "symbolize/dump_request.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `dump`'s nginx requests: for each coroutine of an nginx worker the
  * request it serves (user/nginx/ngx_request.h), through the layout row
  * that verified against the first request read; a process no row

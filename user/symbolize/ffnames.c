@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Fast-function names built in, per family: ffid -> "lib.name" as
  * jit/vmdef.lua would give them, for targets without that file (the normal
  * case for nginx's Lua module).  The ids are the order of the LJLIB_CF,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built-in fast-function names per LuaJIT family (upstream, OpenResty),
  * each with and without the JIT compiled in. */
 #ifndef LBP_FFNAMES_H

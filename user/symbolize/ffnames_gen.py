@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ffnames_gen.py: fast-function names in id order from a LuaJIT src/ tree,
 # numbered as src/host/buildvm_lib.c numbers them (LJLIB_CF, LJLIB_ASM and
 # LJLIB_ASM_ in the order of the lib_*.c files, top-level #if LJ_52 /

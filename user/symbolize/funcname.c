@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Names from the caller's bytecode, by LuaJIT's rules (src/lj_debug.c
  * lj_debug_funcname, lj_debug_slotname): a local variable, a global, a
  * field or method, an upvalue, or a metamethod. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The functions a trace inlined without a snapshot (jit/jinline.h),
  * named for a note: the upvalue a known closure of the trace holds them
  * in (the way the recorder made them constants), else the local variable

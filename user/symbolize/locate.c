@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Where things are, as text for reports that are not stacks (--jit): a
  * PC's function and line, a fast function's name, a trace's start. */
 #include "symbolize/symbolize.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Names of C and fast functions from the tables that hold them.
  *
  * Roots: the registry's _LOADED table (what package.loaded is; src/lib_package.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The names Lua code knows C and fast functions by ("ngx.say",
  * "cjson.encode", "string.gsub"), read from the tables that hold them in
  * target memory: package.loaded (the registry's _LOADED), the global

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --native: native and Lua frames of one sample, interleaved.
  *
  * Native frames are unwound by CFI from the sampled registers.  Code of

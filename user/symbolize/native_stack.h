@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --native: a sample's whole stack, native and Lua frames interleaved.
  *
  * The native part is unwound by CFI over the stack the sampler copied

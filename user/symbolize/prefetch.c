@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Prototypes read at first sight: everything a frame of it will need
  * (chunk name, line table, bytecode, the names of its call sites) is
  * copied while it lives, so that its samples are still named after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Frame symbolization: the prototype cache, chunk names and lines; names
  * from the caller's bytecode are in funcname.c. */
 #include "symbolize/symbolize.h"

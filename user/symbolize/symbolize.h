@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Walked frames (prototype, C function or fast function + PC) to names, by
  * LuaJIT's own rules (src/lj_debug.c lj_debug_dumpstack, lj_debug_funcname).
  * Reads target memory through a

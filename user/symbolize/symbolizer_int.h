@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The symbolizer's insides, shared by symbolize.c (the prototype cache,
  * chunk names, lines) and funcname.c (names from the caller's bytecode).
  * Nothing outside user/symbolize/ includes this. */

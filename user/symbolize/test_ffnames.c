@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The built-in fast-function tables against the jit/vmdef.lua of every
  * LuaJIT build in .deps/ (upstream and OpenResty, GC64 and not): the same
  * name for every id, so a target's names do not depend on whether its

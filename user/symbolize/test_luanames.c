@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Function names from the VM's tables on a synthetic memory image laid out
  * as LuaJIT's GC64 objects (upstream GC64, layout_at(0)): the registry's
  * _LOADED, the global table through it, libraries and nested tables;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* --native's unwinder and interleaving, fed recorded inputs: this program's
  * own stack, copied with its registers at a known point (as the sampler
  * copies a target's), unwound by the CFI of this program and libc through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The symbolizer names frames by LuaJIT's f/F/l rules: call-site names,
  * chunk names, fast functions and trace starts (test_symbolize_image.h
  * builds the memory). */

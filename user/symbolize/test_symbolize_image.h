@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A synthetic memory image for the symbolizer's unit tests: GCprotos with
  * bytecode, constants, lineinfo, varinfo and uvinfo laid out as LuaJIT
  * does (upstream GC64, layout_at(0)), strings, and a spare region that is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Freed and reused prototypes are revalidated, fingerprinted and counted
  * as unknown; the cache sweeps what no drain uses; deep stacks
  * (test_symbolize_image.h builds the memory). */

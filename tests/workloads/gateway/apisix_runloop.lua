@@ -14,3 +14,4 @@ while os.clock() < stop do
 	local f = 0.5 + math.random()
 	for i, p in ipairs(plugins) do p[phases[i]]({ ms = confs[i].ms * f }) end
 end
+-- SPDX-License-Identifier: MIT

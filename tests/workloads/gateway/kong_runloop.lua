@@ -18,3 +18,4 @@ while os.clock() < stop do
 	jwt.access(3 * f)
 	cors.header_filter(2 * f)
 end
+-- SPDX-License-Identifier: MIT

@@ -8,3 +8,4 @@ function love.conf(t)
 	t.window.height = 240
 	t.window.vsync = 0
 end
+-- SPDX-License-Identifier: MIT

@@ -34,3 +34,4 @@ function love.draw()
 		love.graphics.points(p.x, p.y)
 	end
 end
+-- SPDX-License-Identifier: MIT

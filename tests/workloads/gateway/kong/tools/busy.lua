@@ -9,3 +9,4 @@ function M.spin(ms)
 	return x
 end
 return M
+-- SPDX-License-Identifier: MIT

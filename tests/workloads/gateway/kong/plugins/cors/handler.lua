@@ -3,3 +3,4 @@ local util = require "kong.plugins.cors.util"
 local M = {}
 function M.header_filter(ms) util.work(ms) end
 return M
+-- SPDX-License-Identifier: MIT

@@ -3,3 +3,4 @@ local busy = require "kong.tools.busy"
 local M = {}
 function M.work(ms) busy.spin(ms) end
 return M
+-- SPDX-License-Identifier: MIT

@@ -4,3 +4,4 @@ local util = require "kong.plugins.cors.util"
 local M = {}
 function M.access(ms) util.work(ms) end
 return M
+-- SPDX-License-Identifier: MIT
