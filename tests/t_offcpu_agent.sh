@@ -43,8 +43,7 @@ hot_sum() {
 			if (name == f) s += a[n] } END { printf "%.0f\n", s }'
 }
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
+source "$TOP/tests/truth.sh"	# truth FILE PART, pct A B
 
 # run NAME VARIANT API: offcpu.lua under the agent pushing to a fresh
 # ingest server with API; its records in $TMP/NAME.log.

@@ -23,8 +23,7 @@ TOL=3
 HZ=997
 declare -A LJ=([deb]="$TOP/.deps/luajit-deb" [or]="$TOP/.deps/luajit2")
 
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
+source "$TOP/tests/truth.sh"	# truth FILE PART, pct A B
 # The truth times burn and naps only, so shares are taken among the
 # stacks under them; the rest is the script's set-up and its own loop
 # (and [host] lines: before the VM is found), bounded separately.

@@ -23,8 +23,7 @@ HZ=997
 make -s -C "$TOP/tests/hosts" >"$TMP/make.log" 2>&1 ||
 	fail "hosts build" "$(tr '\n' '|' < "$TMP/make.log")"
 
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { print $3 }' "$1"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0 ? 100 * a / b : -1) }'; }
+source "$TOP/tests/truth.sh"	# truth FILE PART, pct A B
 # wshare FILE REGEX [SKIP]: percentage of the waiter's weight (lines through
 # its chunk) on lines matching REGEX and not SKIP.
 wshare() {
