@@ -17,8 +17,8 @@
 /* Knobs set by the loader before load. */
 const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 /* A VM activation's C frame must lie this close above the sampled stack
- * pointer to belong to this thread (threads' stacks are megabytes apart). */
-const volatile __u64 cframe_max_dist = 1 << 20;
+ * pointer to belong to this thread (sampler.h LBP_CFRAME_MAX_DIST). */
+const volatile __u64 cframe_max_dist = LBP_CFRAME_MAX_DIST;
 /* Timeline formats: the width of the time slots keys are split into; 0
  * aggregates over the whole drain interval. */
 const volatile __u64 time_slot_ns = 0;
@@ -49,11 +49,8 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
-/* Error and path counters: one per-CPU block, looked up once a sample. */
-struct counter_block {
-	__u64 n[CNT__MAX];
-};
-
+/* Error and path counters: one per-CPU block (sampler.h), looked up once
+ * a sample. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -77,7 +77,8 @@ struct {
 } call_cache SEC(".maps");
 
 /* 0: every lookup below misses, and the verifier drops the cached paths
- * (for before/after measurements). */
+ * (for before/after measurements: the loader sets it from
+ * collector_opts.no_walk_caches). */
 const volatile __u32 walk_caches_on = 1;
 
 static __always_inline __u32 cache_slot(__u64 addr, __u32 tgid, __u32 slots)
