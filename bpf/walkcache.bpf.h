@@ -38,6 +38,8 @@
 #ifndef LBP_WALKCACHE_BPF_H
 #define LBP_WALKCACHE_BPF_H
 
+#include "prelude.bpf.h"
+
 #define PT_CACHE_SLOTS		1024	/* powers of two */
 #define CALL_CACHE_SLOTS	1024
 #define PT_WORDS		16	/* prototype header words read per frame (GC64: 10) */
