@@ -1,8 +1,9 @@
 #!/bin/bash
 # Re-makes the walker snapshots (tests/walker/README.md): for each row
 # below, runs the workload on that LuaJIT build and takes one snapshot of
-# the kind named with tests/walker/record (make walker-record), retried up
-# to three times when no walk of that kind was met or the kernel walker
+# the kind named with tests/walker/record (make walker-record) in up to
+# 800 stops (a trace exit is a few in a thousand), retried up to three
+# times when no walk of that kind was met or the kernel walker
 # counted none of those met.  Needs root (BPF, ptrace).
 #   bash tests/walker/record.sh [NAME...]    only the rows named
 set -u
@@ -18,6 +19,7 @@ ROWS=(
 	"deb-interp      deb-bin        interp  vmstates.lua"
 	"deb-trace       deb-bin        trace   vmstates.lua"
 	"deb-gc          deb-bin        gc      vmstates.lua"
+	"deb-exit        deb-bin        exit    jit_dyn.lua"
 	"deb-cfunc       deb-bin        cfunc   vmstates.lua"
 	"deb-coro        deb-bin        coro    coro.lua"
 	"deb-ffi         deb-bin        ffi     -joff native_libm.lua 60"
@@ -46,7 +48,7 @@ one() {
 		bash -c "exec $cmd" >/dev/null 2>&1 &
 		pid=$!
 		sleep 2		# past start-up: traces compiled, phases running
-		"$rec" -p "$pid" -k "$kind" -o "$out/$name" \
+		"$rec" -p "$pid" -k "$kind" -n 800 -o "$out/$name" \
 			-c "$name: $kind sample of $build running $script${args[*]:+ ${args[*]}}"
 		rc=$?
 		kill "$pid" 2>/dev/null

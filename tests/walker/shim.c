@@ -18,7 +18,7 @@
 struct shim_map {
 	const void *id;
 	unsigned type, max;
-	size_t ksz, vsz;
+	size_t ksz, vsz;	/* rounded up to 8, as the kernel aligns values */
 	uint8_t *vals;		/* arrays: max values; hashes: max (key, value) */
 	unsigned used;		/* hashes: entries in use */
 };
@@ -63,6 +63,11 @@ static int is_hash(unsigned type)
 	return type == HASH || type == LRU_HASH;
 }
 
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
 static struct shim_map *map_of(const void *id, unsigned type, size_t ksz, size_t vsz,
 			       unsigned max)
 {
@@ -74,19 +79,20 @@ static struct shim_map *map_of(const void *id, unsigned type, size_t ksz, size_t
 	if (nmaps == SHIM_MAPS)
 		abort();	/* more maps than the sources define */
 	m = &maps[nmaps++];
-	*m = (struct shim_map){ .id = id, .type = type, .max = max, .ksz = ksz, .vsz = vsz };
-	m->vals = calloc(max, is_hash(type) ? ksz + vsz : vsz);
+	*m = (struct shim_map){ .id = id, .type = type, .max = max, .ksz = round8(ksz),
+				.vsz = round8(vsz) };
+	m->vals = calloc(max, is_hash(type) ? m->ksz + m->vsz : m->vsz);
 	if (!m->vals)
 		abort();
 	return m;
 }
 
-static uint8_t *hash_find(struct shim_map *m, const void *key)
+static uint8_t *hash_find(struct shim_map *m, const void *key, size_t ksz)
 {
 	for (unsigned i = 0; i < m->used; i++) {
 		uint8_t *e = m->vals + (size_t)i * (m->ksz + m->vsz);
 
-		if (!memcmp(e, key, m->ksz))
+		if (!memcmp(e, key, ksz))
 			return e;
 	}
 	return NULL;
@@ -100,11 +106,11 @@ void *shim_map_lookup(const void *id, unsigned type, size_t ksz, size_t vsz, uns
 	uint32_t idx;
 
 	if (is_hash(type)) {
-		e = hash_find(m, key);
-		return e ? e + ksz : NULL;
+		e = hash_find(m, key, ksz);
+		return e ? e + m->ksz : NULL;
 	}
 	memcpy(&idx, key, sizeof(idx));
-	return idx < max ? m->vals + (size_t)idx * vsz : NULL;
+	return idx < max ? m->vals + (size_t)idx * m->vsz : NULL;
 }
 
 long shim_map_update(const void *id, unsigned type, size_t ksz, size_t vsz, unsigned max,
@@ -120,7 +126,7 @@ long shim_map_update(const void *id, unsigned type, size_t ksz, size_t vsz, unsi
 		memcpy(e, value, vsz);
 		return 0;
 	}
-	e = hash_find(m, key);
+	e = hash_find(m, key, ksz);
 	if (e && flags == 1)
 		return -EEXIST;
 	if (!e && flags == 2)
@@ -128,10 +134,10 @@ long shim_map_update(const void *id, unsigned type, size_t ksz, size_t vsz, unsi
 	if (!e) {
 		if (m->used == m->max)
 			return -E2BIG;
-		e = m->vals + (size_t)m->used++ * (ksz + vsz);
+		e = m->vals + (size_t)m->used++ * (m->ksz + m->vsz);
 		memcpy(e, key, ksz);
 	}
-	memcpy(e + ksz, value, vsz);
+	memcpy(e + m->ksz, value, vsz);
 	return 0;
 }
 
@@ -139,8 +145,8 @@ long shim_map_delete(const void *id, unsigned type, size_t ksz, size_t vsz, unsi
 		     const void *key)
 {
 	struct shim_map *m = map_of(id, type, ksz, vsz, max);
-	uint8_t *e = is_hash(type) ? hash_find(m, key) : NULL;
-	size_t esz = ksz + vsz;
+	uint8_t *e = is_hash(type) ? hash_find(m, key, ksz) : NULL;
+	size_t esz = m->ksz + m->vsz;
 
 	if (!e)
 		return -ENOENT;

@@ -36,3 +36,24 @@ $(WALKER_BPF) $(OUT)/tests/test_walker $(WALKER_DIR)/record: $(FLAGS_STAMP)
 
 .PHONY: walker-record
 walker-record: $(WALKER_DIR)/record
+
+# The fuzzer drives it too (make fuzz): fuzz_walker, the same objects
+# built with the fuzz flags, seeded with the recorded snapshots.
+FUZZ_WALKER_BPF := $(patsubst %,$(FUZZ_DIR)/walker/bpf_%.o,$(WALKER_ARCHS))
+
+$(FUZZ_DIR)/walker/bpf_%.o: tests/walker/walker_bpf.c $(BPF_SRCS) bpf/*.h $(WALKER_HDRS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -Itests/walker/shim $(FUZZ_FLAGS) -Itests/walker -w -D__TARGET_ARCH_$* -c $< -o $@.tmp
+	$(OBJCOPY) --keep-global-symbol=walker_$*_run $@.tmp $@
+	@rm -f $@.tmp
+
+$(FUZZ_DIR)/walker/%.o: tests/walker/%.c $(WALKER_HDRS) $(USER_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itests/walker -Wall -Wextra -Werror -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_walker: $(FUZZ_DIR)/walker/fuzz_walker.o $(FUZZ_WALKER_BPF) \
+			 $(patsubst tests/walker/%.c,$(FUZZ_DIR)/walker/%.o,$(WALKER_SRCS)) $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -ldw -lelf -lz -lpthread
+
+FUZZ_BINS   += $(FUZZ_DIR)/fuzz_walker
+fuzz-build: $(FUZZ_DIR)/fuzz_walker

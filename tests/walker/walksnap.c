@@ -5,9 +5,14 @@
 #include "walker.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The registers and the VM's addresses are read and written as one run. */
+_Static_assert(offsetof(struct walksnap, obj_hi) - offsetof(struct walksnap, ip) == 8 * 11,
+	       "struct walksnap: ip .. obj_hi are not twelve u64 in a row");
 
 #define MAGIC	"LBPW"
 #define VERSION	1
@@ -78,17 +83,13 @@ static int load_regions(struct cursor *c, struct walksnap *s)
 	return c->bad || c->p != c->end ? -1 : 0;
 }
 
-int walksnap_load(const char *path, struct walksnap *s, char *err, size_t errlen)
+int walksnap_parse(const uint8_t *buf, size_t len, struct walksnap *s)
 {
-	size_t len = 0;
-	uint8_t *buf = slurp(path, &len);
 	struct cursor c = { buf, buf + len, 0 };
 	char magic[4];
 	uint32_t version;
 
 	memset(s, 0, sizeof(*s));
-	if (!buf)
-		return fail(err, errlen, path, errno ? strerror(errno) : "empty or too large");
 	take(&c, magic, 4);
 	take(&c, &version, 4);
 	take(&c, s->layout, sizeof(s->layout));
@@ -97,12 +98,26 @@ int walksnap_load(const char *path, struct walksnap *s, char *err, size_t errlen
 	take(&c, &s->ip, 8 * 12);	/* ip .. obj_hi: twelve u64 in a row */
 	if (c.bad || memcmp(magic, MAGIC, 4) || version != VERSION ||
 	    !memchr(s->layout, 0, sizeof(s->layout)) || load_regions(&c, s)) {
-		free(buf);
 		walksnap_free(s);
-		return fail(err, errlen, path, "not a walker snapshot of version 1");
+		return -1;
 	}
-	free(buf);
 	return 0;
+}
+
+int walksnap_load(const char *path, struct walksnap *s, char *err, size_t errlen)
+{
+	size_t len = 0;
+	uint8_t *buf;
+	int rc;
+
+	errno = 0;
+	buf = slurp(path, &len);
+	memset(s, 0, sizeof(*s));
+	if (!buf)
+		return fail(err, errlen, path, errno ? strerror(errno) : "empty or too large");
+	rc = walksnap_parse(buf, len, s);
+	free(buf);
+	return rc ? fail(err, errlen, path, "not a walker snapshot of version 1") : 0;
 }
 
 int walksnap_save(const char *path, const struct walksnap *s)

@@ -33,6 +33,8 @@ struct walksnap {
 	struct walksnap_region *regions;
 };
 
+/* 0, or -1 when buf is no well-formed snapshot (s then holds nothing). */
+int walksnap_parse(const uint8_t *buf, size_t len, struct walksnap *s);
 /* 0, or -1 with a reason in err. */
 int walksnap_load(const char *path, struct walksnap *s, char *err, size_t errlen);
 int walksnap_save(const char *path, const struct walksnap *s);
