@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/strbuf.h"
+#include "base/textsafe.h"
 #include "luajit/discover.h"
 #include "model/frame_fmt.h"
 #include "proc/memory.h"
@@ -238,7 +239,9 @@ static int write_expect(const char *path, const struct cand *c, bool arm64,
 			frame_put(&sb, &syms[fi], 'F', false);
 			sb_puts(&sb, " ");
 			frame_put(&sb, &syms[fi++], 'l', false);
-			fprintf(f, "\t# %s", sb_str(&sb));
+			/* The target's bytes, escaped (base/textsafe.h). */
+			fputs("\t# ", f);
+			text_fput(f, sb_str(&sb));
 			sb_free(&sb);
 		}
 		fputc('\n', f);
