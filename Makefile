@@ -147,6 +147,7 @@ $(shell mkdir -p $(OUT)/user $(OUT)/tests && echo '$(CC) $(CPPFLAGS) $(CFLAGS) $
 $(USER_OBJS) $(DOCGEN_OBJS) $(UNIT_BINS): $(FLAGS_STAMP)
 
 include tests/fuzz/fuzz.mk
+include tests/walker/walker.mk
 
 # --- Version, man page, completions, install -----------------------------------
 # The version has one source, VERSION (debian/changelog must agree:

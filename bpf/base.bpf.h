@@ -3,11 +3,14 @@
  * when the interpreter's registers or C code it called hold it, rather
  * than L->base, which is stale whenever the interpreter has not stored it
  * (src/vm_x64.dasc stores L->base only before calls that can throw or GC).
- * Included by sampler.bpf.c after read_u64, read_ref, struct uregs and
- * the per-architecture instruction matching (regs.bpf.h).
+ * The per-architecture instruction matching is regs.bpf.h's.
  */
 #ifndef LBP_BASE_BPF_H
 #define LBP_BASE_BPF_H
+
+#include "access.bpf.h"
+#include "regs.bpf.h"
+#include "walk.bpf.h"
 
 /* The function in the frame slot below base, when base can be a frame
  * base of this Lua stack, else 0. */

@@ -18,6 +18,9 @@
 #ifndef LBP_NATIVE_BPF_H
 #define LBP_NATIVE_BPF_H
 
+#include "prelude.bpf.h"
+#include "regs.bpf.h"
+
 /* Set by the loader: 1 with --native. */
 const volatile __u32 native_stack = 0;
 

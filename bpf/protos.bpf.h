@@ -21,6 +21,8 @@
 #ifndef LBP_PROTOS_BPF_H
 #define LBP_PROTOS_BPF_H
 
+#include "prelude.bpf.h"
+
 #define PROTO_SEEN_SLOTS	16384	/* power of two */
 #define PROTO_RING_BYTES	(2 * 1024 * 1024)
 

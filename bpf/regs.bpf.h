@@ -20,6 +20,8 @@
 #ifndef LBP_REGS_BPF_H
 #define LBP_REGS_BPF_H
 
+#include "prelude.bpf.h"
+
 /* i, known to be below n (a power of two), as an index the verifier sees
  * bounded: a mask the compiler cannot drop.  Knowing the bound, it would,
  * and test a copy of i instead, whose bound these verifiers do not carry

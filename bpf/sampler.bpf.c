@@ -16,9 +16,6 @@
 
 /* Knobs set by the loader before load. */
 const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
-/* A VM activation's C frame must lie this close above the sampled stack
- * pointer to belong to this thread (threads' stacks are megabytes apart). */
-const volatile __u64 cframe_max_dist = 1 << 20;
 /* Timeline formats: the width of the time slots keys are split into; 0
  * aggregates over the whole drain interval. */
 const volatile __u64 time_slot_ns = 0;
@@ -28,130 +25,7 @@ const volatile __u64 time_slot_ns = 0;
 #define VMSTATE_GC	(-3)	/* ~LJ_VMST_GC */
 #define VMSTATE_UNNAMED	0	/* compiled code of a trace that does not store its number */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct proc_info);
-} procs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);	/* the loader resizes it */
-	__type(key, __u64);
-	__type(value, struct stack_trace);
-} stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);	/* the loader resizes it */
-	__type(key, struct sample_key);
-	__type(value, __u64);
-} counts SEC(".maps");
-
-/* Error and path counters: one per-CPU block, looked up once a sample. */
-struct counter_block {
-	__u64 n[CNT__MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct counter_block);
-} counters SEC(".maps");
-
-/* Little-endian field of 4 or 8 bytes at a bounded offset of a block. */
-static __always_inline __u64 field(const __u8 *blk, __u32 blk_size, __u32 off, __u32 size)
-{
-	__u64 v = 0;
-
-	off &= 0x7ff;
-	if (off > blk_size - 8)
-		return 0;
-	__builtin_memcpy(&v, blk + off, 8);
-	return size == 8 ? v : (v & 0xffffffffull);
-}
-
-/* Whether global_State field [at, at + size) lies in the block a sample
- * read (struct lj_offsets g_blk). */
-static __always_inline bool g_has(const struct lj_offsets *off, __u32 at, __u32 size)
-{
-	return at >= off->g_blk && at + size <= (__u32)off->g_blk + off->g_blk_len;
-}
-
-/* global_State field `at` (relative to g) from that block, 0 outside it. */
-static __always_inline __u64 g_field(const struct lj_offsets *off, const __u8 *gblk,
-				     __u32 at, __u32 size)
-{
-	if (!g_has(off, at, size))
-		return 0;
-	return field(gblk, LBP_G_BLOCK, at - off->g_blk, size);
-}
-
-#include "trace.bpf.h"
-
-/* Blocks of target memory read in one go: each bpf_probe_read_user is a
- * helper call that costs as much as a read of a kilobyte (bench/RESULTS.md,
- * figure 2), so neighbouring fields are fetched together and picked out
- * here.  The global_State block is LBP_G_BLOCK (sampler.h). */
-#define L_BLOCK		64	/* from L->base past L->stacksize */
-
-struct scratch {
-	/* The sample: its user registers, the key it is counted under,
-	 * and, when it interrupted the kernel, the registers user mode
-	 * left at kernel entry (kregs_valid). */
-	struct uregs regs;
-	struct sample_key key;
-	struct pt_regs kregs;
-	__u32 kregs_valid;
-	/* The VM choice (vm_choose): which VM's block sc->g holds, and each
-	 * VM's lua_State running on this thread. */
-	__u32 g_vm;
-	__u64 vm_L[LBP_MAX_VMS];
-	/* Reads kept off the stack: the jit.zone stack's slots, and the
-	 * callee-saved slots searched for RB (base.bpf.h). */
-	__u64 zone_slots[LBP_MAX_ZONE];
-	__u64 saved_slots[SAVED_SLOTS];
-	struct stack_trace st;	/* the stack being built */
-	struct stack_window win;	/* Lua stack slots (walk.bpf.h) */
-	struct walk_ctx walk;
-	__u8 g[LBP_G_BLOCK];
-	__u8 l[LBP_MAX_VMS][L_BLOCK];
-	struct tr_scratch tr;	/* trace.bpf.h; its t also serves walk_resumer */
-};
-
-/* Too large for the BPF stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
-
-static __always_inline void bump(struct counter_block *cb, __u32 counter)
-{
-	if (cb && counter < CNT__MAX)
-		cb->n[counter]++;
-}
-
-/* Reads a GCRef/MRef: 8 bytes in GC64 builds, 4 otherwise. */
-static __always_inline __u64 read_ref(const struct lj_offsets *off, __u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_user(&v, off->gc64 ? 8 : 4, (void *)addr);
-	return v;
-}
-
-static __always_inline __u64 read_u64(__u64 addr)
-{
-	__u64 v = 0;
-
-	bpf_probe_read_user(&v, 8, (void *)addr);
-	return v;
-}
-
+#include "maps.bpf.h"
 #include "vmchoice.bpf.h"
 #include "base.bpf.h"
 

@@ -11,6 +11,10 @@
 #define LBP_MAX_VMS	8	/* LuaJIT universes tracked per process */
 #define LBP_MAX_ZONE	16	/* jit.zone stack slots inspected */
 #define LBP_G_BLOCK	1024	/* global_State bytes read per sample, at most */
+/* How far above the sampled stack pointer a VM activation's C frame may
+ * lie and still belong to the sampled thread (threads' stacks are
+ * megabytes apart; bpf/vmchoice.bpf.h, the loader sets the knob). */
+#define LBP_CFRAME_MAX_DIST	(1u << 20)
 
 /* Byte offsets into LuaJIT objects for one build variant.  The loader fills
  * this from its table of layouts (user/layout.c); BPF never hard-codes one.
@@ -299,5 +303,57 @@ enum lbp_counter {
 #undef LBP_COUNTER_ENUM
 	CNT__MAX
 };
+
+/* The counters map's value: one block per CPU (a per-CPU array of one
+ * element), which user space reads per CPU, by field. */
+struct counter_block {
+	__u64 n[CNT__MAX];
+};
+
+
+/* Both sides of every map must mean the same bytes: the BPF objects and
+ * user space compile these, so a field added on one side only, or a
+ * padding hole one compiler fills differently, stops the build.  A
+ * change to a struct above changes its line here. */
+#define LBP_SIZE(type, n)	_Static_assert(sizeof(struct type) == (n), \
+					       "struct " #type ": size differs")
+#define LBP_AT(type, field, n)	_Static_assert(__builtin_offsetof(struct type, field) == (n), \
+					       "struct " #type ": " #field " moved")
+LBP_SIZE(lj_offsets, 82);
+LBP_AT(lj_offsets, g_vmstate, 4);
+LBP_AT(lj_offsets, L_base, 16);
+LBP_AT(lj_offsets, tr_nsnapmap, 70);
+LBP_AT(lj_offsets, snap_mcofs, 72);
+LBP_AT(lj_offsets, g_strnum, 74);
+LBP_AT(lj_offsets, g2disp, 80);
+LBP_SIZE(vm_slot, 136);
+LBP_AT(vm_slot, off, 48);
+LBP_SIZE(proc_info, 8 + LBP_MAX_VMS * 136);
+LBP_AT(proc_info, vm, 8);
+LBP_SIZE(lua_frame, 16);
+LBP_AT(lua_frame, pc_off, 8);
+LBP_AT(lua_frame, fp, 12);
+LBP_SIZE(stack_trace, 24 + LBP_MAX_FRAMES * 16);
+LBP_AT(stack_trace, frames, 24);
+LBP_SIZE(proto_news, 40 + PROTO_NEWS_STR + PROTO_NEWS_BLOCK);
+LBP_AT(proto_news, str_bytes, 40);
+LBP_AT(proto_news, block, 40 + PROTO_NEWS_STR);
+LBP_SIZE(sample_key, 40);
+LBP_AT(sample_key, vmstate, 8);
+LBP_AT(sample_key, zone, 16);
+LBP_AT(sample_key, stack_id, 24);
+LBP_AT(sample_key, time_slot, 32);
+LBP_SIZE(parked, 48);
+LBP_AT(parked, since_ns, 40);
+LBP_SIZE(native_regs, 16 + 8 * NATIVE_NREGS);
+LBP_AT(native_sample, regs, 40);
+LBP_AT(native_sample, cframe, 56 + 8 * NATIVE_NREGS);
+LBP_AT(native_sample, stack_len, 72 + 8 * NATIVE_NREGS);
+LBP_AT(native_sample, stack, 80 + 8 * NATIVE_NREGS);
+LBP_SIZE(native_sample, 80 + 8 * NATIVE_NREGS + NATIVE_STACK_MAX);
+/* Per-CPU values sit in 8-byte slots: the block must fill its own. */
+LBP_SIZE(counter_block, 8 * CNT__MAX);
+#undef LBP_SIZE
+#undef LBP_AT
 
 #endif

@@ -2,11 +2,13 @@
 /* The walk's steps, each a global function that the verifier checks once
  * on its own and that finds the walk's state in this CPU's scratch: a
  * frame (walk_frame), a trace's snapshot entry and inlined frame, the
- * trace lookup, and the whole walk of the threads.  Included by
- * sampler.bpf.c after the maps and scratch.
+ * trace lookup, and the whole walk of the threads.
  */
 #ifndef LBP_STEPS_BPF_H
 #define LBP_STEPS_BPF_H
+
+#include "access.bpf.h"
+#include "maps.bpf.h"
 
 /* The walk's references into this CPU's scratch, NULL when it has none. */
 static __always_inline struct scratch *scratch_ref(struct walk_ref *ref)

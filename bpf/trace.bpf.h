@@ -14,6 +14,10 @@
 #ifndef LBP_TRACE_BPF_H
 #define LBP_TRACE_BPF_H
 
+#include "access.bpf.h"
+#include "regs.bpf.h"
+#include "walk.bpf.h"
+
 /* struct SnapShot (src/lj_jit.h) is 12 bytes in every supported variant,
  * mapofs u32 at 0; where mcofs and nent sit is in the layout (forks from
  * before 2020, Tarantool's, have no mcofs). */

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Which of a process's LuaJIT VMs runs Lua on the sampled thread, read
  * from its global_State and lua_State blocks; and the jit.zone it is in.
- * Included by sampler.bpf.c after the maps and scratch.
  */
 #ifndef LBP_VMCHOICE_BPF_H
 #define LBP_VMCHOICE_BPF_H
+
+#include "access.bpf.h"
+#include "maps.bpf.h"
+
+/* A VM activation's C frame must lie this close above the sampled stack
+ * pointer to belong to this thread (sampler.h LBP_CFRAME_MAX_DIST). */
+const volatile __u64 cframe_max_dist = LBP_CFRAME_MAX_DIST;
 
 /* Reads VM v's global_State block into gblk. */
 static __always_inline long read_g_block(__u8 *gblk, const struct vm_slot *v)

@@ -11,6 +11,9 @@
 #ifndef LBP_WALK_BPF_H
 #define LBP_WALK_BPF_H
 
+#include "prelude.bpf.h"
+#include "protos.bpf.h"
+
 #include "native.bpf.h"
 
 /* A GC64 TValue's type: its top 17 bits, sign-extended (src/lj_obj.h

@@ -39,6 +39,8 @@
 #ifndef LBP_WALKCACHE_BPF_H
 #define LBP_WALKCACHE_BPF_H
 
+#include "prelude.bpf.h"
+
 #define PT_CACHE_SLOTS		1024	/* powers of two */
 #define CALL_CACHE_SLOTS	1024
 #define PT_WORDS		16	/* prototype header words read per frame (GC64: 10) */
@@ -78,7 +80,8 @@ struct {
 } call_cache SEC(".maps");
 
 /* 0: every lookup below misses, and the verifier drops the cached paths
- * (for before/after measurements). */
+ * (for before/after measurements: the loader sets it from
+ * collector_opts.no_walk_caches). */
 const volatile __u32 walk_caches_on = 1;
 
 static __always_inline __u32 cache_slot(__u64 addr, __u32 tgid, __u32 slots)

@@ -84,5 +84,35 @@ else
 fi
 bpf_wrong=$(git -C "$TOP" grep -L 'SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause' -- 'bpf/*' | head -n 5)
 check "bpf/ is GPL-2.0-only OR BSD-2-Clause${bpf_wrong:+: not $bpf_wrong}" [ -z "$bpf_wrong" ]
+
+# BPF headers compile on their own: each includes what it uses (prelude,
+# access, maps: docs/design.md), so that include order is no interface.
+# offcpu.bpf.h and alloc.bpf.h are the bodies of sampler.bpf.c's other
+# programs, which call its walk entry points: they are part of that unit.
+# Unused static functions are what a header alone has.
+bpf_alone() {
+	clang -O2 -target bpf -D__TARGET_ARCH_"$2" -Ivmlinux/"$2" -Ibpf -Wall -Werror \
+		-Wno-unused-function -fsyntax-only -x c "$1" 2>&1 | head -3
+}
+if command -v clang >/dev/null; then
+	alone=$(for h in bpf/*.bpf.h; do
+		case $h in bpf/offcpu.bpf.h|bpf/alloc.bpf.h) continue ;; esac
+		for arch in x86 arm64; do
+			err=$(bpf_alone "$h" "$arch")
+			[ -n "$err" ] && echo "$h ($arch): $(head -1 <<<"$err")"
+		done
+	done)
+	if [ -z "$alone" ]; then
+		pass "every BPF header compiles on its own (x86, arm64)"
+	else
+		while IFS= read -r l; do fail "BPF header alone" "$l"; done <<<"$alone"
+	fi
+	# The check must see a header that leans on its includer.
+	printf '#include "prelude.bpf.h"\nstatic int g(void) { return bump_undeclared(); }\n' >"$TMP/lean.bpf.h"
+	check "the header check finds a name a header does not declare" \
+		[ -n "$(bpf_alone "$TMP/lean.bpf.h" x86)" ]
+else
+	echo "SKIP: BPF headers alone: no clang"
+fi
 rm -rf "$TMP"
 exit 0

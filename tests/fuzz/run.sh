@@ -8,11 +8,13 @@
 set -u
 secs=$1; shift
 cd "$(dirname "$0")/../.."
-seeds=tests/fuzz/corpus
 status=0
 for bin in "$@"; do
 	name=$(basename "$bin")
 	work=.output/fuzz/corpus-$name
+	# fuzz_walker's seeds are the walker snapshots (tests/walker).
+	seeds=tests/fuzz/corpus
+	[ "$name" = fuzz_walker ] && seeds=tests/walker/snapshots
 	log=.output/fuzz/$name.log
 	mkdir -p "$work"
 	"$bin" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \

@@ -391,15 +391,16 @@ void collector_counters(struct collector *c, uint64_t out[CNT__MAX])
 {
 	int fd = bpf_map__fd(c->skel->maps.counters);
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *per = calloc((size_t)ncpu * CNT__MAX, sizeof(*per));
+	/* One block per CPU: its size is a multiple of 8, as per-CPU values'
+	 * slots are (sampler.h asserts it). */
+	struct counter_block *per = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*per)) : NULL;
 	__u32 key = 0;
 
 	memset(out, 0, CNT__MAX * sizeof(*out));
-	/* One block of CNT__MAX counters per CPU. */
 	if (per && !bpf_map_lookup_elem(fd, &key, per))
 		for (int i = 0; i < ncpu; i++)
 			for (int k = 0; k < CNT__MAX; k++)
-				out[k] += per[(size_t)i * CNT__MAX + k];
+				out[k] += per[i].n[k];
 	free(per);
 }
 

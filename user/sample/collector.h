@@ -48,6 +48,9 @@ struct collector_opts {
 	/* Timeline formats: each key keeps the time slot of this width its
 	 * sample fell in (sample_key.time_slot); 0: none. */
 	uint64_t time_slot_ns;
+	/* The walker's caches off (bpf/walkcache.bpf.h): for before/after
+	 * measurements of them (bench/RESULTS.md, section 2). */
+	bool no_walk_caches;
 };
 
 /* Loads and attaches; on failure writes a one-line reason into err. */

@@ -91,6 +91,8 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.counts, o->max_counts);
 	skel->rodata->walk_max_frames = o->max_frames;
+	skel->rodata->cframe_max_dist = LBP_CFRAME_MAX_DIST;
+	skel->rodata->walk_caches_on = !o->no_walk_caches;
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->offcpu_keep = collector_offcpu_keep(o->offcpu_rate);
 	skel->rodata->offcpu_budget = offcpu_budget(o->offcpu_rate);
