@@ -74,7 +74,7 @@ int on_alloc(struct pt_regs *ctx)
 		return 0;
 	sc->kregs_valid = 0;
 	UREGS_FROM_CTX(&sc->regs, *ctx);
-	return sample_and_count(sc, id, n, NULL);
+	return sample_and_count(sc, id, n, 0, NULL);
 }
 
 #endif

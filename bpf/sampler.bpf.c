@@ -19,6 +19,23 @@ const volatile __u32 walk_max_frames = LBP_MAX_FRAMES;
 /* Timeline formats: the width of the time slots keys are split into; 0
  * aggregates over the whole drain interval. */
 const volatile __u64 time_slot_ns = 0;
+/* -e wall: the sampling period (0 in every other mode).  A cpu-clock
+ * sample then weighs the time since this CPU's previous tick, at most
+ * WALL_TICK_MAX_NS (or 4 periods, if longer), instead of the period: a
+ * tick the kernel fires late (a busy VM host descheduling the vCPU for a
+ * time slice, an emulated one) is time the thread ran all the same, and
+ * off-CPU time, measured by timestamps, would outweigh it.  Idle CPUs
+ * tick too (a per-CPU cpu-clock event), so no idle time is counted. */
+const volatile __u64 wall_tick_ns = 0;
+#define WALL_TICK_MAX_NS	100000000ull
+
+/* Each CPU's last cpu-clock tick, whichever process it fell in. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} last_tick SEC(".maps");
 
 #define VMSTATE_INTERP	(-1)
 #define VMSTATE_C	(-2)	/* ~LJ_VMST_C: a C function the interpreter called */
@@ -325,7 +342,7 @@ static __always_inline void key_init(struct scratch *sc, __u64 id, __u32 flags)
  * and counts weight samples of it: the cpu-clock sampler (weight 1) and
  * the allocation probe (one per interval of bytes crossed, alloc.bpf.h). */
 static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u64 weight,
-					    struct bpf_perf_event_data *ctx)
+					    __u32 flags, struct bpf_perf_event_data *ctx)
 {
 	struct counter_block *cb;
 	struct sample_key key;
@@ -346,8 +363,24 @@ static __always_inline int sample_and_count(struct scratch *sc, __u64 id, __u64 
 			return 0;
 		bump(cb, CNT_NATIVE_LOST);
 	}
+	key.flags |= flags;
 	count_sample(&key, cb, weight);
 	return 0;
+}
+
+/* -e wall: the nanoseconds this tick stands for (wall_tick_ns). */
+static __always_inline __u64 tick_elapsed(void)
+{
+	__u32 zero = 0;
+	__u64 now, d, cap, *last = bpf_map_lookup_elem(&last_tick, &zero);
+
+	if (!last)
+		return wall_tick_ns;
+	now = bpf_ktime_get_ns();
+	d = *last && now > *last ? now - *last : wall_tick_ns;
+	*last = now;
+	cap = 4 * wall_tick_ns > WALL_TICK_MAX_NS ? 4 * wall_tick_ns : WALL_TICK_MAX_NS;
+	return d < cap ? d : cap;
 }
 
 SEC("perf_event")
@@ -356,7 +389,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0;
 	struct scratch *sc;
+	__u64 ns = 0;
 
+	/* Every tick moves its CPU's clock, a traced process's or not. */
+	if (wall_tick_ns)
+		ns = tick_elapsed();
 	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;	/* the cheap early exit for every other process */
 	sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -371,7 +408,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		task_user_regs(&sc->kregs);
 		uregs_from(&sc->regs, &sc->kregs);
 	}
-	return sample_and_count(sc, id, 1, ctx);
+	if (wall_tick_ns)
+		return sample_and_count(sc, id, OFFCPU_VALUE(1, ns), SAMPLE_TIMED, ctx);
+	return sample_and_count(sc, id, 1, 0, ctx);
 }
 
 #include "offcpu.bpf.h"

@@ -188,6 +188,8 @@ struct proto_news {
 #define SAMPLE_NO_STACK	(1u << 1)	/* the stacks map was full: frames lost */
 #define SAMPLE_OFFCPU	(1u << 2)	/* off-CPU time: the value is OFFCPU_VALUE */
 #define SAMPLE_RUNNABLE	(1u << 3)	/* with SAMPLE_OFFCPU: preempted, waiting for a CPU */
+#define SAMPLE_TIMED	(1u << 4)	/* -e wall's cpu-clock samples: the value is OFFCPU_VALUE,
+					 * their count and the time their ticks stood for */
 /* With SAMPLE_OFFCPU: kept with probability 2^-k by the automatic rate
  * (bpf/offcpu.bpf.h), so it stands for 2^k switches and their time. */
 #define SAMPLE_SHIFT_AT	24

@@ -374,7 +374,11 @@ skipped_check() {
 	counts=$(grep -o 'skipped_gen:[0-9]* [0-9]*$' "$TMP/skipped.out" | sed 's/skipped_gen://' |
 		awk '{ if ($1 % 2 == 1 && $1 > 1 && $1 < 40002) bad += $2; else ran += $2 }
 		     END { print ran + 0, bad + 0 }')
-	check "jump targets ($label): the generated function is sampled (${counts% *})" [ "${counts% *}" -ge 1000 ]
+	# The floor is what makes "none on a never-run line" mean something:
+	# before the fix 1.6% of samples (49 of 3,000) landed there, so 300
+	# samples leave none with probability 0.984^300 = 0.8%.  3,000 are
+	# taken with the target alone; beside another job it gets less CPU.
+	check "jump targets ($label): the generated function is sampled (${counts% *})" [ "${counts% *}" -ge 300 ]
 	check "jump targets ($label): no sample on a line that never ran (${counts#* })" [ "${counts#* }" -eq 0 ]
 	kill "$BGPID"
 }

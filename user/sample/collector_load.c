@@ -99,6 +99,9 @@ static void configure(struct sampler_bpf *skel, const struct collector_opts *o)
 	skel->rodata->alloc_every = o->alloc_every;
 	skel->rodata->native_stack = o->native;
 	skel->rodata->time_slot_ns = o->time_slot_ns;
+	/* -e wall (both clocks): each tick weighs its own time. */
+	skel->rodata->wall_tick_ns = o->offcpu && !o->no_cpu_clock && o->hz ?
+				     1000000000ull / o->hz : 0;
 	bpf_map__set_max_entries(skel->maps.native_ring, o->native ? NATIVE_RING_BYTES : 4096);
 	bpf_program__set_autoload(skel->progs.on_sample, collector_wants_cpu_clock(o));
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);

@@ -197,7 +197,8 @@ static struct stack_memo *symbolize_stack(struct drain_state *ds, struct target 
 }
 
 /* The sample's weight in the profile's unit and how many events it
- * stands for: a cpu-clock sample weighs its period in a wall profile, an
+ * stands for: a cpu-clock sample of a wall profile the time its tick
+ * stood for (SAMPLE_TIMED, bpf/sampler.bpf.c), another its period, an
  * off-CPU count (OFFCPU_VALUE) its nanoseconds, and a kept switch stands
  * for 1/rate switches (a fixed --off-cpu-rate) or 2^k (the automatic
  * rate's SAMPLE_SHIFT, bpf/offcpu.bpf.h). */
@@ -215,6 +216,11 @@ static void weigh(const struct profile *p, const struct sample_key *key, uint64_
 		s->flags |= PSAMPLE_OFFCPU;
 		if (key->flags & SAMPLE_RUNNABLE)
 			s->flags |= PSAMPLE_WAITING;
+		return;
+	}
+	if (key->flags & SAMPLE_TIMED) {	/* -e wall: each tick's own time */
+		s->events = OFFCPU_COUNT(value);
+		s->count = profile_unit_ns(p) ? OFFCPU_NS(value) : s->events;
 		return;
 	}
 	s->events = value;
