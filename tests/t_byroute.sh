@@ -14,27 +14,14 @@
 #   - per route and per phase shares match the truth (each handler's CPU
 #     time by the worker's own clock, summed in a shared dict) within 3
 #     points, or 4 standard errors when the run took too few samples;
-#   - -e wall labels its samples the same way; pprof carries url.path,
-#     http.request.method, nginx.phase, nginx.location.
+#   - -e wall and -e alloc label their samples the same way; pprof
+#     carries url.path, http.request.method, nginx.phase, nginx.location.
 source "$(dirname "$0")/lib.sh"
 source "$TOP/tests/nginx/lib.sh"
 trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 RUN=$TMP/nginx
 
-if [ ! -x "$TREE/usr/sbin/nginx" ]; then
-	fail "nginx present" "no $TREE (run tests/deps/setup-nginx.sh)"
-	exit 0
-fi
-if ! command -v wrk > /dev/null; then
-	fail "wrk present" "install wrk (tests/deps/apt.test)"
-	exit 0
-fi
-if ! start_nginx byroute.conf.in; then
-	fail "byroute starts" "$(tr '\n' '|' < "$RUN/error.log")"
-	exit 0
-fi
-start_bg wrk -t1 -c4 -d40s -s "$TOP/tests/nginx/byroute_wrk.lua" "http://127.0.0.1:$PORT/" > "$TMP/wrk.out"
-sleep 1
+start_under_wrk byroute byroute.conf.in 40 -t1 -c4 -s "$TOP/tests/nginx/byroute_wrk.lua" || exit 0
 W=$(IFS=,; echo "${WORKERS[*]}")
 
 http_get /truth > "$TMP/truth0"
@@ -47,6 +34,8 @@ http_get /truth > "$TMP/truth2"
 "$PROF" -p "$W" -d 2 -F 499 --by uri --uri-template auto --jp F > "$TMP/uri_f.txt" 2> "$TMP/uri_f.err"
 "$PROF" -p "$W" -d 2 -F 499 -e wall --by uri --uri-template auto -f folded -o "$TMP/wall.folded" \
 	2> "$TMP/wall.err"
+"$PROF" -p "$W" -d 3 -e alloc --by uri --uri-template auto -f folded -o "$TMP/alloc.folded" \
+	2> "$TMP/alloc.err"
 "$PROF" -p "$W" -d 2 -F 499 --uri-template auto -f pprof -o "$TMP/p.pb" 2> "$TMP/pprof.err"
 python3 - "$TMP" <<'PY'
 import gzip, math, re, sys
@@ -97,6 +86,7 @@ def correct(name, what, field=0):
 
 correct("uri.folded", "--by uri")
 correct("wall.folded", "-e wall --by uri")
+correct("alloc.folded", "-e alloc --by uri")
 correct("phase.folded", "--by phase", 1)
 correct("method.folded", "--by method", 2)
 

@@ -12,6 +12,8 @@ local function spin(ms)
 	local t0, x = os.clock(), 0
 	while os.clock() - t0 < ms / 1000 do
 		for i = 1, 200 do x = x + i % 7 end
+		-- a little garbage, for -e alloc's samples
+		x = x + #{ x, i = x }
 	end
 	return x
 end
