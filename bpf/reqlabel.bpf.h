@@ -8,8 +8,9 @@
  * the phase, which changes during a request.  A request is believed only
  * when its signature reads "HTTP" and the Lua module's context in r->ctx
  * points back at it: memory a finished request left behind and a later
- * one reused names the later one, under a key of its own (its start
- * differs).  Offsets: struct ngx_offsets, from user/nginx/ngx_layout.c. */
+ * one reused names the later one, under a key of its own (its start or
+ * its URI differs, req_identity).  Offsets: struct ngx_offsets, filled
+ * from user/nginx/ngx_layout.c's row by user/sample/reqlabels.c. */
 
 #define NGX_SIGNATURE	0x50545448u	/* "HTTP" */
 
