@@ -66,6 +66,7 @@ static __always_inline void count_sample(struct sample_key *key, struct counter_
 }
 
 #include "steps.bpf.h"
+#include "reqlabel.bpf.h"
 
 /* Whether ip is code outside the VM's own file (known once discovered). */
 static __always_inline bool outside_vm(const struct vm_slot *vm, __u64 ip)
@@ -321,6 +322,8 @@ static __always_inline int walk_now(__u32 tgid)
 	if (rc == WALK_DROP)
 		return 1;
 	if (rc == WALK_GO) {
+		/* Before the walk, which may move on to a resumer's lua_State. */
+		req_label(tgid);
 		walk_threads();
 		walk_finish();
 	}

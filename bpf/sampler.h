@@ -89,11 +89,48 @@ struct vm_slot {
 	struct lj_offsets off;
 };
 
+/* nginx request labels (bpf/reqlabel.bpf.h, docs/requests.md): the
+ * offsets of one verified row of user/nginx/ngx_layout.c, 0 in `on` for a
+ * process whose requests are not read.  ctx_index is the Lua module's
+ * slot in r->ctx, -1 until the sampler finds it by its back pointer. */
+#define REQ_BLOCK	2048	/* bytes of ngx_http_request_t read per sample, at most */
+#define REQ_CTX_SCAN	256	/* r->ctx slots searched for the Lua module's */
+struct ngx_offsets {
+	__u16 on;
+	__s16 ctx_index;
+	__u16 L_exdata;		/* lua_State.exdata: the request */
+	__u16 r_len;		/* bytes of the request read: past its last field used */
+	__u16 r_ctx, r_srv_conf, r_loc_conf, r_host, r_start_sec, r_start_msec;
+	__u16 r_uri, r_method_name;
+	__u16 ctx_request, ctx_context;
+	__u16 clcf_name, cscf_server_name;
+};
+
 /* Value of the procs map, keyed by tgid. */
 struct proc_info {
 	__u32 nvms;
 	__u32 pad;
 	struct vm_slot vm[LBP_MAX_VMS];
+	struct ngx_offsets ngx;
+};
+
+/* A request's labels, copied once per request into the reqs map (an LRU)
+ * under sample_key.req: a hash of the request's identity, its address and
+ * start, so that a request whose memory a later one reuses gets labels of
+ * its own.  Strings are raw target bytes, cut at their array's size. */
+#define REQ_METHOD_MAX	16
+#define REQ_URI_MAX	256
+#define REQ_NAME_MAX	64
+struct req_label {
+	__u64 r;		/* the ngx_http_request_t */
+	__u64 start_ms;		/* r->start_sec * 1000 + r->start_msec */
+	__u16 method_len, uri_len, host_len, server_len, location_len;
+	__u16 pad[3];
+	char method[REQ_METHOD_MAX];
+	char uri[REQ_URI_MAX];
+	char host[REQ_NAME_MAX];
+	char server[REQ_NAME_MAX];
+	char location[REQ_NAME_MAX];
 };
 
 /* A walked frame: what the function is, where it was, and for Lua, what
@@ -192,6 +229,11 @@ struct proto_news {
 					 * their count and the time their ticks stood for */
 /* With SAMPLE_OFFCPU: kept with probability 2^-k by the automatic rate
  * (bpf/offcpu.bpf.h), so it stands for 2^k switches and their time. */
+/* With a request (sample_key.req): its Lua phase at the sample instant,
+ * ngx_http_lua_ctx_t.context, one bit of 16. */
+#define SAMPLE_PHASE_AT	8
+#define SAMPLE_PHASE(ph)	((__u32)(ph) << SAMPLE_PHASE_AT)
+#define SAMPLE_PHASE_OF(flags)	(((flags) >> SAMPLE_PHASE_AT) & 0xffff)
 #define SAMPLE_SHIFT_AT	24
 #define SAMPLE_SHIFT(k)	((__u32)(k) << SAMPLE_SHIFT_AT)
 #define SAMPLE_SHIFT_OF(flags)	(((flags) >> SAMPLE_SHIFT_AT) & 0x1f)
@@ -222,6 +264,10 @@ struct sample_key {
 	 * time_slot_ns when the sample was taken (off-CPU: when the thread
 	 * left the CPU), so that each keeps its time; else 0. */
 	__u64 time_slot;
+	/* nginx workers: the reqs map's key of the request the running
+	 * coroutine serves (0: none, or one that did not verify); its Lua
+	 * phase then is in flags (SAMPLE_PHASE). */
+	__u64 req;
 };
 
 /* Value of the parked map, keyed by tid: a traced thread that is off the
@@ -260,6 +306,8 @@ struct parked {
 	_(STITCHED,       stitched,       3, 0, "stitched")	/* a coroutine's walk went on in its resumer */ \
 	_(VM_DISPATCH,    vm_dispatch,    3, 0, "VM by dispatch")	/* VM found from r14 with its own reads only */ \
 	_(WALK_CACHED,    walk_cached,    3, 0, "cached reads")	/* walker reads saved by its caches */ \
+	_(REQ_LABEL,      req_label,      3, 0, "request labels")	/* a sample labelled with its nginx request */ \
+	_(REQ_STALE,      req_stale,      3, 0, "requests not believed")	/* exdata whose request failed a check */ \
 	/* Off-CPU (reported on the time summary line, user/model/profile_time.c): */ \
 	_(SWITCH_OUT,     switch_out,     0, 0, "switches out")	/* a traced thread left the CPU */ \
 	_(SWITCH_KEPT,    switch_kept,    0, 0, "kept")	/* ... and --off-cpu-rate kept it */ \

@@ -14,20 +14,7 @@ source "$TOP/tests/nginx/lib.sh"
 trap 'cleanup_children; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 RUN=$TMP/nginx
 
-if [ ! -x "$TREE/usr/sbin/nginx" ]; then
-	fail "nginx present" "no $TREE (run tests/deps/setup-nginx.sh)"
-	exit 0
-fi
-if ! command -v wrk > /dev/null; then
-	fail "wrk present" "install wrk (tests/deps/apt.test)"
-	exit 0
-fi
-if ! start_nginx gateway.conf.in; then
-	fail "gateway starts" "$(tr '\n' '|' < "$RUN/error.log")"
-	exit 0
-fi
-start_bg wrk -t2 -c8 -d20s -s "$TOP/tests/nginx/gateway_wrk.lua" "http://127.0.0.1:$PORT/" > "$TMP/wrk.out"
-sleep 1
+start_under_wrk gateway gateway.conf.in 20 -t2 -c8 -s "$TOP/tests/nginx/gateway_wrk.lua" || exit 0
 http_get /truth > "$TMP/truth0"
 "$PROF" -p "$(IFS=,; echo "${WORKERS[*]}")" -d 8 -F 999 --group kong --jp r > "$TMP/group.txt" 2> "$TMP/group.err"
 http_get /truth > "$TMP/truth1"

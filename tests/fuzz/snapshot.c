@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	discover_vm_slot(&vms[0], &slot);
-	collector_set_proc(col, pid, &slot, 1);
+	collector_set_proc(col, pid, &slot, 1, NULL);
 	{
 		struct collect cc = { .g = vms[0].g, .snap = &snap, .max = maxstacks };
 		struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };

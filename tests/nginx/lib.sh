@@ -51,3 +51,26 @@ start_nginx() {
 	done
 	return 1
 }
+
+# start_under_wrk NAME CONF SECONDS ARGS...: nginx from tests/nginx/CONF,
+# then wrk for SECONDS with ARGS (its script, ...) on it, its output in
+# $TMP/wrk.out; fails NAME's prerequisite and returns 1 when nginx or wrk
+# is missing or nginx does not start.
+start_under_wrk() {
+	local name=$1 conf=$2 secs=$3
+	shift 3
+	if [ ! -x "$TREE/usr/sbin/nginx" ]; then
+		fail "nginx present" "no $TREE (run tests/deps/setup-nginx.sh)"
+		return 1
+	fi
+	if ! command -v wrk > /dev/null; then
+		fail "wrk present" "install wrk (tests/deps/apt.test)"
+		return 1
+	fi
+	if ! start_nginx "$conf"; then
+		fail "$name starts" "$(tr '\n' '|' < "$RUN/error.log")"
+		return 1
+	fi
+	start_bg wrk -d"${secs}s" "$@" "http://127.0.0.1:$PORT/" > "$TMP/wrk.out"
+	sleep 1
+}

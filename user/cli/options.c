@@ -392,6 +392,12 @@ const struct opt_row options_rows[] = {
 	{ N("group"), 0, REQ, "REGEX", options_set_string,
 	  "key samples by the first capture group of their outermost\n"
 	  "frame whose chunk path matches; kong, apisix: presets", .at = AT(group) },
+	{ N("by"), 0, REQ, "KEY", options_set_string,
+	  "key samples by their nginx request's uri, phase,\n"
+	  "location, host or method (with --group: both)", .at = AT(by) },
+	{ N("uri-template"), 0, REQ, "MODE", options_set_string,
+	  "nginx request labels: auto folds ids in paths to :id\n"
+	  "(the default with --continuous), none keeps them", .at = AT(uri_template) },
 	{ N("sort"), 0, REQ, "KEY", options_set_string,
 	  "dump: age puts the oldest nginx request first", .at = AT(dump_sort) },
 	{ N("with-query"), 0, NONE, NULL, set_flag,

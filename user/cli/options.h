@@ -86,6 +86,11 @@ struct options {
 	const char *dump_sort;	/* dump --sort: "age" or NULL */
 	const char *group;	/* --group REGEX or preset (model/group.h), NULL */
 	bool with_query;	/* --with-query: nginx request URIs keep their query */
+	const char *by;		/* --by KEY: uri, phase, ... (model/reqlabel.h), NULL */
+	const char *uri_template;	/* --uri-template auto|none, NULL: the default */
+	/* Settled: --by's field (-1 none), --uri-template's mode (auto by
+	 * default with --continuous, whose labels go to a backend). */
+	int by_field, uri_template_mode;
 	bool all;		/* -a: every LuaJIT process on the host */
 	bool continuous;
 	double every;		/* seconds per interval (default 10) */

@@ -27,6 +27,7 @@
 #include "cli/launch.h"
 #include "cli/top_cmd.h"
 #include "model/group.h"
+#include "model/reqlabel.h"
 #include "model/profile.h"
 #include "model/profile_time.h"
 #include "model/timeline.h"
@@ -146,7 +147,7 @@ static int render(FILE *out, const struct profile *p, const struct options *o,
 		.pathstrip = !jp->full_path,
 		.vmstate_frames = o->vmstate_frames,
 		.zone_frames = o->zone_frames,
-		.group_frames = o->group != NULL,
+		.group_frames = o->group || o->by,
 		.icicle = o->icicle,
 		.per_process = o->per_process,
 		.jit = jit,
@@ -292,6 +293,8 @@ static int oneshot_finished(void *ctx, struct session *s, struct profile *p)
 
 	if (o->group)
 		profile_group_spec(p, o->group);
+	if (o->by)
+		profile_by(p, (enum req_field)o->by_field, o->group != NULL);
 	if (render(os->out->f, p, o, os->jp, os->fmt, s, jit) && !ferror(os->out->f)) {
 		log_error("writing %s failed: %s", o->output ? o->output : "the report",
 			  strerror(errno));
@@ -329,6 +332,7 @@ static void session_config_from(const struct options *o, volatile sig_atomic_t *
 		.every_s = o->top ? o->top_delay : o->continuous ? o->every : 0,
 		.stop = stop, .alloc_every = o->event == PROFILE_ALLOC ? options_alloc_every(o) : 0,
 		.time_slot_ns = out_format_timeline(o->fmt) ? TIMELINE_SLOT_NS : 0,
+		.uri_template = o->uri_template_mode,
 	};
 }
 

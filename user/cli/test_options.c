@@ -21,7 +21,7 @@
 
 #define MAX_ARGS 300
 
-static char errtext[8192];
+static char errtext[16384];	/* -h is past 8 KiB */
 static struct options opts;
 /* The /proc the parser reads (thread groups, the rate limit): none by
  * default, so a PID that is a thread on this host changes nothing. */

@@ -204,7 +204,7 @@ const struct frame_sym *profile_frame_at(const struct profile *p, uint32_t id)
 static bool sample_same_class(const struct sample *a, const struct sample *b)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->vmstate == b->vmstate &&
-	       a->flags == b->flags && a->zone == b->zone &&
+	       a->flags == b->flags && a->zone == b->zone && a->req == b->req &&
 	       a->trace_start == b->trace_start && a->inlined == b->inlined &&
 	       a->nframes == b->nframes &&
 	       (!a->nframes || !memcmp(a->frames, b->frames, a->nframes * sizeof(*a->frames)));
@@ -216,6 +216,7 @@ static uint64_t sample_hash(const struct sample *s)
 
 	h = hash_u64(((uint64_t)(uint32_t)s->vmstate << 32) | s->flags, h);
 	h = hash_u64((uint64_t)(uintptr_t)s->zone, h);
+	h = hash_u64((uint64_t)(uintptr_t)s->req, h);
 	h = hash_u64((uint64_t)(uintptr_t)s->trace_start, h);
 	h = hash_u64((uint64_t)(uintptr_t)s->inlined, h);
 	return hash_bytes(s->frames, s->nframes * sizeof(*s->frames), h);
@@ -260,6 +261,7 @@ int profile_add(struct profile *p, const struct sample *in)
 		s.events = s.count;
 	s.zone = profile_str(p, in->zone);
 	s.group = profile_str(p, in->group);
+	s.req = profile_str(p, in->req);
 	s.trace_start = profile_str(p, in->trace_start);
 	s.inlined = profile_str(p, in->inlined);
 	s.time_ns = 0;

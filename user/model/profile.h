@@ -69,6 +69,11 @@ struct sample {
 	 * (model/group.h), NULL for none.  A function of the frames: not part
 	 * of the sample class; set by profile_group before a report. */
 	const char *group;
+	/* nginx workers: the request the sample ran for, interned, as
+	 * model/reqlabel.h encodes it (its phase, method, URI path, Host,
+	 * server, location, escaped); NULL outside a request.  Part of the
+	 * sample class. */
+	const char *req;
 	/* For vmstate >= 1: where the trace starts, as "chunk:line" in jit.p's
 	 * chunk style (e.g. "t.lua:12"), or NULL when unknown. */
 	const char *trace_start;

@@ -17,7 +17,9 @@
  * than counted per profile. */
 #define PROFILE_USER_STATS(_) \
 	_(stack_lost,  0, 0, "stack lost",     0)	/* count entries whose stack was gone */ \
-	_(sym_unknown, 2, 0, "unknown frames", 1)	/* frames that failed symbolization */
+	_(sym_unknown, 2, 0, "unknown frames", 1)	/* frames that failed symbolization */ \
+	_(req_dropped, 3, 0, "request labels dropped", 0)	/* gone from the LRU, or failed a check */ \
+	_(req_folded,  3, 0, "request URIs folded", 0)	/* --uri-template: ids folded to :id */
 
 struct profile_stats {
 #define PSTAT_KFIELD(name, field, group, lost, label) uint64_t field;

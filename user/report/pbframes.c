@@ -8,6 +8,7 @@
 #include "base/textsafe.h"
 #include "report/view_jit.h"
 #include "model/frame_fmt.h"
+#include "model/reqlabel.h"
 
 void pbframes_init(struct pbframes *f, const struct profile *p, const struct export_opts *o)
 {
@@ -116,6 +117,19 @@ bool pbframes_mapping(struct pbframes *f, const struct xframe *xf, struct pb_map
 
 /* --jit: "start -- message [at line]" of the latest abort seen for the
  * sample's function. */
+/* An nginx request's labels, each under its semantic-convention name
+ * (model/reqlabel.h: url.path, http.request.method, ...). */
+static void req_labels(const struct sample *s, const struct pb_label_sink *out)
+{
+	char v[REQ_KEY_MAX];
+
+	if (!s->req)
+		return;
+	for (int i = 0; i < REQ_F__N; i++)
+		if (*reqlabel_field(s->req, (enum req_field)i, v, sizeof(v)))
+			out->str(out->ctx, reqlabel_field_attr((enum req_field)i), v);
+}
+
 static void jit_label(struct pbframes *f, const struct sample *s, const struct pb_label_sink *out)
 {
 	const struct jw_abort *a;
@@ -176,6 +190,7 @@ void pbframes_labels(struct pbframes *f, const struct sample *s, const struct pb
 		out->str(out->ctx, "zone", s->zone);
 	if (s->group)
 		out->str(out->ctx, "group", s->group);
+	req_labels(s, out);
 	jit_label(f, s, out);
 }
 

@@ -190,7 +190,8 @@ void collector_close(struct collector *c)
 	free(c);
 }
 
-int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n)
+int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n,
+		       const struct ngx_offsets *ngx)
 {
 	struct proc_info pi;
 	__u32 key = (__u32)pid;
@@ -198,7 +199,16 @@ int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms
 	memset(&pi, 0, sizeof(pi));
 	pi.nvms = (__u32)(n < LBP_MAX_VMS ? n : LBP_MAX_VMS);
 	memcpy(pi.vm, vms, pi.nvms * sizeof(*vms));
+	if (ngx)
+		pi.ngx = *ngx;
 	return bpf_map__update_elem(c->skel->maps.procs, &key, sizeof(key), &pi, sizeof(pi), BPF_ANY);
+}
+
+int collector_req_label(struct collector *c, uint64_t id, struct req_label *out)
+{
+	__u64 key = id;
+
+	return bpf_map__lookup_elem(c->skel->maps.reqs, &key, sizeof(key), out, sizeof(*out), 0);
 }
 
 int collector_del_proc(struct collector *c, pid_t pid)

@@ -68,7 +68,11 @@ int collector_check(const struct collector_opts *o, verifier_fn fn, void *ctx, c
 
 /* Starts or updates walking pid with these VMs (n may be 0: samples are
  * then counted as host time and as "no VM"). */
-int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n);
+int collector_set_proc(struct collector *c, pid_t pid, const struct vm_slot *vms, int n,
+		       const struct ngx_offsets *ngx);
+/* The labels the sampler copied of the request under id (sample_key.req);
+ * -1 when they are gone (the reqs map is an LRU). */
+int collector_req_label(struct collector *c, uint64_t id, struct req_label *out);
 int collector_del_proc(struct collector *c, pid_t pid);
 
 /* Whether this collector samples allocations (collector_opts.alloc_every). */

@@ -13,6 +13,8 @@
 #include "base/xalloc.h"
 #include "model/timeline.h"
 #include "sample/collector.h"
+#include "sample/reqlabels.h"
+#include "model/reqlabel.h"
 #include "sample/procfs.h"
 #include "sample/targets.h"
 #include "symbolize/native_stack.h"
@@ -55,6 +57,7 @@ struct drain {
 struct drain_state {
 	struct drain *d;
 	struct targets *ts;
+	struct collector *col;		/* NULL: keys' requests not read */
 	struct profile *prof;
 	struct stack_memo *memo;	/* this pass's stacks, by hashidx */
 	uint32_t nmemo, memo_cap;
@@ -285,12 +288,15 @@ void drain_sample(void *ctx, const struct sample_key *key, uint64_t count,
 	struct target *t = targets_find(ds->ts, (pid_t)key->pid);
 	struct sample s = { .pid = key->pid, .tid = key->tid, .vmstate = key->vmstate };
 	const struct frame_sym *lost[1];
-	char zone[ZONE_NAME_MAX], trace[256], inlined[512];
+	char zone[ZONE_NAME_MAX], trace[256], inlined[512], req[4 * REQ_KEY_MAX];
 	struct stack_memo *m;
 
 	if (!t)
 		return;
 	weigh(p, key, count, &s);
+	if (ds->col)
+		s.req = reqlabels_of(ds->col, key, ds->d->o.uri_template, &p->stats, req,
+				     sizeof(req));
 	stamp(ds, key, &s);
 	if (key->flags & SAMPLE_HOST) {
 		/* No frames, but never a NULL array: profile.c compares frame
@@ -518,6 +524,7 @@ int drain_run(struct drain *d, struct targets *ts, struct collector *col, struct
 
 	if (!ds)
 		return -1;
+	ds->col = col;
 	/* Native samples first: the counts' drain may recycle their stacks. */
 	if (d->o.native) {
 		collector_drain_native(col, drain_native, ds);
@@ -538,6 +545,7 @@ int drain_run_parked(struct drain *d, struct targets *ts, struct collector *col,
 
 	if (!ds)
 		return -1;
+	ds->col = col;
 	err = collector_drain_parked(col, drain_sample, ds);
 	drain_end(ds, NULL);
 	return err;

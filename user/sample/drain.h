@@ -30,6 +30,9 @@ struct drain_opts {
 	/* Timeline formats: the kernel's time slot (collector_opts); each
 	 * sample then goes on the profile's timeline at its slot's time. */
 	uint64_t time_slot_ns;
+	/* nginx request labels: how their URI paths are kept
+	 * (enum uri_template_mode: 0 as they are, ids folded to :id). */
+	int uri_template;
 };
 
 struct drain *drain_new(const struct drain_opts *o);

@@ -19,6 +19,7 @@
 #include "base/sampler_types.h"
 #include "sample/alloc_sites.h"
 #include "sample/collector.h"
+#include "sample/reqlabels.h"
 #include "sample/procfs.h"
 #include "sample/targets_int.h"
 #include "symbolize/symbolize.h"
@@ -57,12 +58,15 @@ struct target *targets_find(struct targets *ts, pid_t pid)
 static void push_to_kernel(struct targets *ts, struct target *t)
 {
 	struct vm_slot slots[LBP_MAX_VMS];
+	struct ngx_offsets ngx;
 
 	if (!ts->col)
 		return;
 	for (int i = 0; i < t->nvms; i++)
 		discover_vm_slot(&t->vms[i], &slots[i]);
-	if (collector_set_proc(ts->col, t->pid, slots, t->nvms))
+	/* An nginx worker has one VM: its requests are read there. */
+	reqlabels_offsets(t->nvms == 1 ? t->vms[0].layout->L_exdata : 0, &ngx);
+	if (collector_set_proc(ts->col, t->pid, slots, t->nvms, &ngx))
 		log_warn("PID %d: cannot update the BPF process map: %s", (int)t->pid,
 			 strerror(errno));
 	alloc_sites_attach(ts->col, t->pid, t->mem, t->vms, t->nvms);

@@ -43,6 +43,7 @@ struct session_config {
 	/* Timeline formats: the profile keeps each sample's time, to this
 	 * precision (model/timeline.h); 0: it does not. */
 	uint64_t time_slot_ns;
+	int uri_template;	/* nginx request labels' URIs (drain_opts) */
 	const pid_t *pids;		/* -p: each must run LuaJIT */
 	int npids;
 	bool all;			/* -a: every LuaJIT process on the host */

@@ -100,6 +100,7 @@ static int cpu_open(struct work *w, const struct session_config *c, struct targe
 	struct drain_opts dopts = {
 		.lua_only = c->lua_only, .keep_root = c->keep_root, .no_stitch = c->no_stitch,
 		.native = c->native, .time_slot_ns = c->time_slot_ns,
+		.uri_template = c->uri_template,
 	};
 
 	if (!cw || !(cw->drain = drain_new(&dopts))) {
