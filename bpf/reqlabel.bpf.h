@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* nginx request labels: the request the sampled coroutine serves
  * (lua-nginx-module keeps it in L->exdata), checked at the sample instant
  * and named by its identity, its labels copied once per request.
@@ -11,6 +12,15 @@
  * one reused names the later one, under a key of its own (its start or
  * its URI differs, req_identity).  Offsets: struct ngx_offsets, filled
  * from user/nginx/ngx_layout.c's row by user/sample/reqlabels.c. */
+
+#ifndef LBP_REQLABEL_BPF_H
+#define LBP_REQLABEL_BPF_H
+
+#include "prelude.bpf.h"
+#include "access.bpf.h"
+#include "regs.bpf.h"
+#include "maps.bpf.h"
+#include "walk.bpf.h"	/* mix_hash */
 
 #define NGX_SIGNATURE	0x50545448u	/* "HTTP" */
 
@@ -182,3 +192,5 @@ stale:
 	bump(cb, CNT_REQ_STALE);
 	return 0;
 }
+
+#endif

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Request labels on every sample (bpf/reqlabel.bpf.h) and --by: Debian's
 # nginx + Lua, two workers, wrk on distinct paths, two GETs of
 # /api/users/ID (content) for one of /api/orders/ID (access, then

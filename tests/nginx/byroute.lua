@@ -50,3 +50,4 @@ function M.truth()
 end
 
 return M
+-- SPDX-License-Identifier: MIT

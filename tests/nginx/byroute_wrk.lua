@@ -8,3 +8,4 @@ request = function()
 	end
 	return wrk.format("GET", "/api/users/" .. n)
 end
+-- SPDX-License-Identifier: MIT

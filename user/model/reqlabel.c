@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nginx request labels of a sample (see reqlabel.h). */
 #include "model/reqlabel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nginx request labels of a sample (struct sample's req): the request's
  * Lua phase, method, URI path, Host, server and location, one interned
  * string per label set, and the keys a profile is viewed by (`--by KEY`).

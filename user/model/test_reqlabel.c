@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nginx request labels: encoding and fields, --by's keys (a timer by its
  * phase, none outside a request), samples of two requests kept apart,
  * --by with --group. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* nginx request labels from the sampler to the profile (see reqlabels.h). */
 #include "sample/reqlabels.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nginx request labels from the sampler to the profile: the offsets the
  * sampler reads requests with (bpf/reqlabel.bpf.h), and a sample key's
  * request (sample_key.req, its labels copied in the reqs map at the
