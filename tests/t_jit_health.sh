@@ -55,7 +55,7 @@ root_aborts() {
 # our_aborts OUT: "LINE<TAB>TEXT<TAB>AT" for each abort line of the report.
 our_aborts() {
 	sed -n 's/^    abort    '"$CHUNK"':\([0-9]*\) -- \(.*\)$/\1\t\2/p' "$1" |
-		sed 's/  \[start blacklisted\]$//' |
+		sed 's/  \[start blacklisted\]$//; s/ (? : it aborted before luabpfprof attached;.*)$//' |
 		awk -F'\t' '{ at = ""; t = $2
 			if (match(t, / at '"$CHUNK"':[0-9]+$/)) {
 				at = substr(t, RSTART + 4 + length("'"$CHUNK"'") + 1); t = substr(t, 1, RSTART - 1) }

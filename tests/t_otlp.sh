@@ -132,8 +132,10 @@ wait_lua "$MIX"
 	2>"$TMP/down.err"
 check "backend down: OTLP requests stay in the spool" \
 	bash -c "grep -q 'not delivered (kept in the spool)' $TMP/down.err && grep -lq 'application/x-protobuf' $TMP/spool/*"
-start_ingest "$TMP/s2.log" 0 -otlp-proto "$OTLP_SCHEMA" -otlp-dir "$TMP/otlp" || { fail "ingest server starts again" ""; exit 0; }
-"$PROF" --continuous -p "$MIX" -F 99 --every 1s -d 2 --push "http://127.0.0.1:$SRV_PORT" \
+# The spool is sent only to the backend it was spooled for (issue 42
+# item 8): the server comes up on the port that was down.
+start_ingest "$TMP/s2.log" "$dead" -otlp-proto "$OTLP_SCHEMA" -otlp-dir "$TMP/otlp" || { fail "ingest server starts again" ""; exit 0; }
+"$PROF" --continuous -p "$MIX" -F 99 --every 1s -d 2 --push "http://127.0.0.1:$dead" \
 	--push-api otlp --spool-dir "$TMP/spool" --auth-token-file "$TMP/token" --tenant t1 \
 	2>"$TMP/up.err"
 n=$(grep -c 'route=v1development/profiles.*tenant=t1.auth=Bearer s3cret-token' "$TMP/s2.log")

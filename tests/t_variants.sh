@@ -74,9 +74,11 @@ run_one() {
 	else fail "$tag: vmstate" "want ${want//\\/} >= 95%, got '${got}'%: $(tr '\n' '|' < "$out.folded")"; fi
 
 	# Unwind errors under 1% (none measured; a rare race must not fail CI).
+	# 100 samples make "under 1%" mean none; a run beside another job of
+	# the suite took 189 in 2.1 s where one alone takes 2,000.
 	errs=$(unwind_errors "$out.F.err")
 	n=$(grep -o '[0-9]* samples' "$out.F.err" | head -n1 | cut -d' ' -f1)
-	if [ -n "$errs" ] && [ -n "$n" ] && [ "$n" -ge 300 ] && [ $((errs * 100)) -lt "$n" ]; then
+	if [ -n "$errs" ] && [ -n "$n" ] && [ "$n" -ge 100 ] && [ $((errs * 100)) -lt "$n" ]; then
 		pass "$tag: unwind errors $errs of $n samples"
 	else
 		fail "$tag: unwind errors" "'$errs' of '$n' samples: $(cat "$out.F.err")"
