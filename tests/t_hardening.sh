@@ -367,9 +367,12 @@ done
 # before the dispatch was recognized: 49 and 162 of about 3,000 samples.
 skipped_check() {
 	local label=$1 counts; shift
-	start_bg "$@" -joff "$WL/skipped.lua" 60
+	start_bg "$@" -joff "$WL/skipped.lua" 60 2>"$TMP/skipped.ready"
 	wait_lua "$BGPID"
-	sleep 1	# the chunk is generated and compiled to bytecode first
+	# The chunk is generated and compiled to bytecode first: a second was
+	# not always enough (the non-GC64 build beside another job: 91
+	# samples of 3 s in the function, the rest in the compiler).
+	wait_for "$TMP/skipped.ready" ready 60 || fail "jump targets ($label): ready" "skipped.lua never said so"
 	prof skipped -p "$BGPID" -d 3 -F 999 -f folded --jp l
 	counts=$(grep -o 'skipped_gen:[0-9]* [0-9]*$' "$TMP/skipped.out" | sed 's/skipped_gen://' |
 		awk '{ if ($1 % 2 == 1 && $1 > 1 && $1 < 40002) bad += $2; else ran += $2 }
