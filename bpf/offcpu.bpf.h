@@ -167,6 +167,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct parked *pk;
 	__u32 zero = 0, shift;
 
+	/* -e wall: a switch ends what the CPU's last tick can vouch for: the
+	 * next tick weighs the period (sampler.bpf.c, tick_elapsed). */
+	if (wall_tick_ns) {
+		__u64 *last = bpf_map_lookup_elem(&last_tick, &zero);
+
+		if (last)
+			*last = 0;
+	}
 	/* current is still prev here (kernel/sched/core.c: __schedule). */
 	pk = ntid ? bpf_map_lookup_elem(&parked, &ntid) : NULL;
 	if (pk) {

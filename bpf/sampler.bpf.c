@@ -24,8 +24,10 @@ const volatile __u64 time_slot_ns = 0;
  * WALL_TICK_MAX_NS (or 4 periods, if longer), instead of the period: a
  * tick the kernel fires late (a busy VM host descheduling the vCPU for a
  * time slice, an emulated one) is time the thread ran all the same, and
- * off-CPU time, measured by timestamps, would outweigh it.  Idle CPUs
- * tick too (a per-CPU cpu-clock event), so no idle time is counted. */
+ * off-CPU time, measured by timestamps, would outweigh it.  Only while
+ * no switch came between: every sched_switch on the CPU (on_switch)
+ * zeroes its last tick, and a tick after one weighs the period, so idle
+ * time, and a thread's own time off the CPU, is never counted. */
 const volatile __u64 wall_tick_ns = 0;
 #define WALL_TICK_MAX_NS	100000000ull
 
@@ -380,7 +382,7 @@ static __always_inline __u64 tick_elapsed(void)
 	if (!last)
 		return wall_tick_ns;
 	now = bpf_ktime_get_ns();
-	d = *last && now > *last ? now - *last : wall_tick_ns;
+	d = *last && now > *last ? now - *last : wall_tick_ns;	/* 0: a switch since */
 	*last = now;
 	cap = 4 * wall_tick_ns > WALL_TICK_MAX_NS ? 4 * wall_tick_ns : WALL_TICK_MAX_NS;
 	return d < cap ? d : cap;
